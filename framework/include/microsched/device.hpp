@@ -1,0 +1,31 @@
+#pragma once
+//! @file device.hpp
+//! Facts about the current CUDA device that schedules are sized from (never hard-coded).
+
+#include <string>
+
+namespace microsched {
+
+struct device_info {
+  int ordinal = 0;
+  std::string name;
+  int sm_count = 0;
+  int compute_major = 0;
+  int compute_minor = 0;
+  int max_threads_per_sm = 0;
+  std::size_t shared_per_block_optin = 0;  //!< bytes a block may use after opting in
+  std::size_t shared_per_sm = 0;
+  int clock_khz = 0;
+  int memory_clock_khz = 0;
+};
+
+//! Number of usable CUDA devices; 0 where there is no GPU or no working driver (never throws).
+[[nodiscard]] int cuda_device_count() noexcept;
+
+//! The current device's properties. Throws no_device_error when no GPU can be used.
+[[nodiscard]] device_info current_device();
+
+//! One line a program can print: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)".
+[[nodiscard]] std::string describe(const device_info& info);
+
+}  // namespace microsched

@@ -1,0 +1,54 @@
+#pragma once
+//! @file error.hpp
+//! Errors thrown by the library. Every CUDA runtime call goes through MICROSCHED_CUDA_TRY, every
+//! launch is followed by MICROSCHED_CHECK_LAUNCH: they name the call, file and line, clear the
+//! sticky-free error state and throw microsched::cuda_error. The library never exits.
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace microsched {
+
+//! A CUDA runtime call failed. what() names the call, the file and line, and CUDA's message.
+class cuda_error : public std::runtime_error {
+ public:
+  cuda_error(cudaError_t code, const char* call, const char* file, int line)
+      : std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
+                           ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")"),
+        code_(code) {}
+  [[nodiscard]] cudaError_t code() const noexcept { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+//! No CUDA device could be used (none present, or the driver refused).
+class no_device_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+inline void cuda_try(cudaError_t code, const char* call, const char* file, int line) {
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the non-sticky error so later calls start clean
+    throw cuda_error(code, call, file, line);
+  }
+}
+}  // namespace detail
+
+//! Throws std::invalid_argument naming the parameter and the offending value.
+template <class T>
+[[noreturn]] void throw_invalid(const char* name, const T& value, const std::string& why) {
+  throw std::invalid_argument(std::string(name) + " = " + std::to_string(value) + ": " + why);
+}
+
+}  // namespace microsched
+
+#define MICROSCHED_CUDA_TRY(call) ::microsched::detail::cuda_try((call), #call, __FILE__, __LINE__)
+
+//! After a kernel launch: launch-configuration errors now, asynchronous faults at the next sync.
+#define MICROSCHED_CHECK_LAUNCH(name) \
+  ::microsched::detail::cuda_try(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)

@@ -1,0 +1,41 @@
+#pragma once
+//! @file fetch_control.hpp
+//! Task-fetch control (frey2012 §4.3): when a warp leaves its compute loop to refill idle lanes.
+//! Any, All and Ballot(n) count idle lanes with one ballot; Atomic(n) counts them with a
+//! shared-memory atomic per lane, as in the paper (same decision, different cost).
+
+#include <string>
+
+#include "microsched/config.hpp"
+
+namespace microsched {
+
+enum class fetch_kind { any, all, ballot, atomic };
+
+struct fetch_control {
+  fetch_kind kind = fetch_kind::any;
+  int idle_threshold = 1;  //!< leave when at least this many lanes are idle (1..32)
+
+  [[nodiscard]] static constexpr fetch_control any() { return {fetch_kind::any, 1}; }
+  [[nodiscard]] static constexpr fetch_control all() { return {fetch_kind::all, warp_size}; }
+  [[nodiscard]] static constexpr fetch_control ballot(int n) { return {fetch_kind::ballot, n}; }
+  [[nodiscard]] static constexpr fetch_control atomic(int n) { return {fetch_kind::atomic, n}; }
+
+  friend constexpr bool operator==(const fetch_control&, const fetch_control&) = default;
+};
+
+//! Throws std::invalid_argument unless the idle threshold is in 1..32 and matches the kind.
+void validate(const fetch_control& fetch);
+
+//! "any", "all", "ballot:8", "atomic:4"; throws std::invalid_argument naming the text otherwise.
+[[nodiscard]] fetch_control parse_fetch_control(const std::string& text);
+[[nodiscard]] std::string to_string(const fetch_control& fetch);
+
+//! The fetch decision at a check, as a pure function of the idle count. While the pools still
+//! hold tasks the threshold applies; once they are drained a refill cannot help, so the warp
+//! stays in the compute loop until every lane is idle.
+[[nodiscard]] MICROSCHED_HD bool should_leave(int idle_lanes, int threshold, bool pools_drained) {
+  return idle_lanes >= (pools_drained ? warp_size : threshold);
+}
+
+}  // namespace microsched

@@ -1,0 +1,118 @@
+#include "microsched/schedule/schedule_arguments.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "microsched/error.hpp"
+
+namespace microsched {
+
+namespace {
+int parse_threshold(const std::string& text, std::size_t colon) {
+  int n = 0;
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, n);
+  if (ec != std::errc{} || ptr != last || first == last) {
+    throw std::invalid_argument("fetch control '" + text + "': expected a number after ':'");
+  }
+  return n;
+}
+}  // namespace
+
+void validate(const fetch_control& fetch) {
+  if (fetch.idle_threshold < 1 || fetch.idle_threshold > warp_size) {
+    throw_invalid("idle threshold", fetch.idle_threshold, "must be in 1..32 (lanes of a warp)");
+  }
+  if (fetch.kind == fetch_kind::any && fetch.idle_threshold != 1) {
+    throw_invalid("idle threshold", fetch.idle_threshold, "fetch control Any means 1");
+  }
+  if (fetch.kind == fetch_kind::all && fetch.idle_threshold != warp_size) {
+    throw_invalid("idle threshold", fetch.idle_threshold, "fetch control All means 32");
+  }
+}
+
+fetch_control parse_fetch_control(const std::string& text) {
+  if (text == "any") return fetch_control::any();
+  if (text == "all") return fetch_control::all();
+  const auto colon = text.find(':');
+  const std::string head = text.substr(0, colon);
+  if (colon != std::string::npos && (head == "ballot" || head == "atomic")) {
+    const int n = parse_threshold(text, colon);
+    const fetch_control fc = head == "ballot" ? fetch_control::ballot(n) : fetch_control::atomic(n);
+    validate(fc);
+    return fc;
+  }
+  throw std::invalid_argument("fetch control '" + text +
+                              "': expected any, all, ballot:N or atomic:N with N in 1..32");
+}
+
+std::string to_string(const fetch_control& fetch) {
+  switch (fetch.kind) {
+    case fetch_kind::any: return "any";
+    case fetch_kind::all: return "all";
+    case fetch_kind::ballot: return "ballot:" + std::to_string(fetch.idle_threshold);
+    case fetch_kind::atomic: return "atomic:" + std::to_string(fetch.idle_threshold);
+  }
+  return "?";
+}
+
+pool_strategy parse_pool_strategy(const std::string& text) {
+  if (text == "local") return pool_strategy::local;
+  if (text == "global") return pool_strategy::global;
+  if (text == "hybrid") return pool_strategy::hybrid;
+  throw std::invalid_argument("strategy '" + text + "': expected local, global or hybrid");
+}
+
+std::string to_string(pool_strategy strategy) {
+  switch (strategy) {
+    case pool_strategy::local: return "local";
+    case pool_strategy::global: return "global";
+    case pool_strategy::hybrid: return "hybrid";
+  }
+  return "?";
+}
+
+void validate(const schedule_arguments& args) {
+  if (args.chunk == 0) throw_invalid("chunk size", args.chunk, "must be at least 1");
+  if (args.deferral < 1) throw_invalid("deferral", args.deferral, "must be at least 1 step");
+  if (args.blocks_per_sm < 0) {
+    throw_invalid("blocks per SM", args.blocks_per_sm, "must be positive, or 0 for automatic");
+  }
+  validate(args.fetch);
+}
+
+std::string to_string(const schedule_arguments& args) {
+  return to_string(args.strategy) + " " + to_string(args.fetch) +
+         " chunk=" + std::to_string(args.chunk) + " deferral=" + std::to_string(args.deferral) +
+         " blocks/SM=" + (args.blocks_per_sm == 0 ? "auto" : std::to_string(args.blocks_per_sm));
+}
+
+std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_tasks, int sm_count,
+                          int max_blocks_per_sm) {
+  validate(args);
+  if (sm_count < 1) throw_invalid("SM count", sm_count, "must be at least 1");
+  if (max_blocks_per_sm < 1) {
+    throw_invalid("blocks per SM that fit", max_blocks_per_sm,
+                  "the kernel's registers or shared memory leave no room for one block");
+  }
+  if (args.blocks_per_sm > max_blocks_per_sm) {
+    throw_invalid("blocks per SM", args.blocks_per_sm,
+                  "at most " + std::to_string(max_blocks_per_sm) + " fit on one SM for this kernel");
+  }
+  if (args.strategy == pool_strategy::local) {
+    // Local pools are static: one block per chunk of tasks, the hardware schedules the rest.
+    const std::uint64_t blocks = num_tasks / args.chunk + (num_tasks % args.chunk != 0);
+    constexpr std::uint64_t max_grid = 0x7fffffffu;
+    if (blocks > max_grid) {
+      throw_invalid("chunk size", args.chunk,
+                    "Local strategy needs " + std::to_string(blocks) +
+                        " blocks for this many tasks, over the launch limit of 2^31-1");
+    }
+    return blocks;
+  }
+  const int per_sm = args.blocks_per_sm == 0 ? max_blocks_per_sm : args.blocks_per_sm;
+  return static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sm_count);
+}
+
+}  // namespace microsched

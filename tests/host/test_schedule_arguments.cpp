@@ -1,0 +1,85 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "microsched/schedule/schedule_arguments.hpp"
+
+using namespace microsched;
+
+namespace {
+std::string message_of(const schedule_arguments& args) {
+  try {
+    validate(args);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("invalid schedule arguments are refused with the value named") {
+  schedule_arguments args;
+  CHECK(message_of(args).empty());
+  args.chunk = 0;
+  CHECK(message_of(args).find("chunk size = 0") != std::string::npos);
+  args = {};
+  args.deferral = 0;
+  CHECK(message_of(args).find("deferral = 0") != std::string::npos);
+  args = {};
+  args.blocks_per_sm = -1;
+  CHECK(message_of(args).find("blocks per SM = -1") != std::string::npos);
+  for (int bad : {0, 33, -5}) {
+    args = {};
+    args.fetch = fetch_control::ballot(bad);
+    CHECK(message_of(args).find("idle threshold = " + std::to_string(bad)) != std::string::npos);
+  }
+  args = {};
+  args.fetch = fetch_control::atomic(32);
+  CHECK(message_of(args).empty());
+}
+
+TEST_CASE("fetch control text round-trips") {
+  for (const auto& text : {"any", "all", "ballot:1", "ballot:32", "atomic:7"}) {
+    CHECK(to_string(parse_fetch_control(text)) == text);
+  }
+  CHECK_THROWS_AS((void)parse_fetch_control("ballot:0"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_fetch_control("ballot:33"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_fetch_control("ballot:"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_fetch_control("ballot:4x"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_fetch_control("sometimes"), std::invalid_argument);
+  CHECK(parse_pool_strategy("local") == pool_strategy::local);
+  CHECK_THROWS_AS((void)parse_pool_strategy("Hybrid!"), std::invalid_argument);
+}
+
+TEST_CASE("should_leave applies the threshold until the pools are drained") {
+  CHECK(should_leave(1, 1, false));
+  CHECK_FALSE(should_leave(0, 1, false));
+  CHECK_FALSE(should_leave(7, 8, false));
+  CHECK(should_leave(8, 8, false));
+  CHECK_FALSE(should_leave(31, 1, true));
+  CHECK(should_leave(32, 1, true));
+}
+
+TEST_CASE("grid sizing follows the SM count and occupancy") {
+  schedule_arguments args;
+  CHECK(grid_blocks(args, 1000, 132, 8) == 132 * 8);
+  args.blocks_per_sm = 3;
+  CHECK(grid_blocks(args, 1000, 132, 8) == 132 * 3);
+  args.blocks_per_sm = 9;
+  CHECK_THROWS_WITH_AS((void)grid_blocks(args, 1000, 132, 8),
+                       "blocks per SM = 9: at most 8 fit on one SM for this kernel",
+                       std::invalid_argument);
+  args.blocks_per_sm = 0;
+  CHECK_THROWS_AS((void)grid_blocks(args, 1000, 132, 0), std::invalid_argument);
+  args.strategy = pool_strategy::local;
+  args.chunk = 7;
+  for (std::uint64_t n : {0ull, 1ull, 6ull, 7ull, 8ull, 700ull}) {
+    CHECK(grid_blocks(args, n, 132, 8) == (n + 6) / 7);
+  }
+  args.chunk = 1;
+  CHECK_THROWS_AS((void)grid_blocks(args, (std::uint64_t{1} << 32) + 5, 132, 8),
+                  std::invalid_argument);
+  args.chunk = 4096;
+  CHECK(grid_blocks(args, (std::uint64_t{1} << 32) + 5, 132, 8) == (1u << 20) + 1);
+}
