@@ -40,6 +40,15 @@ device_info current_device() {
   return info;
 }
 
+int current_sm_count() {
+  if (cuda_device_count() == 0) throw no_device_error("no CUDA GPU found");
+  int device = 0;
+  int count = 0;
+  MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
+  MICROSCHED_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
 std::string describe(const device_info& info) {
   return info.name + " (sm_" + std::to_string(info.compute_major) +
          std::to_string(info.compute_minor) + ", " + std::to_string(info.sm_count) + " SMs, " +

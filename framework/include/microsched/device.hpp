@@ -25,6 +25,9 @@ struct device_info {
 //! The current device's properties. Throws no_device_error when no GPU can be used.
 [[nodiscard]] device_info current_device();
 
+//! SM count of the current device (a cheap attribute query). Throws no_device_error without GPU.
+[[nodiscard]] int current_sm_count();
+
 //! One line a program can print: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)".
 [[nodiscard]] std::string describe(const device_info& info);
 

@@ -1,0 +1,95 @@
+#pragma once
+//! @file persistent_kernel.cuh
+//! The persistent driver: every lane holds one task context; the warp steps its tasks `deferral`
+//! steps at a time with no ballot in between, checks how many lanes went idle, and leaves the
+//! compute loop only when the fetch control says so. Then finished lanes end their task and the
+//! idle lanes take new ones from the task source, all at once. The per-step cost is the step
+//! itself plus a predicate; the ballot, the pool and the atomics are paid once per check or
+//! refill, never per step.
+
+#include <type_traits>
+
+#include "microsched/driver/atomic_idle_counter.cuh"
+#include "microsched/driver/driver_params.hpp"
+#include "microsched/driver/global_task_source.cuh"
+#include "microsched/driver/hybrid_task_source.cuh"
+#include "microsched/driver/local_task_source.cuh"
+#include "microsched/fetch/fetch_control.hpp"
+#include "microsched/schedule/pool_strategy.hpp"
+#include "microsched/task_program.hpp"
+
+namespace microsched {
+
+namespace detail {
+template <pool_strategy Strategy>
+using task_source_t = std::conditional_t<
+    Strategy == pool_strategy::local, local_task_source,
+    std::conditional_t<Strategy == pool_strategy::global, global_task_source, hybrid_task_source>>;
+
+template <pool_strategy Strategy, int BlockThreads>
+struct driver_storage {
+  typename task_source_t<Strategy>::temp_storage source;
+  typename atomic_idle_counter<BlockThreads / warp_size>::temp_storage idle;
+};
+
+template <pool_strategy Strategy>
+__device__ __forceinline__ task_source_t<Strategy> make_source(
+    typename task_source_t<Strategy>::temp_storage& storage, const driver_params& params) {
+  if constexpr (Strategy == pool_strategy::local) {
+    return {storage, params, static_cast<task_id>(blockIdx.x), threadIdx.x == 0};
+  } else {
+    return {storage, params};
+  }
+}
+}  // namespace detail
+
+template <task_program Program, int BlockThreads, pool_strategy Strategy>
+__global__ void __launch_bounds__(BlockThreads)
+    persistent_kernel(const Program program, const driver_params params) {
+  static_assert(BlockThreads % warp_size == 0, "BlockThreads must be a multiple of 32");
+  __shared__ detail::driver_storage<Strategy, BlockThreads> storage;
+  const unsigned lane = threadIdx.x % warp_size;
+  const unsigned warp = threadIdx.x / warp_size;
+
+  auto source = detail::make_source<Strategy>(storage.source, params);
+  atomic_idle_counter<BlockThreads / warp_size> idle_counter(storage.idle, warp, lane);
+
+  typename Program::context context{};
+  task_id task = 0;
+  bool live = false;  // this lane holds a task (running or finished, not yet ended)
+  for (;;) {
+    // Refill: every idle lane at once, one collective call.
+    const unsigned idle = __ballot_sync(full_mask, !live);
+    if (idle != 0 && !source.exhausted()) {
+      task_id fresh = 0;
+      if (source.acquire(idle, lane, fresh)) {
+        task = fresh;
+        context = program.begin(fresh);
+        live = true;
+      }
+    }
+    if (!__any_sync(full_mask, live)) break;
+    const bool drained = source.exhausted();  // then refills cannot help: wait for all lanes
+
+    // Compute: `deferral` steps between checks; a finished lane idles until the warp leaves.
+    bool running = live;
+    for (;;) {
+#pragma unroll 4
+      for (int s = 0; s < params.deferral; ++s) {
+        if (running) running = !program.step(context);
+      }
+      const int idle_lanes = params.atomic_count
+                                 ? idle_counter.count(!running)
+                                 : popcount(__ballot_sync(full_mask, !running));
+      if (should_leave(idle_lanes, params.idle_threshold, drained)) break;
+    }
+    if (params.atomic_count) idle_counter.reset();
+
+    if (live && !running) {
+      program.end(task, context);
+      live = false;
+    }
+  }
+}
+
+}  // namespace microsched

@@ -1,0 +1,159 @@
+#include "microsched/tuning/tuning_file.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "microsched/device.hpp"
+#include "microsched/tuning/atomic_write.hpp"
+
+namespace microsched::tuning {
+
+namespace {
+using json = nlohmann::json;
+
+constexpr const char* format_name = "microsched-tuning";
+constexpr int format_version = 1;
+
+json schedule_to_json(const schedule_arguments& s) {
+  return {{"strategy", to_string(s.strategy)},
+          {"fetch", to_string(s.fetch)},
+          {"chunk", s.chunk},
+          {"deferral", s.deferral},
+          {"blocks_per_sm", s.blocks_per_sm}};
+}
+
+schedule_arguments schedule_from_json(const json& j) {
+  schedule_arguments s;
+  s.strategy = parse_pool_strategy(j.at("strategy").get<std::string>());
+  s.fetch = parse_fetch_control(j.at("fetch").get<std::string>());
+  s.chunk = j.at("chunk").get<std::uint64_t>();
+  s.deferral = j.at("deferral").get<int>();
+  s.blocks_per_sm = j.at("blocks_per_sm").get<int>();
+  validate(s);
+  return s;
+}
+}  // namespace
+
+std::string tuning_table::to_json() const {
+  json entries = json::array();
+  for (const auto& e : entries_) {
+    entries.push_back({{"gpu", e.gpu},
+                       {"workload", e.workload},
+                       {"scenario", e.scenario},
+                       {"schedule", schedule_to_json(e.schedule)},
+                       {"median_ms", e.median_ms},
+                       {"note", e.note}});
+  }
+  const json doc = {{"format", format_name}, {"version", format_version}, {"entries", entries}};
+  return doc.dump(2) + "\n";
+}
+
+tuning_table tuning_table::parse(const std::string& json_text, const std::string& origin) {
+  tuning_table table;
+  try {
+    const json doc = json::parse(json_text);
+    if (doc.value("format", "") != format_name) {
+      throw std::invalid_argument("not a microsched tuning file (\"format\" is not \"" +
+                                  std::string(format_name) + "\")");
+    }
+    const int version = doc.at("version").get<int>();
+    if (version != format_version) {
+      throw std::invalid_argument("version " + std::to_string(version) + " is not supported (" +
+                                  std::to_string(format_version) + " is)");
+    }
+    std::size_t index = 0;
+    for (const auto& j : doc.at("entries")) {
+      try {
+        tuning_entry e;
+        e.gpu = j.at("gpu").get<std::string>();
+        e.workload = j.at("workload").get<std::string>();
+        e.scenario = j.value("scenario", "");
+        e.schedule = schedule_from_json(j.at("schedule"));
+        e.median_ms = j.value("median_ms", 0.0);
+        e.note = j.value("note", "");
+        if (e.gpu.empty() || e.workload.empty()) {
+          throw std::invalid_argument("gpu and workload must not be empty");
+        }
+        table.set(e);
+      } catch (const std::exception& err) {
+        throw std::invalid_argument("entry " + std::to_string(index) + ": " + err.what());
+      }
+      ++index;
+    }
+  } catch (const std::exception& err) {
+    throw std::runtime_error(origin + ": " + err.what());
+  }
+  return table;
+}
+
+tuning_table tuning_table::load(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read tuning file '" + file.string() + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), "tuning file '" + file.string() + "'");
+}
+
+tuning_table tuning_table::load_or_empty(const std::filesystem::path& file) {
+  return std::filesystem::exists(file) ? load(file) : tuning_table{};
+}
+
+void tuning_table::save(const std::filesystem::path& file) const {
+  write_file_atomically(file, to_json());
+}
+
+void tuning_table::set(const tuning_entry& entry) {
+  for (auto& e : entries_) {
+    if (e.gpu == entry.gpu && e.workload == entry.workload && e.scenario == entry.scenario) {
+      e = entry;
+      return;
+    }
+  }
+  entries_.push_back(entry);
+}
+
+std::optional<tuning_entry> tuning_table::find_exact(const std::string& gpu,
+                                                     const std::string& workload,
+                                                     const std::string& scenario) const {
+  for (const auto& e : entries_) {
+    if (e.gpu == gpu && e.workload == workload && e.scenario == scenario) return e;
+  }
+  return std::nullopt;
+}
+
+std::optional<tuning_entry> tuning_table::find(const std::string& gpu, const std::string& workload,
+                                               const std::string& scenario) const {
+  if (!scenario.empty()) {
+    if (auto e = find_exact(gpu, workload, scenario)) return e;
+  }
+  return find_exact(gpu, workload, "");
+}
+
+std::optional<std::filesystem::path> tuning_file_path(const std::filesystem::path& file) {
+  if (!file.empty()) return file;
+  if (const char* env = std::getenv(tuning_file_variable); env != nullptr && *env != '\0') {
+    return std::filesystem::path(env);
+  }
+  return std::nullopt;
+}
+
+std::optional<schedule_arguments> find_tuned_schedule(const std::string& workload,
+                                                      const std::string& scenario,
+                                                      const std::filesystem::path& file) {
+  const auto path = tuning_file_path(file);
+  if (!path || !std::filesystem::exists(*path)) return std::nullopt;
+  const tuning_table table = tuning_table::load(*path);
+  const auto entry = table.find(current_device().name, workload, scenario);
+  if (!entry) return std::nullopt;
+  return entry->schedule;
+}
+
+schedule_arguments tuned_schedule(const std::string& workload, const schedule_arguments& fallback,
+                                  const std::string& scenario, const std::filesystem::path& file) {
+  return find_tuned_schedule(workload, scenario, file).value_or(fallback);
+}
+
+}  // namespace microsched::tuning

@@ -1,0 +1,70 @@
+#pragma once
+//! @file julia_program.cuh
+//! The Julia set z -> z^2 + c as a task program: one task per pixel, one step per iteration.
+//! The step uses explicit fma() so no compiler contraction can differ between the vanilla,
+//! scheduled and floor kernels: Julia orbits are chaotic and one contraction changes counts.
+
+#include <cstdint>
+
+#include "microsched/config.hpp"
+
+namespace microsched::kernels {
+
+//! Where the view sits for an offset in [0, 2]: 0 shows the whole set (strongly divergent), 1 a
+//! window half inside the set, 2 a window wholly inside it (every pixel runs to the crunch).
+template <class T>
+struct julia_view {
+  T center_x = 0;
+  T center_y = 0;
+  T pixel_size = 0;  //!< plane units per pixel
+  int width = 0;
+  int height = 0;
+};
+
+template <class T>
+[[nodiscard]] julia_view<T> make_julia_view(int width, int height, double offset) {
+  // Side of the window in plane units: 3.2 covers the whole set, 0.1 around 0 lies in the basin
+  // of the attracting cycle {0, c}. The offset interpolates between the two.
+  const double side = 3.2 + (0.1 - 3.2) * (offset / 2.0);
+  const int longest = width > height ? width : height;
+  return {T(0), T(0), static_cast<T>(side / longest), width, height};
+}
+
+template <class T>
+struct julia_program {
+  struct context {
+    T x = 0;
+    T y = 0;
+    std::uint32_t iterations = 0;
+  };
+
+  julia_view<T> view{};
+  T cx = T(-1.0);  //!< c = -1 + 0.1i: a fat basilica whose interior surrounds 0
+  T cy = T(0.1);
+  std::uint32_t crunch = 4096;     //!< maximum iterations
+  std::uint32_t* out = nullptr;    //!< iterations per pixel, row-major
+
+  // example-begin julia-task-program
+  __device__ context begin(task_id t) const {
+    const auto px = static_cast<int>(t % static_cast<task_id>(view.width));
+    const auto py = static_cast<int>(t / static_cast<task_id>(view.width));
+    context c;
+    c.x = view.center_x + (T(px) + T(0.5) - T(view.width) / 2) * view.pixel_size;
+    c.y = view.center_y + (T(py) + T(0.5) - T(view.height) / 2) * view.pixel_size;
+    return c;
+  }
+
+  __device__ bool step(context& c) const {
+    const T x = fma(c.x, c.x, fma(-c.y, c.y, cx));  // x^2 - y^2 + cx
+    const T y = fma(T(2) * c.x, c.y, cy);            // 2xy + cy
+    c.x = x;
+    c.y = y;
+    ++c.iterations;
+    return fma(x, x, y * y) > T(4) || c.iterations >= crunch;
+  }
+
+  __device__ void end(task_id t, const context& c) const { out[t] = c.iterations; }
+  // example-end julia-task-program
+};
+
+}  // namespace microsched::kernels

@@ -1,0 +1,23 @@
+#include <stdexcept>
+
+#include "julia/julia_workload.hpp"
+#include "montecarlo/montecarlo_workload.hpp"
+#include "workload.hpp"
+
+namespace microsched::workloads {
+
+std::vector<std::string> workload_names() { return {"julia", "montecarlo"}; }
+
+std::vector<parameter> workload_parameters(const std::string& name) {
+  if (name == "julia") return julia_parameters();
+  if (name == "montecarlo") return montecarlo_parameters();
+  throw std::invalid_argument("workload '" + name + "': expected julia or montecarlo");
+}
+
+std::unique_ptr<workload> make_workload(const std::string& name, const options_map& options) {
+  if (name == "julia") return make_julia_workload(parse_julia_settings(options));
+  if (name == "montecarlo") return make_montecarlo_workload(parse_montecarlo_settings(options));
+  throw std::invalid_argument("workload '" + name + "': expected julia or montecarlo");
+}
+
+}  // namespace microsched::workloads
