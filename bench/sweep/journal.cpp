@@ -1,0 +1,155 @@
+#include "sweep/journal.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace microsched::sweep {
+
+namespace {
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) {
+  throw std::runtime_error("results journal '" + path.string() + "': " + why);
+}
+}  // namespace
+
+journal::journal(std::filesystem::path path, std::FILE* file, sweep_header header)
+    : path_(std::move(path)), file_(file), header_(std::move(header)) {}
+
+journal::journal(journal&& other) noexcept
+    : path_(std::move(other.path_)),
+      file_(other.file_),
+      header_(std::move(other.header_)),
+      baselines_(std::move(other.baselines_)),
+      points_(std::move(other.points_)),
+      repaired_(other.repaired_) {
+  other.file_ = nullptr;
+}
+
+journal::~journal() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+journal journal::create(const std::filesystem::path& file, const sweep_header& header,
+                        bool overwrite) {
+  if (!overwrite && std::filesystem::exists(file)) {
+    fail(file, "exists from an earlier sweep; pass --resume to continue it, or --overwrite to "
+               "start again from nothing");
+  }
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  if (f == nullptr) fail(file, std::string("cannot create: ") + std::strerror(errno));
+  journal j(file, f, header);
+  j.write_line(to_json(header).dump());
+  return j;
+}
+
+journal journal::resume(const std::filesystem::path& file, const sweep_header& expected) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(file, "cannot be read (nothing to resume; run without --resume to start)");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  in.close();
+
+  int repaired = 0;
+  if (!text.empty() && text.back() != '\n') {
+    // A kill mid-write leaves a torn last line: drop it (that point runs again).
+    const auto last_newline = text.rfind('\n');
+    const std::size_t keep = last_newline == std::string::npos ? 0 : last_newline + 1;
+    std::filesystem::resize_file(file, keep);
+    text.resize(keep);
+    repaired = 1;
+  }
+  if (text.empty()) fail(file, "is empty (nothing to resume; run without --resume to start)");
+
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  sweep_header header;
+  std::map<std::string, baseline_record> baselines;
+  std::map<std::pair<std::string, std::string>, point_record> points;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.empty()) continue;
+    try {
+      const auto j = nlohmann::json::parse(line);
+      const std::string type = j.value("type", "");
+      if (number == 1) {
+        if (type != "header") throw std::invalid_argument("the first line is not a sweep header");
+        header = header_from_json(j);
+      } else if (type == "baseline") {
+        auto b = baseline_from_json(j);
+        baselines[b.scenario] = std::move(b);
+      } else if (type == "point") {
+        auto p = point_from_json(j);
+        if (p.status != point_status::check_failed) {
+          points[{p.scenario, schedule_key(p.schedule)}] = std::move(p);
+        }
+      } else {
+        throw std::invalid_argument("unknown record type '" + type + "'");
+      }
+    } catch (const std::exception& e) {
+      fail(file, "line " + std::to_string(number) + ": " + e.what());
+    }
+  }
+  const auto mismatch = [&](const std::string& what, const std::string& was,
+                            const std::string& now) {
+    fail(file, "was recorded with " + what + " " + was + ", this sweep has " + now +
+                   "; its points would not compare. Use another --out folder, or --overwrite");
+  };
+  if (header.workload != expected.workload) {
+    mismatch("workload", header.workload, expected.workload);
+  }
+  if (header.gpu != expected.gpu) mismatch("GPU", "'" + header.gpu + "'", "'" + expected.gpu + "'");
+  if (header.timing.warmup != expected.timing.warmup ||
+      header.timing.repetitions != expected.timing.repetitions) {
+    mismatch("warm-up/repetitions",
+             std::to_string(header.timing.warmup) + "/" + std::to_string(header.timing.repetitions),
+             std::to_string(expected.timing.warmup) + "/" +
+                 std::to_string(expected.timing.repetitions));
+  }
+  std::FILE* f = std::fopen(file.c_str(), "a");
+  if (f == nullptr) fail(file, std::string("cannot append: ") + std::strerror(errno));
+  journal j(file, f, header);
+  j.baselines_ = std::move(baselines);
+  j.points_ = std::move(points);
+  j.repaired_ = repaired;
+  return j;
+}
+
+void journal::write_line(const std::string& line) {
+  if (std::fputs(line.c_str(), file_) < 0 || std::fputc('\n', file_) == EOF ||
+      std::fflush(file_) != 0) {
+    fail(path_, std::string("write failed: ") + std::strerror(errno));
+  }
+  // A point costs many kernel runs; one fsync per point is cheap insurance against a crash.
+  ::fsync(::fileno(file_));
+}
+
+void journal::append(const baseline_record& record) {
+  write_line(to_json(record).dump());
+  baselines_[record.scenario] = record;
+}
+
+void journal::append(const point_record& record) {
+  write_line(to_json(record).dump());
+  if (record.status != point_status::check_failed) {
+    points_[{record.scenario, schedule_key(record.schedule)}] = record;
+  }
+}
+
+const baseline_record* journal::find_baseline(const std::string& scenario) const {
+  const auto it = baselines_.find(scenario);
+  return it == baselines_.end() ? nullptr : &it->second;
+}
+
+const point_record* journal::find_point(const std::string& scenario,
+                                        const schedule_arguments& schedule) const {
+  const auto it = points_.find({scenario, schedule_key(schedule)});
+  return it == points_.end() ? nullptr : &it->second;
+}
+
+}  // namespace microsched::sweep

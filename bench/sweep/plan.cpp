@@ -1,0 +1,109 @@
+#include "sweep/plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace microsched::sweep {
+
+namespace {
+//! Odometer over axes: calls visit(indices) for every combination, last axis fastest.
+template <class Visit>
+void for_each_combination(const std::vector<axis>& axes, Visit&& visit) {
+  std::vector<std::size_t> index(axes.size(), 0);
+  while (true) {
+    visit(index);
+    std::size_t a = axes.size();
+    while (a > 0) {
+      --a;
+      if (++index[a] < axes[a].values.size()) break;
+      index[a] = 0;
+      if (a == 0) return;
+    }
+    if (axes.empty()) return;
+  }
+}
+}  // namespace
+
+std::vector<options_map> sweep_plan::scenarios() const {
+  std::vector<options_map> out;
+  for_each_combination(workload_axes, [&](const std::vector<std::size_t>& index) {
+    options_map options;
+    for (std::size_t a = 0; a < workload_axes.size(); ++a) {
+      options[workload_axes[a].name] = workload_axes[a].values[index[a]];
+    }
+    out.push_back(std::move(options));
+  });
+  return out;
+}
+
+std::vector<schedule_arguments> sweep_plan::schedules() const {
+  std::vector<schedule_arguments> out;
+  for_each_combination(schedule_axes, [&](const std::vector<std::size_t>& index) {
+    schedule_arguments args;
+    for (std::size_t a = 0; a < schedule_axes.size(); ++a) {
+      apply_schedule_value(args, schedule_axes[a].name, schedule_axes[a].values[index[a]]);
+    }
+    validate(args);
+    out.push_back(args);
+  });
+  return out;
+}
+
+std::size_t sweep_plan::size() const {
+  std::size_t n = 1;
+  for (const auto& a : schedule_axes) n *= a.values.size();
+  for (const auto& a : workload_axes) n *= a.values.size();
+  return n;
+}
+
+std::vector<std::string> sweep_plan::option_names() const {
+  std::vector<std::string> names;
+  for (const auto& a : workload_axes) names.push_back(a.name);
+  return names;
+}
+
+sweep_plan make_plan(const std::string& workload, const std::vector<std::string>& axis_arguments,
+                     const std::vector<workloads::parameter>& known) {
+  sweep_plan plan;
+  plan.workload = workload;
+  std::vector<axis> schedule;
+  for (const auto& text : axis_arguments) {
+    axis a = parse_axis(text);
+    const auto same_name = [&](const axis& other) { return other.name == a.name; };
+    if (std::any_of(schedule.begin(), schedule.end(), same_name) ||
+        std::any_of(plan.workload_axes.begin(), plan.workload_axes.end(), same_name)) {
+      throw std::invalid_argument("'" + a.name + "' is given twice; put all its values in one " +
+                                  a.name + "=... list");
+    }
+    if (is_schedule_axis(a.name)) {
+      schedule.push_back(std::move(a));
+      continue;
+    }
+    const bool listed = std::any_of(known.begin(), known.end(),
+                                    [&](const workloads::parameter& p) { return p.name == a.name; });
+    if (!listed) {
+      std::string names;
+      for (const auto& n : schedule_axis_names()) names += " " + n;
+      for (const auto& p : known) names += " " + p.name;
+      throw std::invalid_argument("'" + a.name + "' is neither a schedule parameter nor an option of workload " +
+                                  workload + "; the parameters are:" + names);
+    }
+    plan.workload_axes.push_back(std::move(a));
+  }
+  for (const auto& name : schedule_axis_names()) {
+    for (auto& a : schedule) {
+      if (a.name == name) plan.schedule_axes.push_back(std::move(a));
+    }
+  }
+  return plan;
+}
+
+std::string scenario_key(const std::string& workload, const options_map& options) {
+  std::string key = workload;
+  for (const auto& [name, value] : options) key += " " + name + "=" + value;
+  return key;
+}
+
+std::string schedule_key(const schedule_arguments& args) { return to_string(args); }
+
+}  // namespace microsched::sweep

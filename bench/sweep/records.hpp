@@ -1,0 +1,78 @@
+#pragma once
+//! @file records.hpp
+//! What a sweep measures, one record per scenario baseline and one per point, and their JSON
+//! form (the lines of the results journal and the entries of sweep.json).
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "microsched/measure/timing_stats.hpp"
+#include "sweep/plan.hpp"
+
+namespace microsched::sweep {
+
+//! What every point of a sweep shares; written first in the journal.
+struct sweep_header {
+  std::string workload;
+  std::string gpu;        //!< device name; a journal is resumed only on the same GPU
+  timing_options timing;  //!< a journal is resumed only with the same warm-up and repetitions
+  std::string started;    //!< UTC time the sweep began, ISO 8601
+
+  friend bool operator==(const sweep_header&, const sweep_header&) = default;
+};
+
+//! The three references of one scenario, timed once in the same run as its points.
+struct baseline_record {
+  std::string scenario;  //!< scenario_key()
+  options_map options;
+  std::string describe;  //!< the workload's own description
+  std::uint64_t tasks = 0;
+  std::uint64_t total_steps = 0;
+  timing_stats vanilla;
+  timing_stats persistent;  //!< warp-granular persistent threads
+  timing_stats floor;       //!< uniform-work floor: the same steps without divergence
+
+  friend bool operator==(const baseline_record&, const baseline_record&) = default;
+};
+
+enum class point_status {
+  ok,           //!< checked exactly-once, then timed
+  skipped,      //!< the configuration cannot run here; `reason` says why
+  check_failed  //!< the exactly-once check failed: the sweep stopped at this point
+};
+
+[[nodiscard]] std::string to_string(point_status status);
+[[nodiscard]] point_status parse_point_status(const std::string& text);
+
+struct point_record {
+  std::string scenario;
+  schedule_arguments schedule;
+  point_status status = point_status::ok;
+  std::string reason;  //!< why it was skipped, or what the check found
+  timing_stats time;   //!< zero unless ok
+  bool check_passed = false;
+  std::uint64_t check_tasks = 0;
+  std::uint64_t missing = 0;
+  std::uint64_t duplicated = 0;
+  std::uint64_t mismatched = 0;
+
+  friend bool operator==(const point_record&, const point_record&) = default;
+};
+
+[[nodiscard]] nlohmann::json to_json(const sweep_header& header);
+[[nodiscard]] nlohmann::json to_json(const timing_stats& stats);
+[[nodiscard]] nlohmann::json to_json(const schedule_arguments& args);
+[[nodiscard]] nlohmann::json to_json(const baseline_record& record);
+[[nodiscard]] nlohmann::json to_json(const point_record& record);
+
+//! Readers throw std::invalid_argument naming the missing or bad field.
+[[nodiscard]] sweep_header header_from_json(const nlohmann::json& j);
+[[nodiscard]] timing_stats timing_from_json(const nlohmann::json& j);
+[[nodiscard]] schedule_arguments schedule_from_json(const nlohmann::json& j);
+[[nodiscard]] baseline_record baseline_from_json(const nlohmann::json& j);
+[[nodiscard]] point_record point_from_json(const nlohmann::json& j);
+
+//! The current UTC time as "2024-05-01T12:34:56Z".
+[[nodiscard]] std::string utc_now();
+
+}  // namespace microsched::sweep

@@ -1,0 +1,385 @@
+#include "sweep/report.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace microsched::sweep {
+
+using json = nlohmann::json;
+
+point_ratios ratios(const point_record& p, const baseline_record& b) {
+  point_ratios r;
+  if (p.status != point_status::ok || p.time.median_ms <= 0) return r;
+  const double t = p.time.median_ms;
+  r.speedup_vs_vanilla = b.vanilla.median_ms / t;
+  r.speedup_vs_persistent = b.persistent.median_ms / t;
+  r.over_floor = b.floor.median_ms > 0 ? t / b.floor.median_ms : 0;
+  r.noise = (p.time.max_ms - p.time.min_ms) / t;
+  return r;
+}
+
+std::optional<std::size_t> best_point(const scenario_results& s) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    const auto& p = s.points[i];
+    if (p.status != point_status::ok) continue;
+    if (!best || p.time.median_ms < s.points[*best].time.median_ms) best = i;
+  }
+  return best;
+}
+
+std::optional<constant_setting> best_constant(const sweep_results& results) {
+  if (results.scenarios.empty()) return std::nullopt;
+  // schedule key -> median per scenario (NaN where it did not run there)
+  std::map<std::string, std::pair<schedule_arguments, std::vector<double>>> table;
+  std::vector<std::string> order;  // first-seen order, so ties resolve the same way every time
+  std::vector<double> best_ms;
+  const std::size_t n = results.scenarios.size();
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto& sc = results.scenarios[s];
+    const auto best = best_point(sc);
+    best_ms.push_back(best ? sc.points[*best].time.median_ms : NAN);
+    for (const auto& p : sc.points) {
+      if (p.status != point_status::ok) continue;
+      const auto key = schedule_key(p.schedule);
+      auto [it, inserted] = table.try_emplace(key, p.schedule, std::vector<double>(n, NAN));
+      if (inserted) order.push_back(key);
+      it->second.second[s] = p.time.median_ms;
+    }
+  }
+  std::optional<constant_setting> chosen;
+  for (const auto& key : order) {
+    const auto& [schedule, times] = table.at(key);
+    constant_setting c;
+    c.schedule = schedule;
+    double log_sum = 0;
+    bool everywhere = true;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (std::isnan(times[s]) || std::isnan(best_ms[s])) {
+        everywhere = false;
+        break;
+      }
+      const double loss = times[s] / best_ms[s] - 1;
+      c.scenario_best_ms.push_back(best_ms[s]);
+      c.constant_ms.push_back(times[s]);
+      c.loss.push_back(loss);
+      c.worst_loss = std::max(c.worst_loss, loss);
+      log_sum += std::log1p(loss);
+    }
+    if (!everywhere) continue;
+    c.mean_loss = std::expm1(log_sum / static_cast<double>(n));
+    constexpr double tie = 1e-12;
+    if (!chosen || c.mean_loss < chosen->mean_loss - tie ||
+        (c.mean_loss <= chosen->mean_loss + tie && c.worst_loss < chosen->worst_loss)) {
+      chosen = std::move(c);
+    }
+  }
+  return chosen;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+namespace {
+
+std::string number(double v) {
+  char buf[64];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc{} ? ptr : buf);
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+const std::vector<std::string>& csv_fixed_columns() {
+  static const std::vector<std::string> columns = {
+      "workload",       "gpu",          "scenario",       "strategy",
+      "fetch",          "chunk",        "deferral",       "blocks_per_sm",
+      "status",         "reason",       "median_ms",      "min_ms",
+      "max_ms",         "repetitions",  "noise",          "vanilla_ms",
+      "persistent_ms",  "floor_ms",     "speedup_vs_vanilla", "speedup_vs_persistent",
+      "over_floor",     "check_passed", "check_tasks",    "missing",
+      "duplicated",     "mismatched"};
+  return columns;
+}
+
+std::string to_csv(const sweep_results& results) {
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& c : csv_fixed_columns()) {
+    out << (first ? "" : ",") << c;
+    first = false;
+  }
+  for (const auto& name : results.option_names) out << "," << csv_field(name);
+  out << "\n";
+  for (const auto& sc : results.scenarios) {
+    const auto& b = sc.baseline;
+    for (const auto& p : sc.points) {
+      const auto r = ratios(p, b);
+      const bool ok = p.status == point_status::ok;
+      const std::vector<std::string> fields = {
+          results.header.workload,
+          results.header.gpu,
+          b.scenario,
+          to_string(p.schedule.strategy),
+          to_string(p.schedule.fetch),
+          std::to_string(p.schedule.chunk),
+          std::to_string(p.schedule.deferral),
+          p.schedule.blocks_per_sm == 0 ? "auto" : std::to_string(p.schedule.blocks_per_sm),
+          to_string(p.status),
+          p.reason,
+          ok ? number(p.time.median_ms) : "",
+          ok ? number(p.time.min_ms) : "",
+          ok ? number(p.time.max_ms) : "",
+          ok ? std::to_string(p.time.repetitions) : "",
+          ok ? number(r.noise) : "",
+          number(b.vanilla.median_ms),
+          number(b.persistent.median_ms),
+          number(b.floor.median_ms),
+          ok ? number(r.speedup_vs_vanilla) : "",
+          ok ? number(r.speedup_vs_persistent) : "",
+          ok ? number(r.over_floor) : "",
+          p.check_passed ? "true" : "false",
+          std::to_string(p.check_tasks),
+          std::to_string(p.missing),
+          std::to_string(p.duplicated),
+          std::to_string(p.mismatched)};
+      first = true;
+      for (const auto& f : fields) {
+        out << (first ? "" : ",") << csv_field(f);
+        first = false;
+      }
+      for (const auto& name : results.option_names) {
+        const auto it = b.options.find(name);
+        out << "," << csv_field(it == b.options.end() ? "" : it->second);
+      }
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, in_field = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && field.empty()) {
+      quoted = in_field = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      in_field = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      row.push_back(std::move(field));
+      field.clear();
+      rows.push_back(std::move(row));
+      row.clear();
+      in_field = false;
+    } else {
+      field += c;
+      in_field = true;
+    }
+  }
+  if (quoted) throw std::invalid_argument("CSV: a quoted field is not closed");
+  if (in_field || !field.empty()) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+std::string to_json_text(const sweep_results& results) {
+  json scenarios = json::array();
+  for (const auto& sc : results.scenarios) {
+    json j = to_json(sc.baseline);
+    j.erase("type");
+    json points = json::array();
+    for (const auto& p : sc.points) {
+      json pj = to_json(p);
+      pj.erase("type");
+      pj.erase("scenario");
+      if (p.status == point_status::ok) {
+        const auto r = ratios(p, sc.baseline);
+        pj["speedup_vs_vanilla"] = r.speedup_vs_vanilla;
+        pj["speedup_vs_persistent"] = r.speedup_vs_persistent;
+        pj["over_floor"] = r.over_floor;
+        pj["noise"] = r.noise;
+      }
+      points.push_back(std::move(pj));
+    }
+    j["points"] = std::move(points);
+    if (const auto best = best_point(sc)) {
+      const auto& p = sc.points[*best];
+      const auto r = ratios(p, sc.baseline);
+      j["best"] = {{"schedule", to_json(p.schedule)},
+                   {"median_ms", p.time.median_ms},
+                   {"speedup_vs_vanilla", r.speedup_vs_vanilla},
+                   {"over_floor", r.over_floor}};
+    } else {
+      j["best"] = nullptr;
+    }
+    scenarios.push_back(std::move(j));
+  }
+  json doc = to_json(results.header);
+  doc.erase("type");
+  doc["format"] = "microsched-sweep-results";
+  doc["options"] = results.option_names;
+  doc["scenarios"] = std::move(scenarios);
+  if (const auto c = best_constant(results)) {
+    json losses = json::array();
+    for (std::size_t s = 0; s < results.scenarios.size(); ++s) {
+      losses.push_back({{"scenario", results.scenarios[s].baseline.scenario},
+                        {"best_ms", c->scenario_best_ms[s]},
+                        {"constant_ms", c->constant_ms[s]},
+                        {"loss", c->loss[s]}});
+    }
+    doc["best_constant"] = {{"schedule", to_json(c->schedule)},
+                            {"mean_loss", c->mean_loss},
+                            {"worst_loss", c->worst_loss},
+                            {"per_scenario", losses}};
+  } else {
+    doc["best_constant"] = nullptr;
+  }
+  return doc.dump(2) + "\n";
+}
+
+sweep_results results_from_json_text(const std::string& text) {
+  sweep_results results;
+  try {
+    json doc = json::parse(text);
+    if (doc.value("format", "") != "microsched-sweep-results") {
+      throw std::invalid_argument("not a microsched sweep results file");
+    }
+    doc["format"] = "microsched-sweep";
+    results.header = header_from_json(doc);
+    results.option_names = doc.at("options").get<std::vector<std::string>>();
+    for (const auto& sj : doc.at("scenarios")) {
+      scenario_results sc;
+      sc.baseline = baseline_from_json(sj);
+      for (json pj : sj.at("points")) {
+        pj["scenario"] = sc.baseline.scenario;
+        sc.points.push_back(point_from_json(pj));
+      }
+      results.scenarios.push_back(std::move(sc));
+    }
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("sweep results JSON: ") + e.what());
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+
+std::string format_ms(double ms) {
+  char buf[64];
+  if (ms >= 1.0) {
+    std::snprintf(buf, sizeof buf, "%.3g ms", ms);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g us", ms * 1000);
+  }
+  return buf;
+}
+
+namespace {
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+std::string percent(double fraction) { return fixed(fraction * 100, 1) + "%"; }
+}  // namespace
+
+std::string summary_text(const sweep_results& results) {
+  std::ostringstream out;
+  std::size_t points = 0, skipped = 0;
+  for (const auto& sc : results.scenarios) {
+    for (const auto& p : sc.points) {
+      ++points;
+      skipped += p.status == point_status::skipped;
+    }
+  }
+  out << "GPU " << results.header.gpu << ", workload " << results.header.workload << ": "
+      << results.scenarios.size() << " scenario(s), " << points << " points (" << points - skipped
+      << " timed, " << skipped << " skipped), median of " << results.header.timing.repetitions
+      << " runs after " << results.header.timing.warmup << " warm-up\n";
+  for (const auto& sc : results.scenarios) {
+    const auto& b = sc.baseline;
+    out << "\n" << b.scenario << "  (" << b.describe << ")\n";
+    out << "  vanilla " << format_ms(b.vanilla.median_ms) << ", persistent threads "
+        << format_ms(b.persistent.median_ms) << ", floor " << format_ms(b.floor.median_ms)
+        << " (vanilla is " << fixed(b.vanilla.median_ms / b.floor.median_ms, 2)
+        << "x the floor)\n";
+    if (const auto best = best_point(sc)) {
+      const auto& p = sc.points[*best];
+      const auto r = ratios(p, b);
+      out << "  best: " << schedule_key(p.schedule) << "\n"
+          << "        " << format_ms(p.time.median_ms) << " (" << format_ms(p.time.min_ms) << " to "
+          << format_ms(p.time.max_ms) << "), " << fixed(r.speedup_vs_vanilla, 2)
+          << "x vanilla, " << fixed(r.speedup_vs_persistent, 2) << "x persistent threads, "
+          << fixed(r.over_floor, 2) << "x the floor (" << percent(r.over_floor - 1)
+          << " above it)\n";
+    } else {
+      out << "  no point ran\n";
+    }
+    std::map<std::string, int> reasons;
+    for (const auto& p : sc.points) {
+      if (p.status == point_status::skipped) ++reasons[p.reason];
+    }
+    for (const auto& [reason, count] : reasons) {
+      out << "  skipped " << count << " point(s): " << reason << "\n";
+    }
+  }
+  if (results.scenarios.size() > 1) {
+    out << "\n";
+    if (const auto c = best_constant(results)) {
+      out << "best constant setting across " << results.scenarios.size()
+          << " scenarios: " << schedule_key(c->schedule) << "\n";
+      for (std::size_t s = 0; s < results.scenarios.size(); ++s) {
+        out << "  " << results.scenarios[s].baseline.scenario << ": "
+            << format_ms(c->constant_ms[s]) << " against its best " << format_ms(c->scenario_best_ms[s])
+            << ", loses " << percent(c->loss[s]) << "\n";
+      }
+      out << "  mean loss " << percent(c->mean_loss) << ", worst " << percent(c->worst_loss) << "\n";
+    } else {
+      out << "no schedule ran in every scenario: no best constant setting\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace microsched::sweep

@@ -1,0 +1,127 @@
+// Termination-divergence benchmarks (issue: persistent-warp microscheduler). Every row measures,
+// in one process and with CUDA events (warm-up, repetitions, median): vanilla, warp persistent
+// threads, microsched with the default schedule, microsched with the best of a candidate list,
+// and the uniform-work floor, then reports the ratios as counters.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "microsched/device.hpp"
+#include "workload.hpp"
+
+using namespace microsched;
+using namespace microsched::workloads;
+
+namespace {
+
+constexpr timing_options kTiming{2, 7};
+constexpr timing_options kQuick{1, 3};
+
+//! Schedules tried for "best": the knobs that matter on Hopper (fetch threshold, deferral, chunk
+//! per strategy), kept short so every row finishes in seconds.
+std::vector<schedule_arguments> candidates() {
+  std::vector<schedule_arguments> list;
+  for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4), fetch_control::ballot(8),
+                           fetch_control::ballot(16)}) {
+    for (int deferral : {4, 16}) {
+      schedule_arguments a;
+      a.strategy = pool_strategy::hybrid;
+      a.fetch = fetch;
+      a.deferral = deferral;
+      a.chunk = 64;
+      list.push_back(a);
+    }
+  }
+  schedule_arguments g;
+  g.strategy = pool_strategy::global;
+  g.chunk = 2;
+  g.fetch = fetch_control::ballot(8);
+  list.push_back(g);
+  schedule_arguments l;
+  l.strategy = pool_strategy::local;
+  l.chunk = 4096;
+  l.fetch = fetch_control::ballot(8);
+  list.push_back(l);
+  return list;
+}
+
+void run_row(benchmark::State& state, const std::string& name, const options_map& options) {
+  auto w = make_workload(name, options);
+  const timing_stats vanilla = w->time_vanilla(kTiming);
+  const timing_stats persistent = w->time_warp_persistent(kTiming);
+  const schedule_arguments defaults{};
+  const timing_stats scheduled_default = w->time_scheduled(defaults, kTiming);
+  schedule_arguments best = defaults;
+  double best_quick = 1e300;
+  for (const auto& candidate : candidates()) {
+    const double t = w->time_scheduled(candidate, kQuick).median_ms;
+    if (t < best_quick) {
+      best_quick = t;
+      best = candidate;
+    }
+  }
+  const timing_stats scheduled_best = w->time_scheduled(best, kTiming);
+  const timing_stats floor = w->time_floor(kTiming);
+
+  for (auto _ : state) state.SetIterationTime(scheduled_best.median_ms / 1e3);
+  state.counters["vanilla_ms"] = vanilla.median_ms;
+  state.counters["persistent_ms"] = persistent.median_ms;
+  state.counters["default_ms"] = scheduled_default.median_ms;
+  state.counters["best_ms"] = scheduled_best.median_ms;
+  state.counters["floor_ms"] = floor.median_ms;
+  state.counters["default_x_vanilla"] = vanilla.median_ms / scheduled_default.median_ms;
+  state.counters["best_x_vanilla"] = vanilla.median_ms / scheduled_best.median_ms;
+  state.counters["best_x_persistent"] = persistent.median_ms / scheduled_best.median_ms;
+  state.counters["floor_over_best"] = floor.median_ms / scheduled_best.median_ms;
+  state.counters["vanilla_over_floor"] = vanilla.median_ms / floor.median_ms;
+  state.counters["noise_best_pct"] =
+      100.0 * (scheduled_best.max_ms - scheduled_best.min_ms) / scheduled_best.median_ms;
+  state.SetLabel("best: " + to_string(best));
+}
+
+void register_rows() {
+  for (const char* size : {"2048", "4096"}) {
+    for (const char* precision : {"float", "double"}) {
+      for (const char* crunch : {"4096", "16384"}) {
+        for (const char* offset : {"0", "1", "2"}) {
+          const options_map o{{"width", size}, {"height", size}, {"precision", precision},
+                              {"crunch", crunch}, {"offset", offset}};
+          const std::string row = std::string("julia/") + size + "/" + precision + "/crunch:" +
+                                  crunch + "/offset:" + offset;
+          benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_row(s, "julia", o); })
+              ->UseManualTime()
+              ->Iterations(1)
+              ->Unit(benchmark::kMillisecond);
+        }
+      }
+    }
+  }
+  for (const char* kill : {"0.1", "0.01", "0.001"}) {
+    const options_map o{{"tasks", "1048576"}, {"kill", kill}};
+    const std::string row = std::string("montecarlo/kill:") + kill;
+    benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_row(s, "montecarlo", o); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (cuda_device_count() == 0) {
+    std::fprintf(stderr, "error: no CUDA GPU found; the benchmarks need one\n");
+    return 3;
+  }
+  const auto info = current_device();
+  benchmark::AddCustomContext("gpu", describe(info));
+  benchmark::AddCustomContext("default_schedule", to_string(schedule_arguments{}));
+  register_rows();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

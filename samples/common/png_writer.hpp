@@ -1,0 +1,25 @@
+#pragma once
+//! @file png_writer.hpp
+//! Writes an 8-bit RGB image as PNG (libpng). The file appears whole or not at all: it is written
+//! to a temporary name beside the target and renamed at the end.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace microsched::samples {
+
+struct rgb_image {
+  int width = 0;
+  int height = 0;
+  std::vector<std::uint8_t> pixels;  //!< (row, column, channel), 3 bytes a pixel
+};
+
+//! Throws std::runtime_error naming the path when it cannot be written.
+void write_png(const std::string& path, const rgb_image& image);
+
+//! Throws std::runtime_error naming the path unless a file can be created there (checked before
+//! long runs, so a bad --output fails at once).
+void check_writable(const std::string& path);
+
+}  // namespace microsched::samples

@@ -1,0 +1,97 @@
+#include "sample_cli.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "microsched/device.hpp"
+#include "microsched/error.hpp"
+
+namespace microsched::samples {
+
+void schedule_cli::add_to(CLI::App& app) {
+  app.add_option("--strategy", strategy, "task pools: local, global or hybrid (frey2012 4.2)")
+      ->capture_default_str();
+  app.add_option("--fetch", fetch,
+                 "when a warp refills: any, all, ballot:N or atomic:N, N idle lanes in 1..32 "
+                 "(default " + to_string(schedule_arguments{}.fetch) + ")");
+  app.add_option("--chunk", chunk, "tasks per grab from the pool above (Local: per block)")
+      ->capture_default_str();
+  app.add_option("--deferral", deferral, "steps between two fetch checks")->capture_default_str();
+  app.add_option("--blocks-per-sm", blocks_per_sm, "resident blocks per SM; 0 = from occupancy")
+      ->capture_default_str();
+  app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
+      ->capture_default_str();
+}
+
+schedule_arguments schedule_cli::arguments() const {
+  schedule_arguments args;
+  args.strategy = parse_pool_strategy(strategy);
+  if (!fetch.empty()) args.fetch = parse_fetch_control(fetch);
+  args.chunk = chunk;
+  args.deferral = deferral;
+  args.blocks_per_sm = blocks_per_sm;
+  validate(args);
+  if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
+  return args;
+}
+
+namespace {
+void print_row(const char* name, const timing_stats& t, double vanilla_ms) {
+  std::printf("  %-22s %10.3f ms  (min %.3f, max %.3f)  %6.2fx vanilla\n", name, t.median_ms,
+              t.min_ms, t.max_ms, vanilla_ms / t.median_ms);
+}
+}  // namespace
+
+void print_comparison(workloads::workload& w, const schedule_arguments& args, int repetitions) {
+  const timing_options options{2, repetitions};
+  std::fprintf(stderr, "timing %s (%d repetitions each)...\n", w.describe().c_str(), repetitions);
+  const timing_stats vanilla = w.time_vanilla(options);
+  const timing_stats persistent = w.time_warp_persistent(options);
+  const timing_stats scheduled = w.time_scheduled(args, options);
+  const timing_stats floor = w.time_floor(options);
+  std::printf("%s, %llu tasks, %.1f steps per task on average\n", w.describe().c_str(),
+              static_cast<unsigned long long>(w.num_tasks()),
+              static_cast<double>(w.total_steps()) / static_cast<double>(w.num_tasks()));
+  print_row("vanilla", vanilla, vanilla.median_ms);
+  print_row("warp persistent", persistent, vanilla.median_ms);
+  print_row("microsched", scheduled, vanilla.median_ms);
+  print_row("uniform-work floor", floor, vanilla.median_ms);
+  std::printf("  microsched: %s; %.2fx vanilla, %.2fx warp persistent, at %.0f%% of the floor's speed\n",
+              to_string(args).c_str(), vanilla.median_ms / scheduled.median_ms,
+              persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
+  for (const auto& r : w.resources(args)) {
+    std::printf("  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d threads\n",
+                r.kernel.c_str(), r.registers, r.static_shared_bytes, r.local_bytes,
+                r.blocks_per_sm, r.threads_per_block);
+  }
+}
+
+bool print_verification(workloads::workload& w, const schedule_arguments& args) {
+  const auto r = w.check_scheduled(args);
+  if (r.passed) {
+    std::printf("verify: all %llu tasks processed exactly once, outputs equal to vanilla\n",
+                static_cast<unsigned long long>(r.tasks));
+    return true;
+  }
+  std::printf("verify FAILED: %llu missing, %llu duplicated, %llu differ from vanilla: %s\n",
+              static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
+              static_cast<unsigned long long>(r.mismatched), r.detail.c_str());
+  return false;
+}
+
+int run_main(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const no_device_error& e) {
+    std::fprintf(stderr, "error: %s; this program needs an NVIDIA GPU\n", e.what());
+    return 3;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace microsched::samples

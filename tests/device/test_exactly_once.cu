@@ -1,0 +1,88 @@
+// Device tests: every strategy x fetch control x chunk size processes every task exactly once
+// and reproduces the vanilla kernel's outputs bit for bit (same step code).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "julia/julia_workload.hpp"
+#include "montecarlo/montecarlo_workload.hpp"
+#include "workload.hpp"
+
+using namespace microsched;
+using namespace microsched::workloads;
+
+namespace {
+
+void check_all_schedules(workload& w) {
+  for (const auto strategy : {pool_strategy::local, pool_strategy::global, pool_strategy::hybrid}) {
+    for (const auto fetch : {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8),
+                             fetch_control::atomic(4)}) {
+      for (const std::uint64_t chunk : {1, 2, 7, 32, 1000}) {
+        schedule_arguments args;
+        args.strategy = strategy;
+        args.fetch = fetch;
+        args.chunk = chunk;
+        args.deferral = chunk == 7 ? 3 : 8;
+        CAPTURE(to_string(args));
+        CAPTURE(w.describe());
+        const check_report r = w.check_scheduled(args);
+        CAPTURE(r.detail);
+        CHECK(r.missing == 0);
+        CHECK(r.duplicated == 0);
+        CHECK(r.mismatched == 0);
+        CHECK(r.passed);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("julia: every schedule processes each pixel once, equal to vanilla") {
+  for (const char* precision : {"float", "double"}) {
+    auto w = make_workload("julia", {{"width", "61"}, {"height", "37"}, {"crunch", "300"},
+                                     {"offset", "0.5"}, {"precision", precision}});
+    check_all_schedules(*w);
+  }
+}
+
+TEST_CASE("montecarlo: every schedule processes each task once, equal to vanilla") {
+  for (const char* tasks : {"1", "31", "32", "33", "2500"}) {
+    auto w = make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}});
+    check_all_schedules(*w);
+  }
+}
+
+TEST_CASE("deferral and blocks per SM do not change results") {
+  auto w = make_workload("julia", {{"width", "128"}, {"height", "64"}, {"crunch", "500"}});
+  for (int deferral : {1, 2, 5, 64}) {
+    for (int blocks_per_sm : {0, 1, 2}) {
+      schedule_arguments args;
+      args.deferral = deferral;
+      args.blocks_per_sm = blocks_per_sm;
+      CAPTURE(to_string(args));
+      CHECK(w->check_scheduled(args).passed);
+    }
+  }
+}
+
+TEST_CASE("a schedule that cannot launch is refused with the value named") {
+  auto w = make_workload("montecarlo", {{"tasks", "100"}});
+  schedule_arguments args;
+  args.blocks_per_sm = 1000;
+  CHECK_THROWS_WITH_AS((void)w->time_scheduled(args, {}),
+                       doctest::Contains("blocks per SM = 1000"), std::invalid_argument);
+  args = {};
+  args.chunk = 0;
+  CHECK_THROWS_WITH_AS((void)w->check_scheduled(args), doctest::Contains("chunk size = 0"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("the floor runs the mean number of steps") {
+  auto w = make_workload("montecarlo", {{"tasks", "4096"}, {"kill", "0.1"}});
+  const double mean = static_cast<double>(w->total_steps()) / 4096.0;
+  CHECK(mean > 8.0);   // geometric with p = 0.1 has mean 10
+  CHECK(mean < 12.0);
+  const auto t = w->time_floor({1, 3});
+  CHECK(t.median_ms > 0);
+}
