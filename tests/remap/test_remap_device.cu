@@ -1,0 +1,386 @@
+// Device tests (label gpu): the device remaps against the host references, and every remapped
+// kernel against its original. Outputs are poisoned before each run.
+#include <doctest/doctest.h>
+
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "microsched/remap/reference.hpp"
+#include "microsched/remap/remap.hpp"
+#include "remap/device_array.hpp"
+#include "remap/micro_branch.hpp"
+#include "remap/realistic.hpp"
+
+namespace cg = cooperative_groups;
+using namespace microsched;
+using namespace microsched::remap;
+using namespace microsched::remap_kernels;
+
+namespace {
+
+//! Paths for `blocks` blocks of `threads`: i.i.d., skewed, block-uniform and warp-aligned blocks.
+std::vector<unsigned> block_paths(unsigned blocks, unsigned threads, unsigned num_paths,
+                                  std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<unsigned> draw(0, num_paths - 1);
+  std::bernoulli_distribution rare(0.05);
+  std::vector<unsigned> paths(std::size_t{blocks} * threads);
+  for (unsigned b = 0; b < blocks; ++b) {
+    const unsigned constant = draw(rng);
+    for (unsigned t = 0; t < threads; ++t) {
+      unsigned& p = paths[std::size_t{b} * threads + t];
+      switch (b % 4) {
+        case 0: p = draw(rng); break;
+        case 1: p = rare(rng) ? draw(rng) : constant; break;
+        case 2: p = constant; break;
+        default: p = (t / warp_size) % num_paths; break;
+      }
+    }
+  }
+  return paths;
+}
+
+template <int S, class IdT>
+__global__ void hot_table_kernel(const unsigned* cond, unsigned* id, unsigned* path,
+                                 unsigned* ticket) {
+  using hot = block_head_or_tail<S, IdT>;
+  __shared__ typename hot::TempStorage storage;
+  const unsigned tid = cg::this_thread_block().thread_rank();
+  const unsigned g = blockIdx.x * S + tid;
+  const auto r = hot(storage, tid).remap(cond[g] != 0);
+  id[g] = r.id;
+  path[g] = r.cond ? 1u : 0u;
+  ticket[g] = r.ticket;
+}
+
+template <int S, int P, int N>
+__global__ void dgi_table_kernel(const unsigned* paths, unsigned* id, unsigned* path) {
+  using dgi = block_data_group_index<S, P, N>;
+  __shared__ typename dgi::TempStorage storage;
+  const unsigned tid = cg::this_thread_block().thread_rank();
+  const unsigned g = blockIdx.x * S + tid;
+  const auto r = dgi(storage, tid).remap(paths[g]);
+  id[g] = r.id;
+  path[g] = r.path;
+}
+
+constexpr unsigned table_blocks = 64;
+
+template <int S, class IdT>
+void check_hot_table() {
+  CAPTURE(S);
+  CAPTURE(sizeof(IdT));
+  const auto cond = block_paths(table_blocks, S, 2, 11 + S);
+  device_array<unsigned> d_cond(cond), d_id(cond.size()), d_path(cond.size()), d_ticket(cond.size());
+  d_id.fill_bytes(0xff);
+  d_path.fill_bytes(0xff);
+  hot_table_kernel<S, IdT><<<table_blocks, S>>>(d_cond.get(), d_id.get(), d_path.get(), d_ticket.get());
+  MICROSCHED_CHECK_LAUNCH("hot_table_kernel");
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  const auto id = d_id.download(), path = d_path.download(), ticket = d_ticket.download();
+  for (unsigned b = 0; b < table_blocks; ++b) {
+    CAPTURE(b);
+    const std::span<const unsigned> block_cond(cond.data() + b * S, S);
+    // The service order of the warps' atomics, from their tickets (slots taken before them).
+    std::vector<unsigned> order(warps_in_block(S));
+    std::iota(order.begin(), order.end(), 0u);
+    auto served_before = [&](unsigned w) {
+      const unsigned t = ticket[b * S + w * warp_size];
+      return hot_ticket_heads(t) + hot_ticket_tails(t);
+    };
+    std::sort(order.begin(), order.end(),
+              [&](unsigned x, unsigned y) { return served_before(x) < served_before(y); });
+    const remap_table expected = head_or_tail_reference(block_cond, order);
+    const std::vector<unsigned> got_id(id.begin() + b * S, id.begin() + (b + 1) * S);
+    const std::vector<unsigned> got_path(path.begin() + b * S, path.begin() + (b + 1) * S);
+    REQUIRE(got_id == expected.id);
+    REQUIRE(got_path == expected.path);
+  }
+}
+
+template <int S, int P, int N>
+void check_dgi_table() {
+  CAPTURE(S);
+  CAPTURE(P);
+  CAPTURE(N);
+  const auto paths = block_paths(table_blocks, S, P, 7 * S + P + N);
+  device_array<unsigned> d_paths(paths), d_id(paths.size()), d_path(paths.size());
+  d_id.fill_bytes(0xff);
+  d_path.fill_bytes(0xff);
+  dgi_table_kernel<S, P, N><<<table_blocks, S>>>(d_paths.get(), d_id.get(), d_path.get());
+  MICROSCHED_CHECK_LAUNCH("dgi_table_kernel");
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  const auto id = d_id.download(), path = d_path.download();
+  for (unsigned b = 0; b < table_blocks; ++b) {
+    CAPTURE(b);
+    const std::span<const unsigned> block(paths.data() + b * S, S);
+    const remap_table expected = data_group_index_reference(block, P, N);
+    REQUIRE(std::vector<unsigned>(id.begin() + b * S, id.begin() + (b + 1) * S) == expected.id);
+    REQUIRE(std::vector<unsigned>(path.begin() + b * S, path.begin() + (b + 1) * S) ==
+            expected.path);
+  }
+}
+
+template <int S, int... Ps>
+void check_dgi_sizes() {
+  (check_dgi_table<S, Ps, 4>(), ...);
+  (check_dgi_table<S, Ps, 16>(), ...);
+  (check_dgi_table<S, Ps, 64>(), ...);
+}
+
+struct payload {
+  float value;
+  unsigned tag;
+  std::uint16_t small;
+};
+
+template <int S>
+__global__ void exchange_kernel(const unsigned* paths, payload* out) {
+  using dgi = block_data_group_index<S, 3>;
+  using carrier = block_state_exchange<S, payload>;
+  __shared__ typename dgi::TempStorage remap_storage;
+  __shared__ typename carrier::TempStorage state_storage;
+  const unsigned tid = cg::this_thread_block().thread_rank();
+  const unsigned g = blockIdx.x * S + tid;
+  carrier state(state_storage, tid);
+  state.publish(payload{static_cast<float>(g) * 0.5f, g * 7u, static_cast<std::uint16_t>(g)});
+  const auto r = dgi(remap_storage, tid).remap(paths[g]);
+  out[g] = state.fetch(r.id);  // the state of the data this thread took over
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("device HoT equals the host reference (32- and 16-bit pools, partial warps)") {
+  check_hot_table<32, std::uint32_t>();
+  check_hot_table<61, std::uint32_t>();
+  check_hot_table<128, std::uint32_t>();
+  check_hot_table<256, std::uint32_t>();
+  check_hot_table<1024, std::uint32_t>();
+  check_hot_table<61, std::uint16_t>();
+  check_hot_table<256, std::uint16_t>();
+  check_hot_table<1024, std::uint16_t>();
+  static_assert(block_head_or_tail<1024, std::uint16_t>::shared_bytes * 2 - 4 <=
+                    block_head_or_tail<1024, std::uint32_t>::shared_bytes,
+                "the 16-bit pool halves the shared memory");
+}
+
+TEST_CASE("device DGI equals the host reference (P in 2,3,4,8; N in 4,16,64)") {
+  check_dgi_sizes<61, 2, 3, 4, 8>();
+  check_dgi_sizes<256, 2, 3, 4, 8>();
+  check_dgi_sizes<1024, 2, 3, 4, 8>();
+  check_dgi_table<32, 3, 16>();
+  check_dgi_table<128, 3, 16>();
+}
+
+TEST_CASE("state exchange hands each value to the new owner of its data") {
+  constexpr int S = 61;
+  const auto paths = block_paths(8, S, 3, 5);
+  device_array<unsigned> d_paths(paths);
+  device_array<payload> d_out(paths.size());
+  d_out.fill_bytes(0xff);
+  exchange_kernel<S><<<8, S>>>(d_paths.get(), d_out.get());
+  MICROSCHED_CHECK_LAUNCH("exchange_kernel");
+  const auto out = d_out.download();
+  for (unsigned b = 0; b < 8; ++b) {
+    const auto expected = data_group_index_reference(
+        std::span<const unsigned>(paths.data() + b * S, S), 3, 16);
+    for (unsigned t = 0; t < S; ++t) {
+      const unsigned source = b * S + expected.id[t];
+      CHECK(out[b * S + t].tag == source * 7u);
+      CHECK(out[b * S + t].value == static_cast<float>(source) * 0.5f);
+      CHECK(out[b * S + t].small == static_cast<std::uint16_t>(source));
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The documented example (docs/remap.md): a kernel before and after remapping.
+// ------------------------------------------------------------------------------------------------
+
+// example-begin per-element
+//! Per-element code shared by both kernels: something worth computing before the branch, and
+//! two expensive paths.
+__device__ float prepare(float v) { return sqrtf(fabsf(v) + 1.0f); }
+__device__ float expensive_a(float v, float weight) {
+  for (int k = 0; k < 64; ++k) v = fmaf(v, 0.999f, weight * 1e-3f);
+  return v;
+}
+__device__ float expensive_b(float v, float weight) {
+  for (int k = 0; k < 64; ++k) v = sinf(v) * weight;
+  return v;
+}
+// example-end per-element
+
+// example-begin original-kernel
+__global__ void shade_original(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float v = in[i];
+  const float weight = prepare(v);  // private state computed before the branch
+  out[i] = v > 0.5f ? expensive_a(v, weight) : expensive_b(v, weight);
+}
+// example-end original-kernel
+
+// example-begin remapped-kernel
+#include "microsched/remap/head_or_tail.hpp"
+#include "microsched/remap/state_exchange.hpp"
+
+template <int BlockThreads>  // must equal blockDim.x: it sizes the shared id pool
+__global__ void shade_remapped(const float* in, float* out, int n) {
+  using remapper = microsched::remap::block_head_or_tail<BlockThreads>;
+  using carrier = microsched::remap::block_state_exchange<BlockThreads, float>;
+  __shared__ typename remapper::TempStorage remap_storage;
+  __shared__ typename carrier::TempStorage state_storage;
+
+  const unsigned tid = cooperative_groups::this_thread_block().thread_rank();
+  const int base = blockIdx.x * BlockThreads;
+  const bool valid = base + static_cast<int>(tid) < n;  // every thread joins the remap
+  const float v = valid ? in[base + tid] : 0.0f;
+  carrier state(state_storage, tid);
+  state.publish(valid ? prepare(v) : 0.0f);  // travels with the data
+
+  // Right before the branch: warps regroup so that their threads agree on the condition.
+  const auto r = remapper(remap_storage, tid).remap(valid && v > 0.5f);
+
+  const int i = base + static_cast<int>(r.id);  // reference redirection: the new id
+  if (i >= n) return;
+  const float weight = state.fetch(r.id);
+  const float w = in[i];
+  out[i] = r.cond ? expensive_a(w, weight) : expensive_b(w, weight);
+}
+// example-end remapped-kernel
+
+template <int S>
+void check_example(int n) {
+  CAPTURE(S);
+  CAPTURE(n);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<float> in(static_cast<std::size_t>(n));
+  for (auto& v : in) v = u(rng);
+  device_array<float> d_in(in), d_ref(in.size()), d_out(in.size());
+  d_ref.fill_bytes(0xff);
+  d_out.fill_bytes(0xff);
+  const int blocks = (n + S - 1) / S;
+  shade_original<<<blocks, S>>>(d_in.get(), d_ref.get(), n);
+  MICROSCHED_CHECK_LAUNCH("shade_original");
+  shade_remapped<S><<<blocks, S>>>(d_in.get(), d_out.get(), n);
+  MICROSCHED_CHECK_LAUNCH("shade_remapped");
+  CHECK(same_bits(d_ref.download(), d_out.download()));
+}
+
+TEST_CASE("the documented example gives the original's results") {
+  check_example<61>(10007);
+  check_example<128>(10007);
+  check_example<1024>(65536);
+}
+
+TEST_CASE("micro-benchmark: every remapped configuration equals the original, bit for bit") {
+  const int n = 256 * 1024 * 2 + 37;  // not a multiple of any block size
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> operand(static_cast<std::size_t>(n));
+  for (auto& v : operand) v = u(rng);
+  device_array<float> d_operand(operand), d_ref(operand.size()), d_out(operand.size());
+  for (const int paths : {2, 4, 8}) {
+    for (const int block : {256, 1024}) {
+      const auto path = make_paths(n, paths, block, path_distribution::iid, 5u + paths);
+      device_array<std::uint8_t> d_path(path);
+      micro_config base{paths, block, 16, 32, remap_variant::original};
+      if (!micro_supported(base)) continue;
+      d_ref.fill_bytes(0xff);
+      launch_micro_branch(base, d_operand.get(), d_path.get(), d_ref.get(), n, nullptr, nullptr);
+      const auto ref = d_ref.download();
+      for (const auto variant : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
+                                 remap_variant::data_group_index}) {
+        for (const int hood : {4, 16, 64}) {
+          micro_config config = base;
+          config.variant = variant;
+          config.neighbouring = hood;
+          if (!micro_supported(config) || (variant != remap_variant::data_group_index && hood != 16)) continue;
+          CAPTURE(paths);
+          CAPTURE(block);
+          CAPTURE(hood);
+          CAPTURE(variant_name(variant));
+          d_out.fill_bytes(0xff);
+          launch_micro_branch(config, d_operand.get(), d_path.get(), d_out.get(), n, nullptr, nullptr);
+          CHECK(same_bits(ref, d_out.download()));
+        }
+      }
+    }
+  }
+  CHECK_THROWS_AS(launch_micro_branch({3, 256, 16, 32, remap_variant::data_group_index},
+                                      d_operand.get(), nullptr, d_out.get(), n, nullptr, nullptr),
+                  std::invalid_argument);
+}
+
+TEST_CASE("control-flow efficiency counters: ~1/P before, near 1 after a balanced remap") {
+  const int n = 1 << 18;
+  std::vector<float> operand(static_cast<std::size_t>(n), 0.25f);
+  device_array<float> d_operand(operand), d_out(operand.size());
+  device_array<cfe_totals> d_cfe(1);
+  auto measure = [&](int paths, remap_variant variant, path_distribution dist) {
+    const auto path = make_paths(n, paths, 256, dist, 9);
+    device_array<std::uint8_t> d_path(path);
+    d_cfe.fill_bytes(0);
+    launch_micro_branch({paths, 256, 16, 16, variant}, d_operand.get(), d_path.get(), d_out.get(),
+                        n, d_cfe.get(), nullptr);
+    return cfe_ratio(d_cfe.download()[0]);
+  };
+  CHECK(measure(2, remap_variant::original, path_distribution::iid) == doctest::Approx(0.5).epsilon(0.02));
+  CHECK(measure(4, remap_variant::original, path_distribution::iid) == doctest::Approx(0.25).epsilon(0.02));
+  CHECK(measure(2, remap_variant::original, path_distribution::uniform) == doctest::Approx(1.0));
+  CHECK(measure(2, remap_variant::head_or_tail, path_distribution::balanced) >= 0.97);
+  CHECK(measure(4, remap_variant::data_group_index, path_distribution::balanced) >= 0.97);
+  CHECK(measure(2, remap_variant::head_or_tail, path_distribution::iid) > 0.85);
+}
+
+TEST_CASE("realistic kernels: remapped results equal the originals") {
+  const int n = 100003;
+  std::mt19937 rng(23);
+  SUBCASE("chi-square p-values (HoT, HoT16, DGI)") {
+    std::uniform_real_distribution<float> ua(0.5f, 30.0f), ur(0.2f, 2.0f);
+    std::vector<float> a(static_cast<std::size_t>(n)), x(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = ua(rng), x[i] = a[i] * ur(rng);
+    device_array<float> d_a(a), d_x(x), d_ref(a.size()), d_out(a.size());
+    d_ref.fill_bytes(0xff);
+    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_ref.get(), n, nullptr, nullptr);
+    const auto ref = d_ref.download();
+    for (std::size_t i = 0; i < ref.size(); i += 997) {
+      CHECK(ref[i] >= -1e-3f);
+      CHECK(ref[i] <= 1.001f);
+    }
+    for (const auto v : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
+                         remap_variant::data_group_index}) {
+      CAPTURE(variant_name(v));
+      d_out.fill_bytes(0xff);
+      launch_chi_square_pvalues(v, d_a.get(), d_x.get(), d_out.get(), n, nullptr, nullptr);
+      CHECK(same_bits(ref, d_out.download()));
+    }
+  }
+  SUBCASE("model tree (DGI, four leaves)") {
+    upload_model_tree_weights(42);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::vector<float> records(static_cast<std::size_t>(n) * model_tree_features);
+    for (auto& f : records) f = u(rng);
+    device_array<float> d_records(records), d_ref(static_cast<std::size_t>(n)), d_out(static_cast<std::size_t>(n));
+    d_ref.fill_bytes(0xff);
+    d_out.fill_bytes(0xff);
+    launch_model_tree(remap_variant::original, d_records.get(), d_ref.get(), n, nullptr, nullptr);
+    launch_model_tree(remap_variant::data_group_index, d_records.get(), d_out.get(), n, nullptr, nullptr);
+    CHECK(same_bits(d_ref.download(), d_out.download()));
+    CHECK_THROWS_AS(launch_model_tree(remap_variant::head_or_tail, d_records.get(), d_out.get(), n,
+                                      nullptr, nullptr),
+                    std::invalid_argument);
+  }
+}
