@@ -1,0 +1,77 @@
+#pragma once
+//! @file adaptive_control.hpp
+//! The adaptive control of zhang2011 §5.4 as a pure class: it is told what each iteration cost
+//! and decides the optimisation ratio r (the share of a chunk that is transformed), the number of
+//! data segments s, and whether the transformation runs at all.
+//!
+//! - Online profiling: r = r0. The first transformation's time Ttr and an original kernel's time
+//!   Torg are recorded; if the transformation did not finish in time (Ttr > Torg) it switches off.
+//!   Its optimised kernel's time Topt gives the saving Tsav = Torg - Topt; no saving switches off
+//!   too (a workload with nothing to gain, like Black-Scholes).
+//! - Estimate: r' = r0 * Torg / (Ttr + Tsav), clamped to [min_ratio, 1].
+//! - Dynamic adjustment (Figure 8): a failure lowers r by a step; two consecutive successes raise
+//!   it, but only while it has never been lowered; once lowered, two consecutive successes settle
+//!   it for good. A failure at the smallest r first raises s to 5 (overlap copy and transform),
+//!   then switches off.
+
+#include <string>
+
+namespace microsched::pipeline {
+
+//! Arguments of the controller (user-facing).
+struct adaptive_arguments {
+  bool adaptive = true;         //!< false: r = fixed_ratio forever, never switches off
+  double fixed_ratio = 1.0;     //!< r when not adaptive
+  double initial_ratio = 0.1;   //!< r0 for online profiling
+  double ratio_step = 0.1;      //!< rs
+  double min_ratio = 0.05;      //!< below this the transformation is not worth running
+  double min_gain = 0.005;      //!< profiling must save more than min_gain * Torg, else off
+  int initial_segments = 1;     //!< s to start with
+  int raised_segments = 5;      //!< s after the transformation failed at the smallest r
+};
+
+//! Throws std::invalid_argument naming the first bad value.
+void validate(const adaptive_arguments& args);
+
+class adaptive_controller {
+ public:
+  enum class phase { profiling, adjusting, settled, off };
+
+  explicit adaptive_controller(const adaptive_arguments& args = {});
+
+  //! False once the controller switched the transformation off (automatic shut-down).
+  [[nodiscard]] bool enabled() const noexcept { return phase_ != phase::off; }
+  //! r for the next transformation submitted.
+  [[nodiscard]] double ratio() const noexcept { return ratio_; }
+  //! s for the next transformation submitted.
+  [[nodiscard]] int segments() const noexcept { return segments_; }
+  [[nodiscard]] phase state() const noexcept { return phase_; }
+  //! Why it switched off ("" while enabled).
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+  //! A kernel that ran on original data only took `kernel_ms` (Torg; the latest is kept).
+  void original_kernel(double kernel_ms);
+
+  //! The transformation of one chunk ended. `success`: it was ready when its chunk launched, so
+  //! the optimised kernel ran and took `optimised_kernel_ms` (ignored on failure). `ratio`: the r
+  //! that transformation used. `transform_ms`: its time (how long it ran, when abandoned).
+  void transformation(double ratio, bool success, double transform_ms, double optimised_kernel_ms);
+
+  //! Switches off now (e.g. the user function keeps throwing), with the reason.
+  void shut_down(std::string reason);
+
+ private:
+  void fail_at_min();
+  adaptive_arguments args_;
+  phase phase_ = phase::profiling;
+  double ratio_ = 0;
+  int segments_ = 1;
+  double t_org_ = -1;  // latest original kernel time, <0: none yet
+  bool decreased_ = false;
+  int successes_ = 0;
+  std::string reason_;
+};
+
+[[nodiscard]] const char* to_string(adaptive_controller::phase p) noexcept;
+
+}  // namespace microsched::pipeline

@@ -1,0 +1,533 @@
+#pragma once
+//! @file chunk_pipeline.hpp
+//! The CPU-GPU pipeline of zhang2010 §4.1 and zhang2011 §5 (Figure 6). A program launches one
+//! kernel per chunk of data; helper threads transform chunk i+Δ while the GPU runs chunk i, the
+//! main thread copies finished segments asynchronously and, at each launch, runs the optimised
+//! kernel only if that chunk's remap and copy are complete, otherwise the original kernel. It
+//! only ever queries streams and events: it waits for nothing that the original program would
+//! not wait for, and once the adaptive control switches itself off it launches exactly what the
+//! original loop launches.
+//!
+//! The driver is pure C++ over two concepts, so its threading is tested under ThreadSanitizer
+//! with a simulated GPU: a `pipeline_backend` (streams and events; cuda_backend.hpp is the real
+//! one) and a `chunk_program` (the user's transformation, copies and launches).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "microsched/pipeline/adaptive_control.hpp"
+#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/pipeline/statistics.hpp"
+#include "microsched/pipeline/worker_pool.hpp"
+
+namespace microsched::pipeline {
+
+//! One way a program can remap a chunk, with the memory one staging slot costs. A program lists
+//! them in order of preference; the pipeline takes the first that fits the user's memory limit
+//! (zhang2011 §5.4: data reordering first, job swapping when its space is intolerable).
+struct remap_method {
+  std::string name;
+  std::size_t host_bytes_per_slot = 0;    //!< pinned staging
+  std::size_t device_bytes_per_slot = 0;  //!< device copy of the staging
+};
+
+//! User-facing arguments of the pipeline.
+struct pipeline_arguments {
+  int depth = 1;                         //!< Δ: chunks transformed ahead of the GPU
+  int threads_per_chunk = 2;             //!< helper threads working on one chunk
+  std::size_t memory_limit = 512u << 20;  //!< bytes the pipeline may add, host + device
+  int granularity = 32;                  //!< piece boundaries are multiples of this (a warp)
+  std::chrono::microseconds poll_interval{20};  //!< sleep between two stream queries
+  adaptive_arguments control{};
+};
+
+//! Throws std::invalid_argument naming the first bad value.
+inline void validate(const pipeline_arguments& args) {
+  if (args.depth < 1 || args.depth > 64) detail::invalid("depth", args.depth, "must be in 1..64");
+  if (args.threads_per_chunk < 1 || args.threads_per_chunk > 256)
+    detail::invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
+  if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
+  if (args.poll_interval.count() < 0)
+    detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
+  validate(args.control);
+}
+
+//! One piece of a chunk's transformation (helper thread) or one segment's copy (main thread).
+struct transform_job {
+  std::size_t chunk = 0;
+  int slot = 0;                 //!< staging slot the remap goes to
+  int method = 0;               //!< index into the program's methods()
+  std::size_t begin = 0;        //!< element range of this piece or segment
+  std::size_t end = 0;
+  std::size_t transformed = 0;  //!< m: elements [0, m) are remapped, the rest keep their mapping
+  std::size_t elements = 0;     //!< elements of the chunk
+};
+
+//! What a piece's transformation achieved, in the program's own measure (summed per chunk).
+struct transform_outcome {
+  double before = 0;
+  double after = 0;
+};
+
+//! Streams and events, named by small integers so the driver never holds a CUDA type.
+template <class B>
+concept pipeline_backend = requires(B& b, int e, typename B::stream_type s) {
+  typename B::stream_type;
+  { b.compute_stream() } -> std::same_as<typename B::stream_type>;
+  { b.copy_stream() } -> std::same_as<typename B::stream_type>;
+  { b.make_event() } -> std::same_as<int>;
+  b.record(e, s);
+  { b.query(e) } -> std::same_as<bool>;  //!< true once all work before the record is done
+  b.wait(s, e);                          //!< stream s waits for the event (host does not)
+  b.synchronize_event(e);
+  { b.elapsed_ms(e, e) } -> std::convertible_to<double>;
+  b.synchronize();
+};
+
+//! What a user program supplies. transform() runs on helper threads, for disjoint pieces at once;
+//! everything else runs on the thread that called run().
+template <class P, class B>
+concept chunk_program = requires(P& p, const P& cp, const transform_job& job,
+                                 typename B::stream_type s, std::size_t chunk, int n) {
+  { cp.chunk_count() } -> std::convertible_to<std::size_t>;
+  { cp.chunk_elements(chunk) } -> std::convertible_to<std::size_t>;
+  { cp.methods() } -> std::convertible_to<std::vector<remap_method>>;
+  p.prepare(n, n);  //!< (method, slots): allocate staging
+  { p.transform(job) } -> std::same_as<transform_outcome>;
+  p.upload(job, s);           //!< enqueue the copy of [begin, end) of the slot's staging
+  p.launch_original(chunk, s);  //!< what the original program enqueues for this chunk
+  p.launch_optimised(job, s);   //!< the same with the remap in job.slot, job.transformed elements
+};
+
+template <pipeline_backend Backend>
+class chunk_pipeline {
+ public:
+  //! Throws std::invalid_argument for bad arguments.
+  chunk_pipeline(Backend& backend, const pipeline_arguments& args) : backend_(backend), args_(args) {
+    validate(args_);
+  }
+  chunk_pipeline(const chunk_pipeline&) = delete;
+  chunk_pipeline& operator=(const chunk_pipeline&) = delete;
+
+  //! The original loop, unpipelined: every chunk with the original kernel, then synchronize.
+  template <chunk_program<Backend> Program>
+  static void run_original(Backend& backend, Program& program) {
+    const std::size_t n = program.chunk_count();
+    for (std::size_t c = 0; c < n; ++c) program.launch_original(c, backend.compute_stream());
+    backend.synchronize();
+  }
+
+  //! Runs every chunk through the pipeline and returns what happened. Errors of the
+  //! transformation are recorded and the chunk runs the original kernel; errors of the backend
+  //! or of a launch propagate after the helper threads have stopped.
+  template <chunk_program<Backend> Program>
+  const pipeline_statistics& run(Program& program);
+
+  [[nodiscard]] const pipeline_statistics& statistics() const noexcept { return stats_; }
+
+ private:
+  using clock = std::chrono::steady_clock;
+
+  struct chunk_task {
+    std::size_t chunk = 0;
+    int slot = 0;
+    double ratio = 0;
+    std::size_t transformed = 0;
+    std::size_t elements = 0;
+    int segments = 1;
+    int pieces_per_segment = 1;
+    std::vector<std::size_t> bounds;  // (pieces + 1) piece boundaries
+    std::unique_ptr<std::atomic<int>[]> pieces_left;  // per segment
+    std::atomic<int> pieces_finished{0};
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> failed{false};
+    std::atomic<long long> start_ns{0};
+    std::atomic<long long> end_ns{0};
+    std::vector<transform_outcome> outcomes;  // one per piece, written by that piece only
+    std::mutex error_mutex;
+    std::string error;
+    // main thread only
+    int segments_uploaded = 0;
+    bool copy_recorded = false;
+    int copy_event = -1;
+
+    [[nodiscard]] int pieces() const { return segments * pieces_per_segment; }
+    [[nodiscard]] bool all_finished() const {
+      return pieces_finished.load(std::memory_order_acquire) == pieces();
+    }
+    [[nodiscard]] bool segment_ready(int s) const {
+      return pieces_left[s].load(std::memory_order_acquire) == 0;
+    }
+  };
+
+  struct slot_state {
+    std::shared_ptr<chunk_task> task;  // last task that used this slot
+    int released_event = -1;           // compute stream: last optimised kernel reading the slot
+    bool released_recorded = false;
+  };
+
+  struct launch_events {
+    int start = -1;
+    int end = -1;
+  };
+
+  [[nodiscard]] static long long now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now().time_since_epoch())
+        .count();
+  }
+
+  template <class Program>
+  void choose_method(Program& program);
+  template <class Program>
+  void submit(Program& program, std::size_t chunk);
+  template <class Program>
+  void progress_uploads(Program& program, chunk_task& task);
+  void harvest(bool all);
+  [[nodiscard]] double transform_ms(const chunk_task& task) const;
+  void abandon(chunk_task& task) { task.cancel.store(true, std::memory_order_release); }
+  void finish_task_record(std::size_t iteration, chunk_task& task);
+
+  Backend& backend_;
+  pipeline_arguments args_;
+  pipeline_statistics stats_;
+  adaptive_controller control_{};
+  std::unique_ptr<worker_pool> pool_;
+  int method_ = -1;
+  int depth_ = 0;
+  std::vector<slot_state> slots_;
+  std::vector<std::shared_ptr<chunk_task>> tasks_;  // per chunk
+  std::vector<launch_events> ring_;
+  std::size_t harvested_ = 0;  // iterations whose kernel time is known
+  std::size_t launched_ = 0;
+  std::vector<int> copy_events_;  // one per slot, reused
+};
+
+// ---------------------------------------------------------------------------------------------
+// Implementation
+
+template <pipeline_backend Backend>
+template <class Program>
+void chunk_pipeline<Backend>::choose_method(Program& program) {
+  const std::vector<remap_method> methods = program.methods();
+  const int wanted = args_.depth + 1;  // chunk i+Δ is transformed while chunk i's slot is read
+  method_ = -1;
+  for (std::size_t m = 0; m < methods.size(); ++m) {
+    const std::size_t per_slot = methods[m].host_bytes_per_slot + methods[m].device_bytes_per_slot;
+    const std::size_t fit =
+        per_slot == 0 ? static_cast<std::size_t>(wanted) : args_.memory_limit / per_slot;
+    if (fit < 1) continue;
+    method_ = static_cast<int>(m);
+    const int slots = static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(wanted)));
+    depth_ = std::max(1, std::min(args_.depth, slots));
+    stats_.method = methods[m].name;
+    stats_.slots = slots;
+    stats_.depth = depth_;
+    stats_.host_bytes = methods[m].host_bytes_per_slot * static_cast<std::size_t>(slots);
+    stats_.device_bytes = methods[m].device_bytes_per_slot * static_cast<std::size_t>(slots);
+    program.prepare(method_, slots);
+    slots_.assign(static_cast<std::size_t>(slots), slot_state{});
+    copy_events_.clear();
+    for (int s = 0; s < slots; ++s) {
+      copy_events_.push_back(backend_.make_event());
+      slots_[static_cast<std::size_t>(s)].released_event = backend_.make_event();
+    }
+    return;
+  }
+  stats_.method.clear();
+  stats_.slots = 0;
+  stats_.depth = 0;
+}
+
+template <pipeline_backend Backend>
+template <class Program>
+void chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
+  const int slot = static_cast<int>(chunk % slots_.size());
+  slot_state& state = slots_[static_cast<std::size_t>(slot)];
+  if (state.task) {
+    // The slot's host staging may be rewritten only when every piece of the previous task has
+    // returned and its copy has left the host buffer.
+    if (!state.task->all_finished()) return;  // chunk runs the original kernel: slot_busy
+    if (state.task->copy_recorded && !backend_.query(state.task->copy_event)) return;
+  }
+  const std::size_t elements = program.chunk_elements(chunk);
+  const double ratio = control_.ratio();
+  const auto g = static_cast<std::size_t>(args_.granularity);
+  std::size_t m = static_cast<std::size_t>(ratio * static_cast<double>(elements));
+  m = ratio >= 1.0 ? elements : (m / g) * g;
+  if (m == 0) return;
+
+  auto task = std::make_shared<chunk_task>();
+  task->chunk = chunk;
+  task->slot = slot;
+  task->ratio = ratio;
+  task->transformed = m;
+  task->elements = elements;
+  task->copy_event = copy_events_[static_cast<std::size_t>(slot)];
+  const std::size_t units = (m + g - 1) / g;
+  task->segments = static_cast<int>(std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(control_.segments()), units)));
+  task->pieces_per_segment = static_cast<int>(std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(args_.threads_per_chunk),
+                               units / static_cast<std::size_t>(task->segments))));
+  const int pieces = task->pieces();
+  task->bounds.resize(static_cast<std::size_t>(pieces) + 1);
+  for (int p = 0; p <= pieces; ++p)
+    task->bounds[static_cast<std::size_t>(p)] =
+        std::min(m, units * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces) * g);
+  task->bounds.back() = m;
+  task->pieces_left = std::make_unique<std::atomic<int>[]>(static_cast<std::size_t>(task->segments));
+  for (int s = 0; s < task->segments; ++s) task->pieces_left[s].store(task->pieces_per_segment);
+  task->outcomes.assign(static_cast<std::size_t>(pieces), transform_outcome{});
+
+  state.task = task;
+  tasks_[chunk] = task;
+  for (int p = 0; p < pieces; ++p) {
+    pool_->submit([task, p, &program, method = method_] {
+      chunk_task& t = *task;
+      const auto piece = static_cast<std::size_t>(p);
+      if (!t.cancel.load(std::memory_order_acquire)) {
+        long long expected = 0;
+        t.start_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_acq_rel);
+        try {
+          transform_job job{t.chunk, t.slot, method, t.bounds[piece], t.bounds[piece + 1],
+                            t.transformed, t.elements};
+          t.outcomes[piece] = program.transform(job);
+        } catch (const std::exception& e) {
+          const std::lock_guard lock(t.error_mutex);
+          if (t.error.empty()) t.error = e.what();
+          t.failed.store(true, std::memory_order_release);
+          t.cancel.store(true, std::memory_order_release);
+        } catch (...) {
+          const std::lock_guard lock(t.error_mutex);
+          if (t.error.empty()) t.error = "unknown exception in the transformation";
+          t.failed.store(true, std::memory_order_release);
+          t.cancel.store(true, std::memory_order_release);
+        }
+        long long end = now_ns();
+        long long seen = t.end_ns.load(std::memory_order_relaxed);
+        while (seen < end && !t.end_ns.compare_exchange_weak(seen, end, std::memory_order_acq_rel)) {
+        }
+      }
+      t.pieces_left[p / t.pieces_per_segment].fetch_sub(1, std::memory_order_acq_rel);
+      t.pieces_finished.fetch_add(1, std::memory_order_acq_rel);
+    });
+  }
+}
+
+template <pipeline_backend Backend>
+template <class Program>
+void chunk_pipeline<Backend>::progress_uploads(Program& program, chunk_task& task) {
+  if (task.failed.load(std::memory_order_acquire) || task.cancel.load(std::memory_order_acquire))
+    return;
+  slot_state& state = slots_[static_cast<std::size_t>(task.slot)];
+  while (task.segments_uploaded < task.segments && task.segment_ready(task.segments_uploaded)) {
+    if (task.failed.load(std::memory_order_acquire)) return;
+    if (task.segments_uploaded == 0 && state.released_recorded)
+      backend_.wait(backend_.copy_stream(), state.released_event);  // device staging reuse
+    const int s = task.segments_uploaded;
+    const auto first = static_cast<std::size_t>(s * task.pieces_per_segment);
+    const auto last = first + static_cast<std::size_t>(task.pieces_per_segment);
+    transform_job job{task.chunk,        task.slot,         method_,          task.bounds[first],
+                      task.bounds[last], task.transformed, task.elements};
+    program.upload(job, backend_.copy_stream());
+    ++task.segments_uploaded;
+  }
+  if (task.segments_uploaded == task.segments && !task.copy_recorded) {
+    backend_.record(task.copy_event, backend_.copy_stream());
+    task.copy_recorded = true;
+  }
+}
+
+template <pipeline_backend Backend>
+double chunk_pipeline<Backend>::transform_ms(const chunk_task& task) const {
+  const long long start = task.start_ns.load(std::memory_order_acquire);
+  if (start == 0) return 0;
+  const long long end = task.all_finished() ? task.end_ns.load(std::memory_order_acquire) : now_ns();
+  return static_cast<double>(std::max(0LL, end - start)) * 1e-6;
+}
+
+template <pipeline_backend Backend>
+void chunk_pipeline<Backend>::finish_task_record(std::size_t iteration, chunk_task& task) {
+  iteration_record& r = stats_.iterations[iteration];
+  r.ratio = task.ratio;
+  r.segments = task.segments;
+  r.transform_ms = transform_ms(task);
+  if (task.all_finished()) {
+    for (const transform_outcome& o : task.outcomes) {
+      r.metric_before += o.before;
+      r.metric_after += o.after;
+    }
+  }
+  if (task.failed.load(std::memory_order_acquire)) {
+    const std::lock_guard lock(task.error_mutex);
+    r.error = task.error;
+  }
+}
+
+template <pipeline_backend Backend>
+void chunk_pipeline<Backend>::harvest(bool all) {
+  while (harvested_ < launched_) {
+    const std::size_t i = harvested_;
+    launch_events& ev = ring_[i % ring_.size()];
+    if (!backend_.query(ev.end)) {
+      if (!all) return;
+      backend_.synchronize_event(ev.end);
+    }
+    iteration_record& r = stats_.iterations[i];
+    r.kernel_ms = backend_.elapsed_ms(ev.start, ev.end);
+    if (r.optimised) {
+      control_.transformation(r.ratio, true, r.transform_ms, r.kernel_ms);
+    } else {
+      control_.original_kernel(r.kernel_ms);
+      if (r.reason == fallback::not_ready || r.reason == fallback::transform_failed)
+        control_.transformation(r.ratio, false, r.transform_ms, 0);
+    }
+    ++harvested_;
+  }
+}
+
+template <pipeline_backend Backend>
+template <chunk_program<Backend> Program>
+const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
+  const std::size_t n = program.chunk_count();
+  stats_ = pipeline_statistics{};
+  stats_.memory_limit = args_.memory_limit;
+  stats_.iterations.assign(n, iteration_record{});
+  for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
+  control_ = adaptive_controller(args_.control);
+  tasks_.assign(n, nullptr);
+  slots_.clear();
+  harvested_ = 0;
+  launched_ = 0;
+  if (ring_.empty()) {
+    ring_.resize(static_cast<std::size_t>(std::max(64, 4 * args_.depth + 8)));
+    for (launch_events& ev : ring_) {
+      ev.start = backend_.make_event();
+      ev.end = backend_.make_event();
+    }
+  }
+
+  choose_method(program);
+  const bool remap = method_ >= 0;
+  if (remap && !pool_) {
+    const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+    const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores - 1));
+    pool_ = std::make_unique<worker_pool>(helpers);
+  }
+  stats_.helper_threads = pool_ ? pool_->size() : 0;
+
+  // Whatever happens, no helper thread may touch the program after run() returns.
+  struct stop_helpers {
+    chunk_pipeline& self;
+    ~stop_helpers() {
+      for (auto& t : self.tasks_)
+        if (t) self.abandon(*t);
+      for (auto& slot : self.slots_)
+        if (slot.task) self.abandon(*slot.task);
+      if (self.pool_) self.pool_->wait_idle();
+    }
+  } stop{*this};
+
+  if (remap)
+    for (std::size_t c = 1; c <= static_cast<std::size_t>(depth_) && c < n; ++c)
+      submit(program, c);  // warm-up: chunk 0 runs the original kernel
+
+  bool abandoned_all = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    harvest(false);
+    const bool active = remap && control_.enabled();
+    if (remap && !active && !abandoned_all) {
+      for (auto& t : tasks_)
+        if (t) abandon(*t);
+      abandoned_all = true;
+    }
+    if (active && i > 0 && i + static_cast<std::size_t>(depth_) < n)
+      submit(program, i + static_cast<std::size_t>(depth_));
+
+    // Launch chunk i: optimised only if its remap and copy are complete.
+    iteration_record& r = stats_.iterations[i];
+    chunk_task* task = tasks_[i].get();
+    if (task && active) progress_uploads(program, *task);
+    const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
+                       task->copy_recorded && backend_.query(task->copy_event);
+    if (launched_ >= ring_.size() && harvested_ + ring_.size() <= launched_) harvest(true);
+    launch_events& ev = ring_[i % ring_.size()];
+    const auto stream = backend_.compute_stream();
+    backend_.record(ev.start, stream);
+    if (ready) {
+      transform_job job{task->chunk, task->slot, method_, 0, task->transformed, task->transformed,
+                        task->elements};
+      program.launch_optimised(job, stream);
+      slot_state& state = slots_[static_cast<std::size_t>(task->slot)];
+      backend_.record(state.released_event, stream);
+      state.released_recorded = true;
+      r.optimised = true;
+      r.reason = fallback::none;
+    } else {
+      program.launch_original(i, stream);
+      r.optimised = false;
+      if (!remap) {
+        r.reason = fallback::memory_cap;
+      } else if (!control_.enabled()) {
+        r.reason = fallback::controller_off;
+      } else if (task && task->failed.load(std::memory_order_acquire)) {
+        r.reason = fallback::transform_failed;
+      } else if (task) {
+        r.reason = fallback::not_ready;
+      } else if (i > static_cast<std::size_t>(depth_)) {
+        r.reason = fallback::slot_busy;
+      } else {
+        r.reason = fallback::warm_up;
+      }
+    }
+    backend_.record(ev.end, stream);
+    ++launched_;
+    if (task) {
+      if (!ready) abandon(*task);
+      finish_task_record(i, *task);
+    }
+
+    // gs_checkRemap(i+1): while the GPU runs chunk i, copy chunk i+1's finished segments; move on
+    // when its copy is complete or the GPU is done with chunk i, whichever comes first.
+    chunk_task* next = i + 1 < n ? tasks_[i + 1].get() : nullptr;
+    if (next && active && control_.enabled()) {
+      while (true) {
+        progress_uploads(program, *next);
+        if (next->failed.load(std::memory_order_acquire)) break;
+        if (next->copy_recorded && backend_.query(next->copy_event)) break;
+        if (backend_.query(ev.end)) break;
+        if (args_.poll_interval.count() > 0)
+          std::this_thread::sleep_for(args_.poll_interval);
+        else
+          std::this_thread::yield();
+      }
+    }
+    tasks_[i].reset();
+  }
+  backend_.synchronize();
+  harvest(true);
+  stats_.controller_state = to_string(control_.state());
+  stats_.controller_reason = control_.reason();
+  if (pool_) {
+    if (auto error = pool_->take_error()) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        stats_.controller_reason += std::string(" (helper error: ") + e.what() + ")";
+      } catch (...) {
+      }
+    }
+  }
+  return stats_;
+}
+
+}  // namespace microsched::pipeline

@@ -1,0 +1,57 @@
+#pragma once
+//! @file statistics.hpp
+//! What the pipeline did, per iteration, in a form a user can print.
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace microsched::pipeline {
+
+//! Why an iteration ran the original kernel.
+enum class fallback {
+  none,              //!< it ran the optimised kernel
+  warm_up,           //!< no transformation was started for this chunk (first Δ chunks)
+  not_ready,         //!< the transformation or its copy did not finish before the GPU needed it
+  transform_failed,  //!< the transformation (or a user function) threw; see `error`
+  controller_off,    //!< the adaptive control switched the transformation off
+  memory_cap,        //!< no remap method fits the user's memory limit
+  slot_busy,         //!< the staging slot was still held by an abandoned transformation
+};
+
+[[nodiscard]] const char* to_string(fallback f) noexcept;
+
+struct iteration_record {
+  std::size_t iteration = 0;
+  bool optimised = false;
+  fallback reason = fallback::none;
+  double ratio = 0;          //!< r of this chunk's transformation (0: none)
+  int segments = 0;          //!< s of this chunk's transformation
+  double transform_ms = -1;  //!< helper-thread wall time of this chunk's transformation
+  double kernel_ms = -1;     //!< GPU time of this iteration (events), -1 until known
+  double metric_before = 0;  //!< e.g. warp trip cost or memory transactions, original mapping
+  double metric_after = 0;   //!< the same after the remap (the part transformed)
+  std::string error;         //!< what the transformation threw
+};
+
+struct pipeline_statistics {
+  std::string method;                 //!< remap method chosen ("" when none fits)
+  std::size_t host_bytes = 0;         //!< host memory the pipeline added (pinned staging)
+  std::size_t device_bytes = 0;       //!< device memory the pipeline added
+  std::size_t memory_limit = 0;       //!< the user's cap
+  int slots = 0;                      //!< staging slots (chunks in flight)
+  int depth = 0;                      //!< Δ actually used
+  int helper_threads = 0;
+  std::string controller_state;       //!< final phase of the adaptive control
+  std::string controller_reason;      //!< why it switched off
+  std::vector<iteration_record> iterations;
+
+  [[nodiscard]] std::size_t optimised_count() const;
+  //! One line: method, memory, slots, optimised/total, controller state.
+  [[nodiscard]] std::string summary() const;
+  //! The summary and a table with one row per iteration.
+  void print(std::ostream& out) const;
+};
+
+}  // namespace microsched::pipeline

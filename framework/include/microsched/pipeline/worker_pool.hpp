@@ -1,0 +1,47 @@
+#pragma once
+//! @file worker_pool.hpp
+//! Helper CPU threads of the pipeline (zhang2010's cpuThreadControl): a fixed set of threads
+//! reused for every transformation. Pure host code (no CUDA), so it runs under ThreadSanitizer.
+//! Tasks report their own errors; an exception that escapes a task is captured here, never lost
+//! and never fatal, and handed to the owner by take_error().
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace microsched::pipeline {
+
+class worker_pool {
+ public:
+  //! Starts `threads` helper threads. Throws std::invalid_argument for threads < 1.
+  explicit worker_pool(int threads);
+  //! Discards queued tasks, lets running ones finish and joins every thread.
+  ~worker_pool();
+  worker_pool(const worker_pool&) = delete;
+  worker_pool& operator=(const worker_pool&) = delete;
+
+  //! Queues a task; some helper thread runs it.
+  void submit(std::function<void()> task);
+  //! Blocks until the queue is empty and no task runs (tests and shutdown paths only).
+  void wait_idle();
+  //! The first exception that escaped a task since the last call, or null.
+  [[nodiscard]] std::exception_ptr take_error();
+  [[nodiscard]] int size() const noexcept { return static_cast<int>(threads_.size()); }
+
+ private:
+  void run();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  std::deque<std::function<void()>> queue_;
+  int running_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace microsched::pipeline

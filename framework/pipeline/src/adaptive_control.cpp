@@ -1,0 +1,110 @@
+#include "microsched/pipeline/adaptive_control.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "microsched/pipeline/detail/invalid.hpp"
+
+namespace microsched::pipeline {
+
+void validate(const adaptive_arguments& args) {
+  if (!(args.fixed_ratio > 0 && args.fixed_ratio <= 1))
+    detail::invalid("fixed_ratio", args.fixed_ratio, "must be in (0, 1]");
+  if (!(args.min_ratio > 0 && args.min_ratio <= 1))
+    detail::invalid("min_ratio", args.min_ratio, "must be in (0, 1]");
+  if (!(args.initial_ratio >= args.min_ratio && args.initial_ratio <= 1))
+    detail::invalid("initial_ratio", args.initial_ratio, "must be in [min_ratio, 1]");
+  if (!(args.ratio_step > 0 && args.ratio_step <= 1))
+    detail::invalid("ratio_step", args.ratio_step, "must be in (0, 1]");
+  if (!(args.min_gain >= 0)) detail::invalid("min_gain", args.min_gain, "must be >= 0");
+  if (args.initial_segments < 1) detail::invalid("initial_segments", args.initial_segments, "must be >= 1");
+  if (args.raised_segments < 1) detail::invalid("raised_segments", args.raised_segments, "must be >= 1");
+}
+
+adaptive_controller::adaptive_controller(const adaptive_arguments& args) : args_(args) {
+  validate(args_);
+  segments_ = args_.initial_segments;
+  if (args_.adaptive) {
+    ratio_ = args_.initial_ratio;
+  } else {
+    ratio_ = args_.fixed_ratio;
+    phase_ = phase::settled;
+  }
+}
+
+void adaptive_controller::original_kernel(double kernel_ms) {
+  if (kernel_ms > 0) t_org_ = kernel_ms;
+}
+
+void adaptive_controller::shut_down(std::string reason) {
+  phase_ = phase::off;
+  reason_ = std::move(reason);
+}
+
+void adaptive_controller::fail_at_min() {
+  if (segments_ < args_.raised_segments) {
+    segments_ = args_.raised_segments;  // overlap copy and transformation, then try again
+    ratio_ = args_.min_ratio;
+    successes_ = 0;
+    return;
+  }
+  shut_down("transformation slower than the kernel even at the smallest ratio");
+}
+
+void adaptive_controller::transformation(double ratio, bool success, double transform_ms,
+                                         double optimised_kernel_ms) {
+  if (!args_.adaptive || phase_ == phase::off || phase_ == phase::settled) return;
+  if (phase_ == phase::profiling) {
+    if (!success) {
+      std::ostringstream why;
+      why << "profiling: transformation (" << transform_ms << " ms at r=" << ratio
+          << ") did not finish within the kernel (" << t_org_ << " ms)";
+      shut_down(why.str());
+      return;
+    }
+    if (t_org_ <= 0) return;  // no original timing yet: profile the next one
+    const double t_sav = t_org_ - optimised_kernel_ms;
+    if (t_sav <= args_.min_gain * t_org_) {
+      std::ostringstream why;
+      why << "profiling: no gain (original " << t_org_ << " ms, optimised at r=" << ratio << " "
+          << optimised_kernel_ms << " ms)";
+      shut_down(why.str());
+      return;
+    }
+    const double estimate = ratio * t_org_ / (std::max(0.0, transform_ms) + t_sav);
+    ratio_ = std::clamp(estimate, args_.min_ratio, 1.0);
+    phase_ = phase::adjusting;
+    successes_ = 0;
+    return;
+  }
+  // Dynamic adjustment (zhang2011 Figure 8).
+  if (!success) {
+    successes_ = 0;
+    decreased_ = true;
+    if (ratio_ <= args_.min_ratio + 1e-12) {
+      fail_at_min();
+      return;
+    }
+    ratio_ = std::max(args_.min_ratio, ratio_ - args_.ratio_step);
+    return;
+  }
+  if (++successes_ < 2) return;
+  successes_ = 0;
+  if (decreased_ || ratio_ >= 1.0) {
+    phase_ = phase::settled;
+    return;
+  }
+  ratio_ = std::min(1.0, ratio_ + args_.ratio_step);
+}
+
+const char* to_string(adaptive_controller::phase p) noexcept {
+  switch (p) {
+    case adaptive_controller::phase::profiling: return "profiling";
+    case adaptive_controller::phase::adjusting: return "adjusting";
+    case adaptive_controller::phase::settled: return "settled";
+    case adaptive_controller::phase::off: return "off";
+  }
+  return "?";
+}
+
+}  // namespace microsched::pipeline

@@ -1,0 +1,243 @@
+// The pipeline driver on a simulated GPU: results equal the original loop whatever happens to
+// the transformations (ready, late, throwing, switched off, over the memory cap). Also built with
+// -fsanitize=thread (test_pipeline_tsan) to check the helper-thread handoffs.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "fake_backend.hpp"
+#include "microsched/pipeline/chunk_pipeline.hpp"
+#include "microsched/pipeline/permutation.hpp"
+#include "microsched/pipeline/regroup.hpp"
+
+using namespace microsched::pipeline;
+using testing::fake_backend;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::uint64_t poison = 0xDEADBEEFDEADBEEFull;
+
+std::uint64_t element_result(std::uint32_t key, std::size_t element) {
+  return std::uint64_t{key} * 2654435761u + element;
+}
+
+//! A chunk program whose "kernel" writes each element's result through the remap, like the
+//! redirected kernels of the workloads (out[D[t]] = f(in[D[t]])).
+struct fake_program {
+  using stream = fake_backend::stream_type;
+  std::size_t chunks = 12;
+  std::size_t n = 4096;
+  std::chrono::microseconds kernel_time{3000};
+  std::chrono::microseconds optimised_kernel_time{1500};
+  std::chrono::microseconds transform_time{200};
+  std::function<void(const transform_job&)> hook;  // may throw
+  std::vector<std::vector<std::uint32_t>> input;
+  std::vector<std::uint64_t> output;
+  std::vector<std::vector<index_t>> staging, device;
+  std::atomic<int> prepared_slots{0};
+
+  fake_program() {
+    std::mt19937 rng(7);
+    input.assign(chunks, std::vector<std::uint32_t>(n));
+    for (auto& c : input)
+      for (auto& v : c) v = rng() % 5;
+    output.assign(chunks * n, poison);
+  }
+  [[nodiscard]] std::size_t chunk_count() const { return chunks; }
+  [[nodiscard]] std::size_t chunk_elements(std::size_t) const { return n; }
+  [[nodiscard]] std::vector<remap_method> methods() const {
+    return {{"regroup", n * sizeof(index_t), n * sizeof(index_t)}};
+  }
+  void prepare(int, int slots) {
+    staging.assign(static_cast<std::size_t>(slots), std::vector<index_t>(n));
+    device.assign(static_cast<std::size_t>(slots), std::vector<index_t>(n));
+    prepared_slots = slots;
+  }
+  transform_outcome transform(const transform_job& job) {
+    if (hook) hook(job);
+    std::this_thread::sleep_for(transform_time);
+    std::span<const std::uint32_t> keys(input[job.chunk].data() + job.begin, job.end - job.begin);
+    const std::vector<index_t> source = regroup(keys);
+    auto& out = staging[static_cast<std::size_t>(job.slot)];
+    for (std::size_t k = 0; k < source.size(); ++k)
+      out[job.begin + k] = static_cast<index_t>(job.begin + source[k]);
+    return {double(pure_warps(keys, identity(keys.size()))), double(pure_warps(keys, source))};
+  }
+  void upload(const transform_job& job, stream s) {
+    s->enqueue([this, job] {
+      const auto slot = static_cast<std::size_t>(job.slot);
+      for (std::size_t t = job.begin; t < job.end; ++t) device[slot][t] = staging[slot][t];
+    });
+  }
+  void launch_original(std::size_t c, stream s) {
+    s->enqueue([this, c] {
+      std::this_thread::sleep_for(kernel_time);
+      for (std::size_t t = 0; t < n; ++t) output[c * n + t] = element_result(input[c][t], t);
+    });
+  }
+  void launch_optimised(const transform_job& job, stream s) {
+    s->enqueue([this, job] {
+      std::this_thread::sleep_for(optimised_kernel_time);
+      const auto& map = device[static_cast<std::size_t>(job.slot)];
+      for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t e = t < job.transformed ? map[t] : t;
+        output[job.chunk * n + e] = element_result(input[job.chunk][e], e);
+      }
+    });
+  }
+  [[nodiscard]] bool results_correct() const {
+    for (std::size_t c = 0; c < chunks; ++c)
+      for (std::size_t t = 0; t < n; ++t)
+        if (output[c * n + t] != element_result(input[c][t], t)) return false;
+    return true;
+  }
+};
+
+static_assert(chunk_program<fake_program, fake_backend>);
+static_assert(pipeline_backend<fake_backend>);
+
+pipeline_arguments fixed(double ratio) {
+  pipeline_arguments args;
+  args.depth = 2;
+  args.threads_per_chunk = 2;
+  args.control.adaptive = false;
+  args.control.fixed_ratio = ratio;
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: ready remaps run the optimised kernel and results equal the original") {
+  fake_backend backend;
+  fake_program program;
+  chunk_pipeline pipe(backend, fixed(1.0));
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.method == "regroup");
+  CHECK(stats.slots == 3);
+  CHECK(stats.host_bytes == 3 * program.n * sizeof(index_t));
+  CHECK(stats.iterations[0].reason == fallback::warm_up);
+  CHECK(stats.optimised_count() >= program.chunks - 3);
+  for (const auto& r : stats.iterations) {
+    CHECK(r.kernel_ms >= 0);
+    if (r.optimised) CHECK(r.metric_after >= r.metric_before);
+  }
+}
+
+TEST_CASE("pipeline: a partial ratio remaps a prefix and the rest keeps its mapping") {
+  fake_backend backend;
+  fake_program program;
+  chunk_pipeline pipe(backend, fixed(0.5));
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.optimised_count() >= 1);
+}
+
+TEST_CASE("pipeline: a transformation that throws leaves the original kernel and reports it") {
+  fake_backend backend;
+  fake_program program;
+  program.hook = [](const transform_job& job) {
+    if (job.chunk == 3) throw std::runtime_error("user key function failed on chunk 3");
+  };
+  chunk_pipeline pipe(backend, fixed(1.0));
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK_FALSE(stats.iterations[3].optimised);
+  CHECK(stats.iterations[3].reason == fallback::transform_failed);
+  CHECK(stats.iterations[3].error.find("chunk 3") != std::string::npos);
+  CHECK(stats.iterations[4].optimised);
+}
+
+TEST_CASE("pipeline: over the memory cap nothing is remapped and the statistics say so") {
+  fake_backend backend;
+  fake_program program;
+  auto args = fixed(1.0);
+  args.memory_limit = program.n;  // less than one slot
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.method.empty());
+  CHECK(stats.optimised_count() == 0);
+  CHECK(stats.iterations[5].reason == fallback::memory_cap);
+  CHECK(stats.summary().find("memory cap") != std::string::npos);
+}
+
+TEST_CASE("pipeline: a cap that fits one slot shrinks the depth instead") {
+  fake_backend backend;
+  fake_program program;
+  auto args = fixed(1.0);
+  args.memory_limit = 2 * program.n * sizeof(index_t) + 1;  // exactly one slot
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.slots == 1);
+  CHECK(stats.depth == 1);
+  CHECK(stats.optimised_count() >= 1);
+}
+
+TEST_CASE("pipeline: adaptive control switches off when the optimised kernel saves nothing") {
+  fake_backend backend;
+  fake_program program;
+  program.optimised_kernel_time = program.kernel_time + 500us;
+  pipeline_arguments args;
+  args.depth = 1;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.controller_state == std::string("off"));
+  CHECK(stats.controller_reason.find("no gain") != std::string::npos);
+  CHECK(stats.iterations.back().reason == fallback::controller_off);
+  CHECK(stats.optimised_count() <= 2);
+}
+
+TEST_CASE("pipeline: adaptive control switches off when the transformation cannot keep up") {
+  fake_backend backend;
+  fake_program program;
+  program.kernel_time = 500us;
+  program.transform_time = 20ms;
+  pipeline_arguments args;
+  args.depth = 1;
+  args.threads_per_chunk = 1;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.controller_state == std::string("off"));
+  CHECK(stats.optimised_count() == 0);
+}
+
+TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
+  fake_backend backend;
+  fake_program program;
+  program.chunks = 16;
+  program.input.resize(program.chunks, program.input[0]);
+  program.output.assign(program.chunks * program.n, poison);
+  pipeline_arguments args;
+  args.depth = 1;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.controller_state != std::string("off"));
+  CHECK(stats.optimised_count() >= program.chunks / 2);
+  CHECK(stats.iterations.back().ratio > args.control.initial_ratio);
+}
+
+TEST_CASE("pipeline arguments are validated by name") {
+  fake_backend backend;
+  pipeline_arguments args;
+  args.depth = 0;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("depth"), std::invalid_argument);
+  args = {};
+  args.threads_per_chunk = 0;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("threads_per_chunk"), std::invalid_argument);
+  args = {};
+  args.control.initial_ratio = 2;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("initial_ratio"), std::invalid_argument);
+}
