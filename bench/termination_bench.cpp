@@ -25,7 +25,7 @@ std::vector<schedule_arguments> candidates() {
   std::vector<schedule_arguments> list;
   for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4), fetch_control::ballot(8),
                            fetch_control::ballot(16)}) {
-    for (int deferral : {4, 16}) {
+    for (int deferral : {16, 64}) {
       schedule_arguments a;
       a.strategy = pool_strategy::hybrid;
       a.fetch = fetch;

@@ -90,7 +90,8 @@ void run_side_by_side(benchmark::State& state, const launch_fn& original, const 
 struct micro_data {
   device_array<float> operand{static_cast<std::size_t>(micro_n)};
   device_array<float> out{static_cast<std::size_t>(micro_n)};
-  std::map<std::tuple<int, int, path_distribution>, std::unique_ptr<device_array<std::uint8_t>>> paths;
+  std::map<std::tuple<int, int, path_distribution>, std::unique_ptr<device_array<std::uint8_t>>>
+      paths;
 
   micro_data() {
     std::mt19937 rng(1);
@@ -101,7 +102,9 @@ struct micro_data {
   }
   const std::uint8_t* path(int p, int block, path_distribution d) {
     auto& slot = paths[{p, block, d}];
-    if (!slot) slot = std::make_unique<device_array<std::uint8_t>>(make_paths(micro_n, p, block, d, 77u + p));
+    if (!slot)
+      slot =
+          std::make_unique<device_array<std::uint8_t>>(make_paths(micro_n, p, block, d, 77u + p));
     return slot->get();
   }
 };
@@ -139,7 +142,8 @@ void bm_chi_square(benchmark::State& state, remap_variant variant) {
   }();
   static device_array<float> d_a(inputs.first), d_x(inputs.second), d_q(realistic_n);
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_q.get(), realistic_n, c, s);
+    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_q.get(), realistic_n,
+                              c, s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
     launch_chi_square_pvalues(variant, d_a.get(), d_x.get(), d_q.get(), realistic_n, c, s);

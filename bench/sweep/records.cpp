@@ -23,6 +23,29 @@ point_status parse_point_status(const std::string& text) {
   throw std::invalid_argument("status '" + text + "': expected ok, skipped or check_failed");
 }
 
+bool same_timing(const timing_stats& a, const timing_stats& b) {
+  return a.median_ms == b.median_ms && a.min_ms == b.min_ms && a.max_ms == b.max_ms &&
+         a.repetitions == b.repetitions;
+}
+
+bool operator==(const sweep_header& a, const sweep_header& b) {
+  return a.workload == b.workload && a.gpu == b.gpu && a.timing.warmup == b.timing.warmup &&
+         a.timing.repetitions == b.timing.repetitions && a.started == b.started;
+}
+
+bool operator==(const baseline_record& a, const baseline_record& b) {
+  return a.scenario == b.scenario && a.options == b.options && a.describe == b.describe &&
+         a.tasks == b.tasks && a.total_steps == b.total_steps && same_timing(a.vanilla, b.vanilla) &&
+         same_timing(a.persistent, b.persistent) && same_timing(a.floor, b.floor);
+}
+
+bool operator==(const point_record& a, const point_record& b) {
+  return a.scenario == b.scenario && a.schedule == b.schedule && a.status == b.status &&
+         a.reason == b.reason && same_timing(a.time, b.time) && a.check_passed == b.check_passed &&
+         a.check_tasks == b.check_tasks && a.missing == b.missing && a.duplicated == b.duplicated &&
+         a.mismatched == b.mismatched;
+}
+
 json to_json(const sweep_header& h) {
   return {{"type", "header"},
           {"format", "microsched-sweep"},

@@ -17,9 +17,10 @@ struct sweep_header {
   std::string gpu;        //!< device name; a journal is resumed only on the same GPU
   timing_options timing;  //!< a journal is resumed only with the same warm-up and repetitions
   std::string started;    //!< UTC time the sweep began, ISO 8601
-
-  friend bool operator==(const sweep_header&, const sweep_header&) = default;
 };
+
+//! Field-by-field equality (timing_stats and timing_options have none of their own).
+[[nodiscard]] bool same_timing(const timing_stats& a, const timing_stats& b);
 
 //! The three references of one scenario, timed once in the same run as its points.
 struct baseline_record {
@@ -31,8 +32,6 @@ struct baseline_record {
   timing_stats vanilla;
   timing_stats persistent;  //!< warp-granular persistent threads
   timing_stats floor;       //!< uniform-work floor: the same steps without divergence
-
-  friend bool operator==(const baseline_record&, const baseline_record&) = default;
 };
 
 enum class point_status {
@@ -55,9 +54,11 @@ struct point_record {
   std::uint64_t missing = 0;
   std::uint64_t duplicated = 0;
   std::uint64_t mismatched = 0;
-
-  friend bool operator==(const point_record&, const point_record&) = default;
 };
+
+[[nodiscard]] bool operator==(const sweep_header& a, const sweep_header& b);
+[[nodiscard]] bool operator==(const baseline_record& a, const baseline_record& b);
+[[nodiscard]] bool operator==(const point_record& a, const point_record& b);
 
 [[nodiscard]] nlohmann::json to_json(const sweep_header& header);
 [[nodiscard]] nlohmann::json to_json(const timing_stats& stats);

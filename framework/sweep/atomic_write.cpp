@@ -1,6 +1,7 @@
 #include "microsched/tuning/atomic_write.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>

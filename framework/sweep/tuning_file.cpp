@@ -142,11 +142,12 @@ std::optional<std::filesystem::path> tuning_file_path(const std::filesystem::pat
 
 std::optional<schedule_arguments> find_tuned_schedule(const std::string& workload,
                                                       const std::string& scenario,
-                                                      const std::filesystem::path& file) {
+                                                      const std::filesystem::path& file,
+                                                      const std::string& gpu) {
   const auto path = tuning_file_path(file);
   if (!path || !std::filesystem::exists(*path)) return std::nullopt;
   const tuning_table table = tuning_table::load(*path);
-  const auto entry = table.find(current_device().name, workload, scenario);
+  const auto entry = table.find(gpu.empty() ? current_device().name : gpu, workload, scenario);
   if (!entry) return std::nullopt;
   return entry->schedule;
 }

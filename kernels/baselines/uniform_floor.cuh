@@ -15,13 +15,18 @@ namespace microsched::baselines {
 
 template <task_program Program>
 __global__ void uniform_floor_kernel(const Program program, const task_id num_tasks,
-                                     const unsigned long long steps_per_task) {
+                                     const unsigned long long steps_per_task,
+                                     typename Program::context* sink) {
   const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;
   for (task_id t = static_cast<task_id>(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tasks;
        t += stride) {
     auto context = program.begin(t);
     for (unsigned long long s = 0; s < steps_per_task; ++s) (void)program.step(context);
     program.end(t, context);
+    // end() may read only part of the context (Julia writes just the count); without this store,
+    // which never runs (sink is null) but cannot be proven dead, the compiler would drop the
+    // rest of the step's arithmetic and the floor would measure nothing.
+    if (sink != nullptr) *sink = context;
   }
 }
 
@@ -30,7 +35,7 @@ void run_uniform_floor(const Program& program, task_id num_tasks,
                        unsigned long long steps_per_task, cudaStream_t stream) {
   if (num_tasks == 0) return;
   uniform_floor_kernel<Program><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
-      program, num_tasks, steps_per_task);
+      program, num_tasks, steps_per_task, nullptr);
   MICROSCHED_CHECK_LAUNCH("uniform_floor_kernel");
 }
 

@@ -10,8 +10,9 @@
 
 namespace microsched::kernels {
 
-//! Where the view sits for an offset in [0, 2]: 0 shows the whole set (strongly divergent), 1 a
-//! window half inside the set, 2 a window wholly inside it (every pixel runs to the crunch).
+//! Where the view sits for an offset in [0, 2]: 0 shows the whole set (strongly divergent), 2 a
+//! window wholly inside the Siegel disk around the fixed point (every pixel runs to the crunch: a
+//! black box), 1 halfway between.
 template <class T>
 struct julia_view {
   T center_x = 0;
@@ -21,13 +22,20 @@ struct julia_view {
   int height = 0;
 };
 
+//! c = -0.391 - 0.587i: its filled Julia set holds a Siegel disk (orbits rotate forever, never
+//! escape) whose centre is the fixed point below; outside it, escape times vary sharply.
+inline constexpr double julia_cx = -0.391;
+inline constexpr double julia_cy = -0.587;
+inline constexpr double julia_fixed_x = -0.36889;
+inline constexpr double julia_fixed_y = -0.33780;
+
 template <class T>
 [[nodiscard]] julia_view<T> make_julia_view(int width, int height, double offset) {
-  // Side of the window in plane units: 3.2 covers the whole set, 0.1 around 0 lies in the basin
-  // of the attracting cycle {0, c}. The offset interpolates between the two.
-  const double side = 3.2 + (0.1 - 3.2) * (offset / 2.0);
+  const double t = offset / 2.0;
+  const double side = 3.2 + (0.1 - 3.2) * t;  // 3.2 covers the whole set; 0.1 fits in the disk
   const int longest = width > height ? width : height;
-  return {T(0), T(0), static_cast<T>(side / longest), width, height};
+  return {static_cast<T>(julia_fixed_x * t), static_cast<T>(julia_fixed_y * t),
+          static_cast<T>(side / longest), width, height};
 }
 
 template <class T>
@@ -39,8 +47,8 @@ struct julia_program {
   };
 
   julia_view<T> view{};
-  T cx = T(-1.0);  //!< c = -1 + 0.1i: a fat basilica whose interior surrounds 0
-  T cy = T(0.1);
+  T cx = T(julia_cx);
+  T cy = T(julia_cy);
   std::uint32_t crunch = 4096;     //!< maximum iterations
   std::uint32_t* out = nullptr;    //!< iterations per pixel, row-major
 

@@ -2,6 +2,10 @@
 //! @file montecarlo_program.cuh
 //! Termination divergence (frey2012 §5.1): each step draws a uniform random number and the task
 //! ends when it falls below the kill probability, so task lengths are geometric with mean 1/p.
+//! A step draws one Philox block of four numbers (curand_uniform4) and consumes them in order,
+//! stopping at the first below the kill probability: one call per four draws keeps every lane
+//! on the same path through cuRAND, where single draws branch on a per-lane phase that the
+//! scheduler would misalign. Counts and sums are exactly those of one draw per step.
 //! Philox is counter-based: task t's stream depends only on (seed, t), never on which lane or
 //! warp runs it, so every schedule reproduces vanilla's results exactly (the paper used Sobol32).
 
@@ -22,7 +26,7 @@ struct montecarlo_program {
 
   float kill_probability = 0.01f;
   unsigned long long seed = 1234;
-  std::uint32_t* steps_out = nullptr;  //!< steps per task
+  std::uint32_t* steps_out = nullptr;  //!< draws per task
   std::uint32_t* sum_out = nullptr;    //!< bits of the float sum of draws per task
 
   __device__ context begin(task_id t) const {
@@ -32,10 +36,20 @@ struct montecarlo_program {
   }
 
   __device__ bool step(context& c) const {
-    const float u = curand_uniform(&c.rng);
-    ++c.steps;
-    c.sum += u;
-    return u < kill_probability;
+    const float4 u = curand_uniform4(&c.rng);
+    bool killed = false;
+    const auto consume = [&](float draw) {
+      if (!killed) {
+        ++c.steps;
+        c.sum += draw;
+        killed = draw < kill_probability;
+      }
+    };
+    consume(u.x);
+    consume(u.y);
+    consume(u.z);
+    consume(u.w);
+    return killed;
   }
 
   __device__ void end(task_id t, const context& c) const {

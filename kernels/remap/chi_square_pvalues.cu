@@ -98,9 +98,11 @@ void launch(const float* a, const float* x, float* q, int n, remap::cfe_totals* 
   const int blocks = (n + realistic_block_threads - 1) / realistic_block_threads;
   if (blocks == 0) return;
   if (cfe != nullptr) {
-    chi_square_kernel<Variant, true><<<blocks, realistic_block_threads, 0, stream>>>(a, x, q, n, cfe);
+    chi_square_kernel<Variant, true>
+        <<<blocks, realistic_block_threads, 0, stream>>>(a, x, q, n, cfe);
   } else {
-    chi_square_kernel<Variant, false><<<blocks, realistic_block_threads, 0, stream>>>(a, x, q, n, cfe);
+    chi_square_kernel<Variant, false>
+        <<<blocks, realistic_block_threads, 0, stream>>>(a, x, q, n, cfe);
   }
   MICROSCHED_CHECK_LAUNCH("chi_square_kernel");
 }
@@ -111,7 +113,8 @@ void launch_chi_square_pvalues(remap_variant variant, const float* a, const floa
                                int n, remap::cfe_totals* cfe, cudaStream_t stream) {
   if (n < 0) throw_invalid("n", n, "must be >= 0");
   switch (variant) {
-    case remap_variant::original: return launch<remap_variant::original>(a, x, q, n, cfe, stream);
+    case remap_variant::original:
+      return launch<remap_variant::original>(a, x, q, n, cfe, stream);
     case remap_variant::head_or_tail:
       return launch<remap_variant::head_or_tail>(a, x, q, n, cfe, stream);
     case remap_variant::head_or_tail16:

@@ -29,15 +29,18 @@ class device_array {
   [[nodiscard]] std::size_t size() const { return size_; }
 
   void upload(const std::vector<T>& host) {
-    if (host.size() != size_) throw_invalid("host.size()", host.size(), "must match the device array");
+    if (host.size() != size_)
+      throw_invalid("host.size()", host.size(), "must match the device array");
     if (size_ > 0) {
-      MICROSCHED_CUDA_TRY(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice));
+      MICROSCHED_CUDA_TRY(
+          cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice));
     }
   }
   [[nodiscard]] std::vector<T> download() const {
     std::vector<T> host(size_);
     if (size_ > 0) {
-      MICROSCHED_CUDA_TRY(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost));
+      MICROSCHED_CUDA_TRY(
+          cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost));
     }
     return host;
   }

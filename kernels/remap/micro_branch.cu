@@ -1,10 +1,9 @@
-#include "remap/micro_branch.hpp"
-
 #include <cooperative_groups.h>
 
 #include <string>
 
 #include "microsched/error.hpp"
+#include "remap/micro_branch.hpp"
 #include "remap/remapped_prologue.cuh"
 
 namespace microsched::remap_kernels {
@@ -53,10 +52,14 @@ __device__ __forceinline__ float branch(unsigned path, float x, int work, Counte
   }
 }
 
-constexpr int levels_of(int paths) { return paths == 2 ? 1 : paths == 4 ? 2 : 3; }
+constexpr int levels_of(int paths) {
+  return paths == 2 ? 1 : paths == 4 ? 2 : 3;
+}
 
 //! Computed before the branch; the remapped kernels carry it to the new owner of the data.
-__device__ __forceinline__ float prologue(float v) { return fmaf(v, 0.5f, 0.25f); }
+__device__ __forceinline__ float prologue(float v) {
+  return fmaf(v, 0.5f, 0.25f);
+}
 
 template <int Paths, int BlockThreads, remap_variant Variant, int Neighbouring, bool Count>
 __global__ void __launch_bounds__(BlockThreads)
@@ -111,22 +114,14 @@ constexpr auto dgi = remap_variant::data_group_index;
 
 // The compiled configurations (neighbouring is ignored by the original and HoT: listed as 16).
 constexpr entry table[] = {
-    {2, 256, 16, orig, launch<2, 256, orig, 16>},
-    {2, 256, 16, hot, launch<2, 256, hot, 16>},
-    {2, 256, 16, hot16, launch<2, 256, hot16, 16>},
-    {2, 256, 16, dgi, launch<2, 256, dgi, 16>},
-    {2, 1024, 16, orig, launch<2, 1024, orig, 16>},
-    {2, 1024, 16, hot, launch<2, 1024, hot, 16>},
-    {2, 1024, 16, hot16, launch<2, 1024, hot16, 16>},
-    {2, 1024, 16, dgi, launch<2, 1024, dgi, 16>},
-    {4, 256, 16, orig, launch<4, 256, orig, 16>},
-    {4, 256, 4, dgi, launch<4, 256, dgi, 4>},
-    {4, 256, 16, dgi, launch<4, 256, dgi, 16>},
-    {4, 256, 64, dgi, launch<4, 256, dgi, 64>},
-    {4, 1024, 16, orig, launch<4, 1024, orig, 16>},
-    {4, 1024, 16, dgi, launch<4, 1024, dgi, 16>},
-    {8, 256, 16, orig, launch<8, 256, orig, 16>},
-    {8, 256, 16, dgi, launch<8, 256, dgi, 16>},
+    {2, 256, 16, orig, launch<2, 256, orig, 16>},     {2, 256, 16, hot, launch<2, 256, hot, 16>},
+    {2, 256, 16, hot16, launch<2, 256, hot16, 16>},   {2, 256, 16, dgi, launch<2, 256, dgi, 16>},
+    {2, 1024, 16, orig, launch<2, 1024, orig, 16>},   {2, 1024, 16, hot, launch<2, 1024, hot, 16>},
+    {2, 1024, 16, hot16, launch<2, 1024, hot16, 16>}, {2, 1024, 16, dgi, launch<2, 1024, dgi, 16>},
+    {4, 256, 16, orig, launch<4, 256, orig, 16>},     {4, 256, 4, dgi, launch<4, 256, dgi, 4>},
+    {4, 256, 16, dgi, launch<4, 256, dgi, 16>},       {4, 256, 64, dgi, launch<4, 256, dgi, 64>},
+    {4, 1024, 16, orig, launch<4, 1024, orig, 16>},   {4, 1024, 16, dgi, launch<4, 1024, dgi, 16>},
+    {8, 256, 16, orig, launch<8, 256, orig, 16>},     {8, 256, 16, dgi, launch<8, 256, dgi, 16>},
 };
 
 const entry* find(const micro_config& c) {
@@ -142,20 +137,21 @@ const entry* find(const micro_config& c) {
 
 }  // namespace
 
-bool micro_supported(const micro_config& config) { return find(config) != nullptr; }
+bool micro_supported(const micro_config& config) {
+  return find(config) != nullptr;
+}
 
-void launch_micro_branch(const micro_config& config, const float* operand,
-                         const std::uint8_t* path, float* out, int n, remap::cfe_totals* cfe,
-                         cudaStream_t stream) {
+void launch_micro_branch(const micro_config& config, const float* operand, const std::uint8_t* path,
+                         float* out, int n, remap::cfe_totals* cfe, cudaStream_t stream) {
   if (n < 0) throw_invalid("n", n, "must be >= 0");
   if (config.work < 0) throw_invalid("work", config.work, "must be >= 0");
   const entry* e = find(config);
   if (e == nullptr) {
-    throw std::invalid_argument(
-        "micro_branch: paths = " + std::to_string(config.paths) +
-        ", block_threads = " + std::to_string(config.block_threads) +
-        ", neighbouring = " + std::to_string(config.neighbouring) + ", variant = " +
-        variant_name(config.variant) + ": not compiled (see micro_branch.cu's table)");
+    throw std::invalid_argument("micro_branch: paths = " + std::to_string(config.paths) +
+                                ", block_threads = " + std::to_string(config.block_threads) +
+                                ", neighbouring = " + std::to_string(config.neighbouring) +
+                                ", variant = " + variant_name(config.variant) +
+                                ": not compiled (see micro_branch.cu's table)");
   }
   e->fn(operand, path, out, n, config.work, cfe, stream);
 }

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "remap/remap_variant.hpp"
 #include "microsched/remap/cfe_counter.hpp"
+#include "remap/remap_variant.hpp"
 
 namespace microsched::remap_kernels {
 
@@ -28,8 +28,7 @@ struct micro_config {
 //! out[i] = path_{path[i]}(prologue(operand[i])) for i < n. With `cfe` non-null the counting
 //! kernel runs and adds to *cfe (one step per loop iteration of a path). Throws
 //! std::invalid_argument naming the value for a configuration that was not compiled.
-void launch_micro_branch(const micro_config& config, const float* operand,
-                         const std::uint8_t* path, float* out, int n, remap::cfe_totals* cfe,
-                         cudaStream_t stream);
+void launch_micro_branch(const micro_config& config, const float* operand, const std::uint8_t* path,
+                         float* out, int n, remap::cfe_totals* cfe, cudaStream_t stream);
 
 }  // namespace microsched::remap_kernels

@@ -113,9 +113,11 @@ void launch(const float* records, float* out, int n, remap::cfe_totals* cfe, cud
   const int blocks = (n + realistic_block_threads - 1) / realistic_block_threads;
   if (blocks == 0) return;
   if (cfe != nullptr) {
-    model_tree_kernel<Variant, true><<<blocks, realistic_block_threads, 0, stream>>>(records, out, n, cfe);
+    model_tree_kernel<Variant, true>
+        <<<blocks, realistic_block_threads, 0, stream>>>(records, out, n, cfe);
   } else {
-    model_tree_kernel<Variant, false><<<blocks, realistic_block_threads, 0, stream>>>(records, out, n, cfe);
+    model_tree_kernel<Variant, false>
+        <<<blocks, realistic_block_threads, 0, stream>>>(records, out, n, cfe);
   }
   MICROSCHED_CHECK_LAUNCH("model_tree_kernel");
 }
@@ -127,7 +129,8 @@ void upload_model_tree_weights(unsigned seed) {
   std::normal_distribution<float> weight(0.0f, 0.35f);
   leaf_model host[leaves];
   for (auto& m : host) {
-    for (auto& row : m.w1) for (auto& w : row) w = weight(rng);
+    for (auto& row : m.w1)
+      for (auto& w : row) w = weight(rng);
     for (auto& b : m.b1) b = weight(rng);
     for (auto& w : m.w2) w = weight(rng);
     m.b2 = weight(rng);
@@ -141,7 +144,8 @@ void launch_model_tree(remap_variant variant, const float* records, float* out, 
                        remap::cfe_totals* cfe, cudaStream_t stream) {
   if (n < 0) throw_invalid("n", n, "must be >= 0");
   switch (variant) {
-    case remap_variant::original: return launch<remap_variant::original>(records, out, n, cfe, stream);
+    case remap_variant::original:
+      return launch<remap_variant::original>(records, out, n, cfe, stream);
     case remap_variant::data_group_index:
       return launch<remap_variant::data_group_index>(records, out, n, cfe, stream);
     default:

@@ -12,8 +12,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "remap/remap_variant.hpp"
 #include "microsched/remap/cfe_counter.hpp"
+#include "remap/remap_variant.hpp"
 
 namespace microsched::remap_kernels {
 

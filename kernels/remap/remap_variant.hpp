@@ -2,8 +2,8 @@
 //! @file remap_variant.hpp
 //! Which version of a divergent kernel runs: the original, or one remapped before its branch.
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -22,10 +22,14 @@ enum class remap_variant {
 
 [[nodiscard]] inline const char* variant_name(remap_variant v) {
   switch (v) {
-    case remap_variant::original: return "original";
-    case remap_variant::head_or_tail: return "hot";
-    case remap_variant::head_or_tail16: return "hot16";
-    case remap_variant::data_group_index: return "dgi";
+    case remap_variant::original:
+      return "original";
+    case remap_variant::head_or_tail:
+      return "hot";
+    case remap_variant::head_or_tail16:
+      return "hot16";
+    case remap_variant::data_group_index:
+      return "dgi";
   }
   return "?";
 }
@@ -47,9 +51,12 @@ enum class path_distribution {
 
 [[nodiscard]] inline const char* distribution_name(path_distribution d) {
   switch (d) {
-    case path_distribution::iid: return "iid";
-    case path_distribution::balanced: return "balanced";
-    case path_distribution::uniform: return "uniform";
+    case path_distribution::iid:
+      return "iid";
+    case path_distribution::balanced:
+      return "balanced";
+    case path_distribution::uniform:
+      return "uniform";
   }
   return "?";
 }

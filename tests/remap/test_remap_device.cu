@@ -1,8 +1,7 @@
 // Device tests (label gpu): the device remaps against the host references, and every remapped
 // kernel against its original. Outputs are poisoned before each run.
-#include <doctest/doctest.h>
-
 #include <cooperative_groups.h>
+#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -36,10 +35,18 @@ std::vector<unsigned> block_paths(unsigned blocks, unsigned threads, unsigned nu
     for (unsigned t = 0; t < threads; ++t) {
       unsigned& p = paths[std::size_t{b} * threads + t];
       switch (b % 4) {
-        case 0: p = draw(rng); break;
-        case 1: p = rare(rng) ? draw(rng) : constant; break;
-        case 2: p = constant; break;
-        default: p = (t / warp_size) % num_paths; break;
+        case 0:
+          p = draw(rng);
+          break;
+        case 1:
+          p = rare(rng) ? draw(rng) : constant;
+          break;
+        case 2:
+          p = constant;
+          break;
+        default:
+          p = (t / warp_size) % num_paths;
+          break;
       }
     }
   }
@@ -77,10 +84,12 @@ void check_hot_table() {
   CAPTURE(S);
   CAPTURE(sizeof(IdT));
   const auto cond = block_paths(table_blocks, S, 2, 11 + S);
-  device_array<unsigned> d_cond(cond), d_id(cond.size()), d_path(cond.size()), d_ticket(cond.size());
+  device_array<unsigned> d_cond(cond), d_id(cond.size()), d_path(cond.size()),
+      d_ticket(cond.size());
   d_id.fill_bytes(0xff);
   d_path.fill_bytes(0xff);
-  hot_table_kernel<S, IdT><<<table_blocks, S>>>(d_cond.get(), d_id.get(), d_path.get(), d_ticket.get());
+  hot_table_kernel<S, IdT>
+      <<<table_blocks, S>>>(d_cond.get(), d_id.get(), d_path.get(), d_ticket.get());
   MICROSCHED_CHECK_LAUNCH("hot_table_kernel");
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
   const auto id = d_id.download(), path = d_path.download(), ticket = d_ticket.download();
@@ -192,8 +201,8 @@ TEST_CASE("state exchange hands each value to the new owner of its data") {
   MICROSCHED_CHECK_LAUNCH("exchange_kernel");
   const auto out = d_out.download();
   for (unsigned b = 0; b < 8; ++b) {
-    const auto expected = data_group_index_reference(
-        std::span<const unsigned>(paths.data() + b * S, S), 3, 16);
+    const auto expected =
+        data_group_index_reference(std::span<const unsigned>(paths.data() + b * S, S), 3, 16);
     for (unsigned t = 0; t < S; ++t) {
       const unsigned source = b * S + expected.id[t];
       CHECK(out[b * S + t].tag == source * 7u);
@@ -210,7 +219,9 @@ TEST_CASE("state exchange hands each value to the new owner of its data") {
 // example-begin per-element
 //! Per-element code shared by both kernels: something worth computing before the branch, and
 //! two expensive paths.
-__device__ float prepare(float v) { return sqrtf(fabsf(v) + 1.0f); }
+__device__ float prepare(float v) {
+  return sqrtf(fabsf(v) + 1.0f);
+}
 __device__ float expensive_a(float v, float weight) {
   for (int k = 0; k < 64; ++k) v = fmaf(v, 0.999f, weight * 1e-3f);
   return v;
@@ -307,13 +318,16 @@ TEST_CASE("micro-benchmark: every remapped configuration equals the original, bi
           micro_config config = base;
           config.variant = variant;
           config.neighbouring = hood;
-          if (!micro_supported(config) || (variant != remap_variant::data_group_index && hood != 16)) continue;
+          if (!micro_supported(config) ||
+              (variant != remap_variant::data_group_index && hood != 16))
+            continue;
           CAPTURE(paths);
           CAPTURE(block);
           CAPTURE(hood);
           CAPTURE(variant_name(variant));
           d_out.fill_bytes(0xff);
-          launch_micro_branch(config, d_operand.get(), d_path.get(), d_out.get(), n, nullptr, nullptr);
+          launch_micro_branch(config, d_operand.get(), d_path.get(), d_out.get(), n, nullptr,
+                              nullptr);
           CHECK(same_bits(ref, d_out.download()));
         }
       }
@@ -337,8 +351,10 @@ TEST_CASE("control-flow efficiency counters: ~1/P before, near 1 after a balance
                         n, d_cfe.get(), nullptr);
     return cfe_ratio(d_cfe.download()[0]);
   };
-  CHECK(measure(2, remap_variant::original, path_distribution::iid) == doctest::Approx(0.5).epsilon(0.02));
-  CHECK(measure(4, remap_variant::original, path_distribution::iid) == doctest::Approx(0.25).epsilon(0.02));
+  CHECK(measure(2, remap_variant::original, path_distribution::iid) ==
+        doctest::Approx(0.5).epsilon(0.02));
+  CHECK(measure(4, remap_variant::original, path_distribution::iid) ==
+        doctest::Approx(0.25).epsilon(0.02));
   CHECK(measure(2, remap_variant::original, path_distribution::uniform) == doctest::Approx(1.0));
   CHECK(measure(2, remap_variant::head_or_tail, path_distribution::balanced) >= 0.97);
   CHECK(measure(4, remap_variant::data_group_index, path_distribution::balanced) >= 0.97);
@@ -354,7 +370,8 @@ TEST_CASE("realistic kernels: remapped results equal the originals") {
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = ua(rng), x[i] = a[i] * ur(rng);
     device_array<float> d_a(a), d_x(x), d_ref(a.size()), d_out(a.size());
     d_ref.fill_bytes(0xff);
-    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_ref.get(), n, nullptr, nullptr);
+    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_ref.get(), n,
+                              nullptr, nullptr);
     const auto ref = d_ref.download();
     for (std::size_t i = 0; i < ref.size(); i += 997) {
       CHECK(ref[i] >= -1e-3f);
@@ -373,11 +390,13 @@ TEST_CASE("realistic kernels: remapped results equal the originals") {
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
     std::vector<float> records(static_cast<std::size_t>(n) * model_tree_features);
     for (auto& f : records) f = u(rng);
-    device_array<float> d_records(records), d_ref(static_cast<std::size_t>(n)), d_out(static_cast<std::size_t>(n));
+    device_array<float> d_records(records), d_ref(static_cast<std::size_t>(n)),
+        d_out(static_cast<std::size_t>(n));
     d_ref.fill_bytes(0xff);
     d_out.fill_bytes(0xff);
     launch_model_tree(remap_variant::original, d_records.get(), d_ref.get(), n, nullptr, nullptr);
-    launch_model_tree(remap_variant::data_group_index, d_records.get(), d_out.get(), n, nullptr, nullptr);
+    launch_model_tree(remap_variant::data_group_index, d_records.get(), d_out.get(), n, nullptr,
+                      nullptr);
     CHECK(same_bits(d_ref.download(), d_out.download()));
     CHECK_THROWS_AS(launch_model_tree(remap_variant::head_or_tail, d_records.get(), d_out.get(), n,
                                       nullptr, nullptr),

@@ -27,10 +27,18 @@ std::vector<unsigned> random_paths(std::mt19937& rng, unsigned threads, unsigned
   const unsigned constant = uniform(rng);
   for (unsigned t = 0; t < threads; ++t) {
     switch (kind) {
-      case 0: paths[t] = uniform(rng); break;
-      case 1: paths[t] = std::min(skewed(rng), num_paths - 1); break;
-      case 2: paths[t] = constant; break;                         // uniform block
-      default: paths[t] = (t / warp_size) % num_paths; break;     // already warp-pure
+      case 0:
+        paths[t] = uniform(rng);
+        break;
+      case 1:
+        paths[t] = std::min(skewed(rng), num_paths - 1);
+        break;
+      case 2:
+        paths[t] = constant;
+        break;  // uniform block
+      default:
+        paths[t] = (t / warp_size) % num_paths;
+        break;  // already warp-pure
     }
   }
   return paths;

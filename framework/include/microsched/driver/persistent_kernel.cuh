@@ -1,7 +1,7 @@
 #pragma once
 //! @file persistent_kernel.cuh
 //! The persistent driver: every lane holds one task context; the warp steps its tasks `deferral`
-//! steps at a time with no ballot in between, checks how many lanes went idle, and leaves the
+//! steps at a time with no ballot in between (each lane stops at its task's end), checks how many lanes went idle, and leaves the
 //! compute loop only when the fetch control says so. Then finished lanes end their task and the
 //! idle lanes take new ones from the task source, all at once. The per-step cost is the step
 //! itself plus a predicate; the ballot, the pool and the atomics are paid once per check or
@@ -31,6 +31,25 @@ struct driver_storage {
   typename task_source_t<Strategy>::temp_storage source;
   typename atomic_idle_counter<BlockThreads / warp_size>::temp_storage idle;
 };
+
+//! Runs up to `steps` steps of one lane's task; true if it finished. Lanes leave the loop on
+//! their own, as in a vanilla kernel, so the warp reconverges once per window, not per step; the
+//! unrolled body tests the window counter once per four steps.
+template <class Program>
+__device__ __forceinline__ bool step_window(const Program& program,
+                                            typename Program::context& context, int steps) {
+  constexpr int unroll = 4;
+  for (int s = steps % unroll; s > 0; --s) {
+    if (program.step(context)) return true;
+  }
+  for (int block = steps / unroll; block > 0; --block) {
+#pragma unroll
+    for (int k = 0; k < unroll; ++k) {
+      if (program.step(context)) return true;
+    }
+  }
+  return false;
+}
 
 template <pool_strategy Strategy>
 __device__ __forceinline__ task_source_t<Strategy> make_source(
@@ -74,10 +93,7 @@ __global__ void __launch_bounds__(BlockThreads)
     // Compute: `deferral` steps between checks; a finished lane idles until the warp leaves.
     bool running = live;
     for (;;) {
-#pragma unroll 4
-      for (int s = 0; s < params.deferral; ++s) {
-        if (running) running = !program.step(context);
-      }
+      if (running) running = !detail::step_window(program, context, params.deferral);
       const int idle_lanes = params.atomic_count
                                  ? idle_counter.count(!running)
                                  : popcount(__ballot_sync(full_mask, !running));

@@ -30,10 +30,9 @@ struct cfe_totals {
 
 //! CFE in [0, 1]; 1 when nothing was counted.
 [[nodiscard]] MICROSCHED_HD double cfe_ratio(const cfe_totals& totals) {
-  return totals.warp_steps == 0
-             ? 1.0
-             : static_cast<double>(totals.active_lanes) /
-                   (static_cast<double>(totals.warp_steps) * warp_size);
+  return totals.warp_steps == 0 ? 1.0
+                                : static_cast<double>(totals.active_lanes) /
+                                      (static_cast<double>(totals.warp_steps) * warp_size);
 }
 
 //! Per-thread counter registers. @tparam Enabled compile-time switch (no code when false)

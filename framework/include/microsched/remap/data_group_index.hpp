@@ -35,8 +35,7 @@ class block_data_group_index {
   static_assert(BlockThreads >= 1 && BlockThreads <= 1024,
                 "block_data_group_index: BlockThreads must be in 1..1024 (one CUDA block)");
   static_assert(Paths >= 2 && Paths <= 32, "block_data_group_index: Paths must be in 2..32");
-  static_assert(Neighbouring >= 4 && Neighbouring <= 64 &&
-                    (Neighbouring & (Neighbouring - 1)) == 0,
+  static_assert(Neighbouring >= 4 && Neighbouring <= 64 && (Neighbouring & (Neighbouring - 1)) == 0,
                 "block_data_group_index: Neighbouring (N) must be 4, 8, 16, 32 or 64");
 
  public:

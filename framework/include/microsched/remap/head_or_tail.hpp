@@ -2,8 +2,8 @@
 //! @file head_or_tail.hpp
 //! Head-or-Tail (HoT, lin2018 §3.2): block-level reference redirection for a two-path branch.
 //! Threads whose condition is true take slots from the head of a shared id pool, the others from
-//! the tail range behind them; afterwards threads [0, heads) run the true path and [heads, S) the false one, so
-//! every warp is pure except the one warp the border falls in.
+//! the tail range behind them; afterwards threads [0, heads) run the true path and [heads, S) the
+//! false one, so every warp is pure except the one warp the border falls in.
 
 #include <cstddef>
 #include <cstdint>
@@ -45,9 +45,9 @@ class block_head_or_tail {
 
   //! What a thread works on after the remap.
   struct result {
-    unsigned id;     //!< native id (in the block) of the data this thread now processes
-    bool cond;       //!< that data's branch condition (no re-evaluation needed)
-    bool remapped;   //!< false when the whole block took one path and nothing moved
+    unsigned id;      //!< native id (in the block) of the data this thread now processes
+    bool cond;        //!< that data's branch condition (no re-evaluation needed)
+    bool remapped;    //!< false when the whole block took one path and nothing moved
     unsigned ticket;  //!< counters before this warp's atomic (diagnostics and tests)
   };
 
@@ -71,13 +71,12 @@ class block_head_or_tail {
     const unsigned tail_lanes = lanes & ~head_lanes;
     unsigned ticket = 0;
     if (lane == 0) {  // warp-aggregated: one atomic reserves the warp's head and tail ranges
-      ticket = atomicAdd(&storage_.counter,
-                         hot_ticket(static_cast<unsigned>(popcount(head_lanes)),
-                                    static_cast<unsigned>(popcount(tail_lanes))));
+      ticket =
+          atomicAdd(&storage_.counter, hot_ticket(static_cast<unsigned>(popcount(head_lanes)),
+                                                  static_cast<unsigned>(popcount(tail_lanes))));
     }
     ticket = __shfl_sync(lanes, ticket, 0);
-    const unsigned rank =
-        static_cast<unsigned>(rank_in_mask(cond ? head_lanes : tail_lanes, lane));
+    const unsigned rank = static_cast<unsigned>(rank_in_mask(cond ? head_lanes : tail_lanes, lane));
     storage_.pool[hot_slot(cond, ticket, rank, heads)] = static_cast<IdT>(tid_);
     __syncthreads();
     return {static_cast<unsigned>(storage_.pool[tid_]), tid_ < heads, true, ticket};

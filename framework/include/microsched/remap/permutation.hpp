@@ -19,7 +19,8 @@ namespace microsched::remap {
 }
 
 //! Lanes that exist in warp `warp` of the block: 32, or fewer in a trailing partial warp.
-[[nodiscard]] constexpr MICROSCHED_HD unsigned lanes_in_warp(unsigned block_threads, unsigned warp) {
+[[nodiscard]] constexpr MICROSCHED_HD unsigned lanes_in_warp(unsigned block_threads,
+                                                             unsigned warp) {
   const unsigned left = block_threads - warp * warp_size;
   return left < warp_size ? left : warp_size;
 }
@@ -153,7 +154,7 @@ struct dgi_target {
                                                 unsigned rank) {
   const unsigned pieces = shape.pieces();
   const unsigned per_hood = shape.words_per_neighbourhood();
-  unsigned mark = 0;  // members of this path in the neighbourhoods skipped so far
+  unsigned mark = 0;   // members of this path in the neighbourhoods skipped so far
   unsigned first = 0;  // first word of the current neighbourhood
   for (;; first += per_hood) {
     unsigned count = 0;

@@ -34,7 +34,8 @@ struct remap_table {
       }
     }
   }
-  if (table.id.size() != paths.size()) throw_invalid("num_paths", num_paths, "a path is out of range");
+  if (table.id.size() != paths.size())
+    throw_invalid("num_paths", num_paths, "a path is out of range");
   return table;
 }
 
@@ -45,7 +46,9 @@ struct remap_table {
                                                         std::span<const unsigned> service_order) {
   const auto threads = static_cast<unsigned>(cond.size());
   const unsigned warps = warps_in_block(threads);
-  if (service_order.size() != warps) throw_invalid("service_order.size()", service_order.size(), "must equal the warps of the block");
+  if (service_order.size() != warps)
+    throw_invalid("service_order.size()", service_order.size(),
+                  "must equal the warps of the block");
   const auto heads = static_cast<unsigned>(std::count(cond.begin(), cond.end(), 1u));
   remap_table table{std::vector<unsigned>(threads), std::vector<unsigned>(threads)};
   if (heads == 0 || heads == threads) {
@@ -79,7 +82,8 @@ struct remap_table {
                                                             unsigned num_paths,
                                                             unsigned neighbouring) {
   const dgi_shape shape{static_cast<unsigned>(paths.size()), num_paths, neighbouring};
-  if (!shape.valid_neighbouring()) throw_invalid("neighbouring", neighbouring, "must be 4, 8, 16, 32 or 64");
+  if (!shape.valid_neighbouring())
+    throw_invalid("neighbouring", neighbouring, "must be 4, 8, 16, 32 or 64");
   const unsigned threads = shape.block_threads;
   const unsigned pieces = shape.pieces();
   const unsigned piece = shape.piece_threads();
@@ -97,7 +101,8 @@ struct remap_table {
   }
   std::vector<unsigned> totals(num_paths, 0);
   for (unsigned p = 0; p < num_paths; ++p) {
-    for (unsigned q = 0; q < pieces; ++q) totals[p] += static_cast<unsigned>(popcount(words[p * pieces + q]));
+    for (unsigned q = 0; q < pieces; ++q)
+      totals[p] += static_cast<unsigned>(popcount(words[p * pieces + q]));
   }
   remap_table table{std::vector<unsigned>(threads), std::vector<unsigned>(threads)};
   const bool uniform = std::find(totals.begin(), totals.end(), threads) != totals.end();
@@ -125,7 +130,8 @@ struct remap_table {
 }
 
 //! True when every thread's path is its data's original path.
-[[nodiscard]] inline bool paths_follow_data(const remap_table& table, std::span<const unsigned> paths) {
+[[nodiscard]] inline bool paths_follow_data(const remap_table& table,
+                                            std::span<const unsigned> paths) {
   for (std::size_t t = 0; t < table.id.size(); ++t) {
     if (table.path[t] != paths[table.id[t]]) return false;
   }

@@ -33,7 +33,8 @@ class block_state_exchange {
 
  public:
   //! 32-bit words per value.
-  static constexpr int words = static_cast<int>((sizeof(T) + sizeof(unsigned) - 1) / sizeof(unsigned));
+  static constexpr int words =
+      static_cast<int>((sizeof(T) + sizeof(unsigned) - 1) / sizeof(unsigned));
 
   struct TempStorage {
     unsigned rows[words][BlockThreads];  // (word, native id)

@@ -76,12 +76,14 @@ inline constexpr const char* tuning_file_variable = "MICROSCHED_TUNING_FILE";
 [[nodiscard]] std::optional<std::filesystem::path> tuning_file_path(
     const std::filesystem::path& file = {});
 
-//! The tuned schedule for a workload on the current GPU, if the tuning file has one. Returns
-//! nullopt when there is no tuning file (none given, variable unset, or the file does not exist)
-//! or no entry for this GPU and workload. A file that exists but cannot be parsed throws.
+//! The tuned schedule for a workload on a GPU (by default the current one), if the tuning file
+//! has one. Returns nullopt when there is no tuning file (none given, variable unset, or the
+//! file does not exist) or no entry for this GPU and workload. A file that exists but cannot be
+//! parsed throws std::runtime_error; asking for the current GPU without one throws
+//! microsched::no_device_error.
 [[nodiscard]] std::optional<schedule_arguments> find_tuned_schedule(
     const std::string& workload, const std::string& scenario = "",
-    const std::filesystem::path& file = {});
+    const std::filesystem::path& file = {}, const std::string& gpu = {});
 
 //! The tuned default for a workload on the current GPU, or `fallback` when nothing is tuned.
 //! This is the call a program makes when its user asks for the tuned default:

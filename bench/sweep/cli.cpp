@@ -1,0 +1,249 @@
+#include "sweep/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "microsched/tuning/atomic_write.hpp"
+#include "microsched/tuning/tuning_file.hpp"
+#include "sweep/plots.hpp"
+#include "sweep/progress.hpp"
+#include "sweep/report.hpp"
+
+namespace microsched::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* journal_name = "results.jsonl";
+
+const char* const footer = R"(
+Parameters (NAME=VALUES, any number of them):
+  schedule:  strategy=local,global,hybrid   fetch=any,all,ballot:N,atomic:N
+             chunk=N   deferral=N   blocks-per-sm=N|auto
+  workload:  its options (see --list), e.g. crunch=4096,16384 offset=0,1,2 precision=float,double;
+             several values make several scenarios (every combination).
+  Unswept schedule fields keep the library defaults (hybrid ballot:8 chunk=64 deferral=8 auto).
+
+Values: a comma list of items; an item is a value or a range:
+  lo:hi        every integer        blocks-per-sm=1:16
+  lo:hi:S      step S (or +S)       chunk=256:4096:256
+  lo:hi:xF     times F              chunk=1:4096:x2    deferral=1:64:x2
+  P:lo..hi     prefixed range       fetch=any,all,ballot:1..32   fetch=ballot:1..32:x2
+  decimal ranges work for workload options: kill=0.1:0.9:+0.2
+
+Output (in --out): results.jsonl (journal, one line per finished point), sweep.csv, sweep.json,
+summary.txt, heatmap-<scenario>.png, speedup-<scenario>.png.
+
+Examples:
+  sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,global,hybrid offset=0,1,2
+  sweep julia --out julia-sweep --resume ...same parameters...    (continue a stopped sweep)
+  sweep montecarlo fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
+Exit codes: 0 done, 1 bad input, 2 a point failed its exactly-once check, 130 interrupted.)";
+
+void list_workloads(const cli_environment& env) {
+  for (const auto& name : env.workload_names()) {
+    *env.out << name << "\n";
+    for (const auto& p : env.factory.parameters(name)) {
+      *env.out << "  " << p.name << "=" << p.default_value << "  " << p.help << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> write_outputs(const sweep_results& results, const std::string& folder,
+                                       bool plots, const heatmap_axes& axes) {
+  std::vector<std::string> written;
+  const auto put = [&](const std::string& name, const std::string& bytes) {
+    const fs::path path = fs::path(folder) / name;
+    tuning::write_file_atomically(path, bytes);
+    written.push_back(path.string());
+  };
+  put("sweep.csv", to_csv(results));
+  put("sweep.json", to_json_text(results));
+  put("summary.txt", summary_text(results));
+  if (plots) {
+    for (const auto& sc : results.scenarios) {
+      const std::string slug = file_slug(sc.baseline.scenario);
+      put("heatmap-" + slug + ".png", encode_png(render_heatmap(results, sc, axes)));
+      put("speedup-" + slug + ".png", encode_png(render_speedup_plot(results, sc)));
+    }
+  }
+  return written;
+}
+
+std::size_t save_tuning(const sweep_results& results, const std::string& file) {
+  auto table = tuning::tuning_table::load_or_empty(file);
+  std::size_t count = 0;
+  const std::string when = utc_now();
+  const sweep_header& h = results.header;
+  for (const auto& sc : results.scenarios) {
+    const auto best = best_point(sc);
+    if (!best) continue;
+    const auto& p = sc.points[*best];
+    table.set({h.gpu, h.workload, sc.baseline.scenario, p.schedule, p.time.median_ms,
+               "best of " + std::to_string(sc.points.size()) + " points, sweep of " + when});
+    ++count;
+  }
+  if (results.scenarios.size() > 1) {
+    if (const auto c = best_constant(results)) {
+      char loss[64];
+      std::snprintf(loss, sizeof loss, "%.1f%%", c->worst_loss * 100);
+      table.set({h.gpu, h.workload, "", c->schedule, 0,
+                 "best constant over " + std::to_string(results.scenarios.size()) +
+                     " scenarios (worst loss " + loss + "), sweep of " + when});
+      ++count;
+    }
+  } else if (count == 1) {
+    auto entry = *table.find_exact(h.gpu, h.workload, results.scenarios[0].baseline.scenario);
+    entry.scenario = "";
+    entry.note = "best of the one scenario " + results.scenarios[0].baseline.scenario + ", sweep of " + when;
+    table.set(entry);
+    ++count;
+  }
+  table.save(file);
+  return count;
+}
+
+int sweep_main(const std::vector<std::string>& args, const cli_environment& env) {
+  CLI::App app{
+      "sweep: time a workload under every schedule in a range, check each one runs every task "
+      "exactly once, and find the best setting and how far it is from the uniform-work floor "
+      "(frey2012 sections 5-6)."};
+  app.footer(footer);
+  std::string workload;
+  std::vector<std::string> params;
+  std::string out_dir = "sweep-out";
+  bool resume = false, overwrite = false, no_plots = false, list = false, dry_run = false;
+  bool quiet = false;
+  timing_options timing;
+  heatmap_axes axes;
+  std::string tuning_file;
+  app.add_option("workload", workload, "Registered workload to sweep (see --list)");
+  app.add_option("parameters", params, "NAME=VALUES ranges (see below)");
+  app.add_option("-o,--out", out_dir, "Folder for the journal, CSV, JSON and PNGs")
+      ->capture_default_str();
+  auto* resume_flag =
+      app.add_flag("--resume", resume, "Continue the sweep journaled in --out: run only what is missing");
+  app.add_flag("--overwrite", overwrite, "Start again, discarding the journal in --out")
+      ->excludes(resume_flag);
+  app.add_option("--warmup", timing.warmup, "Untimed runs before each timing")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--repetitions", timing.repetitions, "Timed runs per point; the median is reported")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--heatmap-x", axes.x, "Heat map columns: chunk, deferral, fetch or blocks-per-sm")
+      ->capture_default_str();
+  app.add_option("--heatmap-y", axes.y, "Heat map rows")->capture_default_str();
+  app.add_flag("--no-plots", no_plots, "Write no PNGs");
+  app.add_option("--save-tuning", tuning_file,
+                 "Store the best settings in this tuning file (keyed by GPU and workload; "
+                 "read back by microsched::tuning::tuned_schedule)");
+  app.add_flag("--list", list, "List the workloads and their options, then exit");
+  app.add_flag("--dry-run", dry_run, "Print the plan (scenarios, schedules, points), then exit");
+  app.add_flag("-q,--quiet", quiet, "No progress bar");
+
+  std::vector<std::string> argv_reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(argv_reversed);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream o, err;
+    const int rc = app.exit(e, o, err);
+    *env.out << o.str();
+    *env.err << err.str();
+    return rc == 0 ? exit_ok : exit_bad_input;
+  }
+
+  try {
+    if (list) {
+      list_workloads(env);
+      return exit_ok;
+    }
+    if (workload.empty()) throw std::invalid_argument("no workload given (see --list)");
+    const auto names = env.workload_names();
+    if (std::find(names.begin(), names.end(), workload) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += " " + n;
+      throw std::invalid_argument("workload '" + workload + "' is not registered; known:" + known);
+    }
+    const sweep_plan plan = make_plan(workload, params, env.factory.parameters(workload));
+    validate(axes);
+    const auto scenarios = plan.scenarios();
+    const auto schedules = plan.schedules();
+    if (dry_run) {
+      *env.out << scenarios.size() << " scenario(s) x " << schedules.size()
+               << " schedule(s) = " << plan.size() << " points\n";
+      for (const auto& s : scenarios) *env.out << "  scenario " << scenario_key(workload, s) << "\n";
+      for (const auto& a : plan.schedule_axes) {
+        *env.out << "  " << a.name << ":";
+        for (const auto& v : a.values) *env.out << " " << v;
+        *env.out << "\n";
+      }
+      return exit_ok;
+    }
+
+    // Every output place is checked before any GPU time is spent.
+    tuning::ensure_writable_folder(out_dir);
+    if (!tuning_file.empty()) {
+      const fs::path parent = fs::path(tuning_file).parent_path();
+      tuning::ensure_writable_folder(parent.empty() ? fs::path(".") : parent);
+      (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
+    }
+    const fs::path journal_path = fs::path(out_dir) / journal_name;
+    sweep_header header{workload, env.gpu_name(), timing, utc_now()};
+    journal log = resume ? journal::resume(journal_path, header)
+                         : journal::create(journal_path, header, overwrite);
+    if (log.repaired_lines() > 0) {
+      *env.err << "note: cut off a torn last line in " << journal_path.string()
+               << " (that point runs again)\n";
+    }
+
+    progress_bar bar(env.progress != nullptr ? env.progress : stderr, env.progress_interactive);
+    run_options options;
+    options.timing = timing;
+    options.stop = env.stop;
+    if (!quiet && env.progress != nullptr) {
+      options.on_progress = [&](const progress_event& e) { bar.update(e); };
+    }
+    bool complete = false;
+    try {
+      complete = run_sweep(plan, env.factory, log, options);
+    } catch (const check_failed_error& e) {
+      bar.finish();
+      *env.err << "error: " << e.what() << " in " << journal_path.string()
+               << "; no CSV, JSON or plots were written.\n";
+      return exit_check_failed;
+    } catch (...) {
+      bar.finish();
+      throw;
+    }
+    bar.finish();
+    if (!complete) {
+      *env.err << "stopped: the finished points are in " << journal_path.string()
+               << "; run the same command with --resume to continue.\n";
+      return exit_interrupted;
+    }
+    const sweep_results results = collect_results(plan, log);
+    const auto files = write_outputs(results, out_dir, !no_plots, axes);
+    *env.out << summary_text(results) << "\nwrote";
+    for (const auto& f : files) *env.out << " " << f;
+    *env.out << "\n";
+    if (!tuning_file.empty()) {
+      const auto n = save_tuning(results, tuning_file);
+      *env.out << "saved " << n << " tuned setting(s) to " << tuning_file << " (set "
+               << tuning::tuning_file_variable << "=" << tuning_file
+               << " to use them as the tuned default)\n";
+    }
+    return exit_ok;
+  } catch (const std::exception& e) {
+    *env.err << "error: " << e.what() << "\n";
+    return exit_bad_input;
+  }
+}
+
+}  // namespace microsched::sweep

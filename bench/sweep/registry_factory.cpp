@@ -1,0 +1,16 @@
+// The library's registered workloads as a sweep factory. Compiled only where the
+// microsched_workloads library exists (the sweep program and its device test).
+#include "sweep/engine.hpp"
+
+namespace microsched::sweep {
+
+workload_factory registry_factory() {
+  workload_factory f;
+  f.parameters = [](const std::string& name) { return workloads::workload_parameters(name); };
+  f.make = [](const std::string& name, const options_map& options) {
+    return workloads::make_workload(name, options);
+  };
+  return f;
+}
+
+}  // namespace microsched::sweep

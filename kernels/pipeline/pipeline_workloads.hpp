@@ -1,0 +1,96 @@
+#pragma once
+//! @file pipeline_workloads.hpp
+//! Chunk programs for the pipeline (chunk_program over cuda_backend), each with an original and
+//! an optimised kernel built from the same per-element device function:
+//! - gafort: a divergent loop, each child gene runs a crossover loop of data-dependent length
+//!   (zhang2010 §5.3); LAM on the trip counts, reference redirection (newtid = D[tid]).
+//! - unwrap: polar resampling of images, out[t] = f(img[P[t]]) (zhang2011's unwrap); data
+//!   reordering by duplication on the host, img'[t] = img[P[t]], so the kernel reads img'[t].
+//! - blackscholes: option pricing with nothing to gain (zhang2010 §5.6); regrouping by moneyness
+//!   and redirection, which the adaptive control should switch off.
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "microsched/measure/timing_stats.hpp"
+#include "microsched/pipeline/chunk_pipeline.hpp"
+#include "microsched/pipeline/cuda_backend.hpp"
+
+namespace microsched::pipeline::workloads {
+
+using stream_t = cudaStream_t;
+
+struct gafort_options {
+  std::size_t chunks = 24;
+  std::size_t elements = std::size_t{1} << 20;  //!< children per chunk
+  std::uint32_t max_trips = 4096;              //!< longest crossover segment
+  double crossover = 0.6;                      //!< share of children with a crossover
+  int classes = 10;                            //!< LAM's R
+  unsigned seed = 1;
+};
+
+struct unwrap_options {
+  std::size_t chunks = 32;  //!< frames processed
+  int frames = 4;           //!< distinct frames cycled through
+  int width = 4096;
+  int height = 4096;
+  int radii = 512;
+  int angles = 2048;
+  unsigned seed = 2;
+};
+
+struct blackscholes_options {
+  std::size_t chunks = 200;                     //!< iterations
+  std::size_t elements = std::size_t{1} << 22;  //!< options per chunk
+  int regions = 8;                              //!< distinct chunks of options cycled through
+  unsigned seed = 3;
+};
+
+//! Common interface of the three programs (each satisfies chunk_program<P, cuda_backend>).
+class program_base {
+ public:
+  virtual ~program_base() = default;
+  [[nodiscard]] virtual std::size_t chunk_count() const = 0;
+  [[nodiscard]] virtual std::size_t chunk_elements(std::size_t chunk) const = 0;
+  [[nodiscard]] virtual std::vector<remap_method> methods() const = 0;
+  virtual void prepare(int method, int slots) = 0;
+  virtual transform_outcome transform(const transform_job& job) = 0;
+  virtual void upload(const transform_job& job, stream_t s) = 0;
+  virtual void launch_original(std::size_t chunk, stream_t s) = 0;
+  virtual void launch_optimised(const transform_job& job, stream_t s) = 0;
+  //! Fills the outputs with a poison value (NaN bits).
+  virtual void poison_outputs() = 0;
+  //! The outputs of every chunk, as float bits, copied to the host.
+  [[nodiscard]] virtual std::vector<std::uint32_t> outputs() = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+//! A proxy satisfying the concept by forwarding to a program_base.
+struct any_program {
+  program_base& p;
+  [[nodiscard]] std::size_t chunk_count() const { return p.chunk_count(); }
+  [[nodiscard]] std::size_t chunk_elements(std::size_t c) const { return p.chunk_elements(c); }
+  [[nodiscard]] std::vector<remap_method> methods() const { return p.methods(); }
+  void prepare(int m, int s) { p.prepare(m, s); }
+  transform_outcome transform(const transform_job& j) { return p.transform(j); }
+  void upload(const transform_job& j, stream_t s) { p.upload(j, s); }
+  void launch_original(std::size_t c, stream_t s) { p.launch_original(c, s); }
+  void launch_optimised(const transform_job& j, stream_t s) { p.launch_optimised(j, s); }
+};
+static_assert(chunk_program<any_program, cuda_backend>);
+
+[[nodiscard]] std::unique_ptr<program_base> make_gafort(const gafort_options& options);
+[[nodiscard]] std::unique_ptr<program_base> make_unwrap(const unwrap_options& options);
+[[nodiscard]] std::unique_ptr<program_base> make_blackscholes(const blackscholes_options& options);
+
+//! Kernel-only timings of unwrap on one frame: original gather vs reordered read.
+struct kernel_pair {
+  timing_stats original;
+  timing_stats optimised;
+};
+[[nodiscard]] kernel_pair time_unwrap_kernels(const unwrap_options& options, const timing_options& t);
+
+}  // namespace microsched::pipeline::workloads

@@ -1,0 +1,197 @@
+// unwrap-like polar resampling: out[t] = tone(img[P[t]]) with a fixed polar map P. Data
+// reordering by duplication on the host (img'[t] = img[P[t]]), so the kernel reads img'[t]
+// coalesced and only the referenced pixels cross PCIe.
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "microsched/error.hpp"
+#include "microsched/measure/event_timer.hpp"
+#include "microsched/pipeline/cuda_memory.hpp"
+#include "microsched/pipeline/reorder.hpp"
+#include "pipeline_workloads.hpp"
+
+namespace microsched::pipeline::workloads {
+namespace {
+
+//! The per-element code, shared by both kernels.
+__device__ __forceinline__ float tone(std::uint8_t v) {
+  return sqrtf(static_cast<float>(v) * (1.0f / 255.0f));
+}
+
+__global__ void unwrap_original(const std::uint8_t* img, const std::uint32_t* map, float* out,
+                                std::uint32_t n) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) out[t] = tone(img[map[t]]);
+}
+
+//! img'[t] for the first m samples, the original gather for the rest.
+__global__ void unwrap_reordered(const std::uint8_t* reordered, std::uint32_t m,
+                                 const std::uint8_t* img, const std::uint32_t* map, float* out,
+                                 std::uint32_t n) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  out[t] = tone(t < m ? reordered[t] : img[map[t]]);
+}
+
+constexpr int block = 256;
+
+struct polar {
+  std::vector<std::uint32_t> map;
+  std::vector<double> warp_transactions_prefix;  // sectors of img[P[t]] per warp, prefix sums
+};
+
+polar make_polar(const unwrap_options& o) {
+  polar p;
+  const std::size_t n = static_cast<std::size_t>(o.radii) * static_cast<std::size_t>(o.angles);
+  p.map.resize(n);
+  const double cx = o.width / 2.0, cy = o.height / 2.0;
+  const double rmax = std::min(o.width, o.height) / 2.0 - 1;
+  for (int r = 0; r < o.radii; ++r)
+    for (int a = 0; a < o.angles; ++a) {
+      const double rr = rmax * (r + 0.5) / o.radii;
+      const double th = 2 * M_PI * a / o.angles;
+      const int x = std::clamp(static_cast<int>(cx + rr * std::cos(th)), 0, o.width - 1);
+      const int y = std::clamp(static_cast<int>(cy + rr * std::sin(th)), 0, o.height - 1);
+      p.map[static_cast<std::size_t>(r) * static_cast<std::size_t>(o.angles) + static_cast<std::size_t>(a)] =
+          static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(o.width) + static_cast<std::uint32_t>(x);
+    }
+  const std::size_t warps = (n + 31) / 32;
+  p.warp_transactions_prefix.assign(warps + 1, 0);
+  std::vector<index_t> seg;
+  for (std::size_t w = 0; w < warps; ++w) {
+    seg.clear();
+    for (std::size_t t = w * 32; t < std::min(n, w * 32 + 32); ++t) seg.push_back(p.map[t] / 32);
+    std::sort(seg.begin(), seg.end());
+    const auto distinct = std::unique(seg.begin(), seg.end()) - seg.begin();
+    p.warp_transactions_prefix[w + 1] = p.warp_transactions_prefix[w] + static_cast<double>(distinct);
+  }
+  return p;
+}
+
+class unwrap_program final : public program_base {
+ public:
+  explicit unwrap_program(const unwrap_options& o) : o_(o), polar_(make_polar(o)) {
+    if (o.frames < 1) throw_invalid("frames", o.frames, "must be >= 1");
+    if (o.chunks == 0) throw_invalid("chunks", o.chunks, "must be >= 1");
+    n_ = polar_.map.size();
+    pixels_ = static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height);
+    frames_ = pinned_buffer<std::uint8_t>(pixels_ * static_cast<std::size_t>(o.frames));
+    std::mt19937 rng(o.seed);
+    for (std::size_t i = 0; i < frames_.size(); ++i) frames_.data()[i] = static_cast<std::uint8_t>(rng());
+    d_img_ = device_buffer<std::uint8_t>(pixels_);
+    d_map_ = device_buffer<std::uint32_t>(n_);
+    MICROSCHED_CUDA_TRY(cudaMemcpy(d_map_.data(), polar_.map.data(), n_ * 4, cudaMemcpyHostToDevice));
+    d_out_ = device_buffer<float>(o.chunks * n_);
+    cudaFuncAttributes attr{};
+    MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_original));
+    MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_reordered));
+  }
+  std::size_t chunk_count() const override { return o_.chunks; }
+  std::size_t chunk_elements(std::size_t) const override { return n_; }
+  std::vector<remap_method> methods() const override { return {{"reorder-duplication", n_, n_}}; }
+  void prepare(int, int slots) override {
+    staging_.clear();
+    d_reordered_.clear();
+    for (int s = 0; s < slots; ++s) {
+      staging_.emplace_back(n_);
+      d_reordered_.emplace_back(n_);
+    }
+  }
+  const std::uint8_t* frame(std::size_t chunk) const {
+    return frames_.data() + (chunk % static_cast<std::size_t>(o_.frames)) * pixels_;
+  }
+  transform_outcome transform(const transform_job& job) override {
+    reorder<std::uint8_t>(std::span<const std::uint8_t>(frame(job.chunk), pixels_), polar_.map,
+                          staging_[static_cast<std::size_t>(job.slot)].span(), job.begin, job.end);
+    const std::size_t w0 = job.begin / 32, w1 = (job.end + 31) / 32;
+    return {polar_.warp_transactions_prefix[w1] - polar_.warp_transactions_prefix[w0],
+            static_cast<double>(w1 - w0)};
+  }
+  void upload(const transform_job& job, stream_t s) override {
+    const auto slot = static_cast<std::size_t>(job.slot);
+    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_reordered_[slot].data() + job.begin,
+                                        staging_[slot].data() + job.begin, job.end - job.begin,
+                                        cudaMemcpyHostToDevice, s));
+  }
+  unsigned grid() const { return static_cast<unsigned>((n_ + block - 1) / block); }
+  void launch_original(std::size_t chunk, stream_t s) override {
+    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_img_.data(), frame(chunk), pixels_, cudaMemcpyHostToDevice, s));
+    unwrap_original<<<grid(), block, 0, s>>>(d_img_.data(), d_map_.data(), d_out_.data() + chunk * n_,
+                                             static_cast<std::uint32_t>(n_));
+    MICROSCHED_CHECK_LAUNCH("unwrap_original");
+  }
+  void launch_optimised(const transform_job& job, stream_t s) override {
+    if (job.transformed < n_)  // the rest still gathers from the whole frame
+      MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_img_.data(), frame(job.chunk), pixels_, cudaMemcpyHostToDevice, s));
+    unwrap_reordered<<<grid(), block, 0, s>>>(d_reordered_[static_cast<std::size_t>(job.slot)].data(),
+                                              static_cast<std::uint32_t>(job.transformed), d_img_.data(),
+                                              d_map_.data(), d_out_.data() + job.chunk * n_,
+                                              static_cast<std::uint32_t>(n_));
+    MICROSCHED_CHECK_LAUNCH("unwrap_reordered");
+  }
+  void poison_outputs() override { MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes())); }
+  std::vector<std::uint32_t> outputs() override {
+    std::vector<std::uint32_t> h(d_out_.size());
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data(), d_out_.data(), d_out_.bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  }
+  std::string describe() const override {
+    std::ostringstream s;
+    s << "unwrap chunks=" << o_.chunks << " image=" << o_.width << "x" << o_.height << " polar=" << o_.radii
+      << "x" << o_.angles << " frames=" << o_.frames;
+    return s.str();
+  }
+
+  //! Kernel-only timing on frame 0: the original gather against a fully reordered frame.
+  kernel_pair time_kernels(const timing_options& t) {
+    prepare(0, 1);
+    reorder<std::uint8_t>(std::span<const std::uint8_t>(frame(0), pixels_), polar_.map, staging_[0].span(), 0, n_);
+    MICROSCHED_CUDA_TRY(cudaMemcpy(d_reordered_[0].data(), staging_[0].data(), n_, cudaMemcpyHostToDevice));
+    MICROSCHED_CUDA_TRY(cudaMemcpy(d_img_.data(), frame(0), pixels_, cudaMemcpyHostToDevice));
+    event_timer timer;
+    kernel_pair k;
+    k.original = timer.time(
+        [&](cudaStream_t s) {
+          unwrap_original<<<grid(), block, 0, s>>>(d_img_.data(), d_map_.data(), d_out_.data(),
+                                                   static_cast<std::uint32_t>(n_));
+          MICROSCHED_CHECK_LAUNCH("unwrap_original");
+        },
+        t);
+    k.optimised = timer.time(
+        [&](cudaStream_t s) {
+          unwrap_reordered<<<grid(), block, 0, s>>>(d_reordered_[0].data(), static_cast<std::uint32_t>(n_),
+                                                    d_img_.data(), d_map_.data(), d_out_.data(),
+                                                    static_cast<std::uint32_t>(n_));
+          MICROSCHED_CHECK_LAUNCH("unwrap_reordered");
+        },
+        t);
+    return k;
+  }
+
+ private:
+  unwrap_options o_;
+  polar polar_;
+  std::size_t n_ = 0;
+  std::size_t pixels_ = 0;
+  pinned_buffer<std::uint8_t> frames_;
+  device_buffer<std::uint8_t> d_img_;
+  device_buffer<std::uint32_t> d_map_;
+  device_buffer<float> d_out_;
+  std::vector<pinned_buffer<std::uint8_t>> staging_;
+  std::vector<device_buffer<std::uint8_t>> d_reordered_;
+};
+
+}  // namespace
+
+std::unique_ptr<program_base> make_unwrap(const unwrap_options& options) {
+  return std::make_unique<unwrap_program>(options);
+}
+
+kernel_pair time_unwrap_kernels(const unwrap_options& options, const timing_options& t) {
+  unwrap_program p(options);
+  return p.time_kernels(t);
+}
+
+}  // namespace microsched::pipeline::workloads

@@ -1,0 +1,95 @@
+// remap_micro: runs lin2018's micro-benchmark once per variant, checks the remapped output
+// against the original, and prints time and control-flow efficiency (in-kernel counters).
+// --profile-once launches exactly two micro_branch kernels of the chosen variant (a counting one,
+// then a plain one) so that ncu can profile the plain launch (scripts/gpu-check.d/remap.sh).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <random>
+#include <vector>
+
+#include "microsched/device.hpp"
+#include "microsched/measure/event_timer.hpp"
+#include "remap/device_array.hpp"
+#include "remap/micro_branch.hpp"
+
+using namespace microsched;
+using namespace microsched::remap_kernels;
+
+int main(int argc, char** argv) {
+  CLI::App app{"lin2018 micro-benchmark: a data-dependent branch, original vs remapped"};
+  micro_config config;
+  std::string variant = "hot", dist = "iid";
+  int n = 1 << 22;
+  bool profile_once = false;
+  app.add_option("--paths", config.paths, "paths: 2, 4 or 8 (nested if-else levels)")
+      ->capture_default_str();
+  app.add_option("--block", config.block_threads, "threads per block: 256 or 1024")
+      ->capture_default_str();
+  app.add_option("--neighbouring", config.neighbouring, "DGI's N: 4, 16 or 64")
+      ->capture_default_str();
+  app.add_option("--work", config.work, "loop iterations per path (8 FMAs each)")
+      ->capture_default_str();
+  app.add_option("--variant", variant, "original, hot, hot16 or dgi")->capture_default_str();
+  app.add_option("--distribution", dist, "iid, balanced or uniform")->capture_default_str();
+  app.add_option("-n", n, "elements")->capture_default_str();
+  app.add_flag("--profile-once", profile_once, "one counting and one plain launch, nothing else");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (cuda_device_count() == 0) {
+      std::fprintf(stderr, "remap_micro: no CUDA GPU on this machine\n");
+      return 2;
+    }
+    config.variant = parse_variant(variant);
+    const auto distribution = parse_distribution(dist);
+    std::printf("device: %s\n", describe(current_device()).c_str());
+    std::vector<float> host(static_cast<std::size_t>(n));
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (auto& v : host) v = u(rng);
+    device_array<float> operand(host), out(host.size()), ref(host.size());
+    device_array<std::uint8_t> path(
+        make_paths(n, config.paths, config.block_threads, distribution, 77u + config.paths));
+    device_array<remap::cfe_totals> cfe(1);
+    cfe.fill_bytes(0);
+    launch_micro_branch(config, operand.get(), path.get(), out.get(), n, cfe.get(), nullptr);
+    const double ratio = remap::cfe_ratio(cfe.download()[0]);
+    if (profile_once) {
+      out.fill_bytes(0xff);
+      launch_micro_branch(config, operand.get(), path.get(), out.get(), n, nullptr, nullptr);
+      MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+      std::printf("paths=%d variant=%s distribution=%s cfe_counters=%.6f\n", config.paths,
+                  variant_name(config.variant), dist.c_str(), ratio);
+      return 0;
+    }
+    micro_config base = config;
+    base.variant = remap_variant::original;
+    ref.fill_bytes(0xff);
+    launch_micro_branch(base, operand.get(), path.get(), ref.get(), n, nullptr, nullptr);
+    out.fill_bytes(0xff);
+    launch_micro_branch(config, operand.get(), path.get(), out.get(), n, nullptr, nullptr);
+    const auto a = ref.download(), b = out.download();
+    const bool same = std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    event_timer timer;
+    const auto t_orig = timer.time(
+        [&](cudaStream_t s) {
+          launch_micro_branch(base, operand.get(), path.get(), ref.get(), n, nullptr, s);
+        },
+        {});
+    const auto t_var = timer.time(
+        [&](cudaStream_t s) {
+          launch_micro_branch(config, operand.get(), path.get(), out.get(), n, nullptr, s);
+        },
+        {});
+    std::printf("paths=%d block=%d variant=%s distribution=%s n=%d work=%d\n", config.paths,
+                config.block_threads, variant_name(config.variant), dist.c_str(), n, config.work);
+    std::printf("original %.4f ms, %s %.4f ms, speedup %.3f, cfe_counters=%.6f, output %s\n",
+                t_orig.median_ms, variant_name(config.variant), t_var.median_ms,
+                t_orig.median_ms / t_var.median_ms, ratio, same ? "equal" : "DIFFERENT");
+    return same ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "remap_micro: %s\n", e.what());
+    return 1;
+  }
+}

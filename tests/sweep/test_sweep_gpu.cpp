@@ -1,0 +1,109 @@
+// Device test: a small sweep of the real julia workload, end to end through the program's
+// command line (check, timing, journal, resume, CSV/JSON/PNG, tuning file).
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "microsched/device.hpp"
+#include "microsched/tuning/tuning_file.hpp"
+#include "sweep/cli.hpp"
+#include "sweep/plots.hpp"
+#include "sweep/report.hpp"
+
+using namespace microsched;
+using namespace microsched::sweep;
+namespace fs = std::filesystem;
+
+namespace {
+struct run_result {
+  int rc;
+  std::string out, err;
+};
+
+run_result run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  cli_environment env;
+  env.factory = registry_factory();
+  env.workload_names = [] { return workloads::workload_names(); };
+  env.gpu_name = [] { return current_device().name; };
+  env.out = &out;
+  env.err = &err;
+  env.progress = stderr;
+  const int rc = sweep_main(args, env);
+  std::cout << out.str();
+  std::cerr << err.str();
+  return {rc, out.str(), err.str()};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("a small julia sweep runs end to end on the GPU") {
+  std::string pattern = (fs::temp_directory_path() / "sweep-gpu-XXXXXX").string();
+  const fs::path dir = ::mkdtemp(pattern.data());
+  const std::string out = (dir / "out").string();
+  const std::string tuning = (dir / "tuning.json").string();
+  const std::vector<std::string> args = {
+      "julia", "width=512", "height=512", "crunch=1024", "offset=0,1",
+      "strategy=global,hybrid", "chunk=1,16", "deferral=4,16", "fetch=any",
+      "blocks-per-sm=auto,1000",  // 1000 blocks per SM never fit: must be skipped, not fail
+      "--warmup", "1", "--repetitions", "3", "--out", out, "--save-tuning", tuning, "--quiet"};
+  const auto first = run(args);
+  REQUIRE(first.rc == exit_ok);
+  CHECK(first.out.find("best:") != std::string::npos);
+  CHECK(first.out.find("the floor") != std::string::npos);
+
+  const auto results = results_from_json_text(slurp(fs::path(out) / "sweep.json"));
+  CHECK(results.header.gpu == current_device().name);
+  REQUIRE(results.scenarios.size() == 2);
+  for (const auto& sc : results.scenarios) {
+    CHECK(sc.baseline.vanilla.median_ms > 0);
+    CHECK(sc.baseline.floor.median_ms > 0);
+    CHECK(sc.baseline.tasks == 512u * 512u);
+    REQUIRE(sc.points.size() == 16);
+    int ok = 0;
+    for (const auto& p : sc.points) {
+      if (p.schedule.blocks_per_sm == 1000) {
+        CHECK(p.status == point_status::skipped);
+        CHECK_FALSE(p.reason.empty());
+      } else {
+        CHECK(p.status == point_status::ok);
+        CHECK(p.check_passed);
+        CHECK(p.missing + p.duplicated + p.mismatched == 0);
+        CHECK(p.time.min_ms <= p.time.median_ms);
+        CHECK(p.time.median_ms <= p.time.max_ms);
+        ++ok;
+      }
+    }
+    CHECK(ok == 8);
+    CHECK(best_point(sc).has_value());
+  }
+  CHECK(best_constant(results).has_value());
+  for (const auto& sc : results.scenarios) {
+    const std::string slug = file_slug(sc.baseline.scenario);
+    CHECK(fs::file_size(fs::path(out) / ("heatmap-" + slug + ".png")) > 1000);
+    CHECK(fs::file_size(fs::path(out) / ("speedup-" + slug + ".png")) > 1000);
+  }
+
+  // The library picks the tuned default up at run time.
+  const auto tuned = tuning::find_tuned_schedule("julia", "", tuning);
+  REQUIRE(tuned.has_value());
+  CHECK(*tuned == best_constant(results)->schedule);
+
+  // Nothing left to do on resume: same outputs, no new journal lines.
+  const auto lines_before = slurp(fs::path(out) / "results.jsonl").size();
+  auto again = args;
+  again.push_back("--resume");
+  CHECK(run(again).rc == exit_ok);
+  CHECK(slurp(fs::path(out) / "results.jsonl").size() == lines_before);
+  fs::remove_all(dir);
+}
