@@ -187,7 +187,15 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       return exit_ok;
     }
 
-    // Every output place is checked before any GPU time is spent.
+    // Every option value and output place is checked before any GPU time is spent: building
+    // each scenario's workload once refuses bad option values (offset=7) now, not hours later.
+    for (const auto& options_of : scenarios) {
+      try {
+        (void)env.factory.make(workload, options_of);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("scenario '" + scenario_key(workload, options_of) + "': " + e.what());
+      }
+    }
     tuning::ensure_writable_folder(out_dir);
     if (!tuning_file.empty()) {
       const fs::path parent = fs::path(tuning_file).parent_path();

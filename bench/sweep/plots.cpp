@@ -115,8 +115,9 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     }
   }
   std::vector<double> ticks;
-  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
-    ticks.push_back(v);
+  for (auto k = static_cast<long long>(std::ceil(lo / step - 1e-9));
+       static_cast<double>(k) * step <= hi + step * 1e-9; ++k) {
+    ticks.push_back(static_cast<double>(k) * step);
   }
   return ticks;
 }

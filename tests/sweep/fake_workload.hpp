@@ -17,9 +17,11 @@ namespace microsched::sweep::testing {
 struct fake_counters {
   int made = 0;
   int baselines = 0;                      //!< time_vanilla calls
-  int checks = 0;
+  int checks = 0;                         //!< checks that ran (passed or failed)
+  int refused = 0;                        //!< checks refused: the point is skipped
   std::map<std::string, int> timed;       //!< "scenario | schedule" -> time_scheduled calls
   std::optional<std::string> fail_check;  //!< schedule key whose check fails
+  int points() const { return checks + refused; }
   int total_timed() const {
     int n = 0;
     for (const auto& [k, v] : timed) n += v;
@@ -64,6 +66,7 @@ class fake_workload final : public workloads::workload {
   }
 
   workloads::check_report check_scheduled(const schedule_arguments& a) override {
+    if (a.blocks_per_sm > 8) ++counters_->refused;
     refuse(a);
     ++counters_->checks;
     workloads::check_report r;

@@ -68,8 +68,9 @@ TEST_CASE("workload option ranges pass through, decimals included") {
 }
 
 TEST_CASE("bad ranges are refused with the value named") {
-  CHECK(mentions(error_of("chunk=0:4096:x2"), "chunk = 0"));
+  CHECK(mentions(error_of("chunk=0:4096"), "chunk = 0"));
   CHECK(mentions(error_of("chunk=0:4096:x2"), "chunk=0:4096:x2"));
+  CHECK(mentions(error_of("chunk=0:4096:x2"), "start at 1 or more, not 0"));
   CHECK(mentions(error_of("chunk=-4"), "chunk = -4"));
   CHECK(mentions(error_of("chunk=64:8"), "above its end"));
   CHECK(mentions(error_of("chunk=1:64:x1"), "multiplier x1"));
