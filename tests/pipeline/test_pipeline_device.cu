@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <iostream>
 
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/cuda_backend.hpp"
@@ -59,4 +60,30 @@ TEST_CASE("blackscholes: redirected kernel equals the original, adaptive control
   auto program = make_blackscholes({.chunks = 8, .elements = 1 << 16, .regions = 3});
   check_equal_to_original(*program, fixed(1.0), 1);
   check_equal_to_original(*program, pipeline_arguments{}, 0);
+}
+
+TEST_CASE("documentation example: the same loop before and after the pipeline") {
+  auto workload = make_gafort({.chunks = 8, .elements = 1 << 16, .max_trips = 512});
+  any_program program{*workload};
+  cuda_backend backend;
+  // example-begin loop-before
+  // The original program: one kernel per chunk, queued on one stream.
+  for (std::size_t chunk = 0; chunk < program.chunk_count(); ++chunk)
+    program.launch_original(chunk, backend.compute_stream());
+  backend.synchronize();
+  // example-end loop-before
+  const auto reference = workload->outputs();
+  workload->poison_outputs();
+  // example-begin loop-after
+  // The same loop through the pipeline: helper threads remap chunk i+depth while the GPU runs
+  // chunk i; a chunk whose remap is not ready in time runs the original kernel.
+  pipeline_arguments args;
+  args.depth = 2;                      // chunks transformed ahead of the GPU
+  args.threads_per_chunk = 4;          // helper threads per chunk
+  args.memory_limit = 64u << 20;       // host + device bytes the pipeline may add
+  chunk_pipeline pipe(backend, args);  // adaptive control on by default
+  const pipeline_statistics& stats = pipe.run(program);
+  stats.print(std::cout);              // per iteration: kernel used, r, s, times, fallbacks
+  // example-end loop-after
+  CHECK(workload->outputs() == reference);
 }
