@@ -114,6 +114,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       "sweep: time a workload under every schedule in a range, check each one runs every task "
       "exactly once, and find the best setting and how far it is from the uniform-work floor "
       "(frey2012 sections 5-6)."};
+  app.name("sweep");
   app.footer(footer);
   std::string workload;
   std::vector<std::string> params;
@@ -187,6 +188,13 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       return exit_ok;
     }
 
+    sweep_header header{workload, env.gpu_name(), timing, utc_now()};  // throws without a GPU
+    tuning::ensure_writable_folder(out_dir);
+    if (!tuning_file.empty()) {
+      const fs::path parent = fs::path(tuning_file).parent_path();
+      tuning::ensure_writable_folder(parent.empty() ? fs::path(".") : parent);
+      (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
+    }
     // Every option value and output place is checked before any GPU time is spent: building
     // each scenario's workload once refuses bad option values (offset=7) now, not hours later.
     for (const auto& options_of : scenarios) {
@@ -196,14 +204,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
         throw std::invalid_argument("scenario '" + scenario_key(workload, options_of) + "': " + e.what());
       }
     }
-    tuning::ensure_writable_folder(out_dir);
-    if (!tuning_file.empty()) {
-      const fs::path parent = fs::path(tuning_file).parent_path();
-      tuning::ensure_writable_folder(parent.empty() ? fs::path(".") : parent);
-      (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
-    }
     const fs::path journal_path = fs::path(out_dir) / journal_name;
-    sweep_header header{workload, env.gpu_name(), timing, utc_now()};
     journal log = resume ? journal::resume(journal_path, header)
                          : journal::create(journal_path, header, overwrite);
     if (log.repaired_lines() > 0) {

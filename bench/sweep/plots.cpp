@@ -115,10 +115,10 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     }
   }
   std::vector<double> ticks;
-  for (auto k = static_cast<long long>(std::ceil(lo / step - 1e-9));
-       static_cast<double>(k) * step <= hi + step * 1e-9; ++k) {
-    ticks.push_back(static_cast<double>(k) * step);
-  }
+  // from the last tick at or below lo to the first at or above hi
+  const auto first = static_cast<long long>(std::floor(lo / step + 1e-9));
+  const auto last = static_cast<long long>(std::ceil(hi / step - 1e-9));
+  for (long long k = first; k <= last; ++k) ticks.push_back(static_cast<double>(k) * step);
   return ticks;
 }
 
@@ -239,6 +239,7 @@ image render_heatmap(const sweep_results& results, const scenario_results& sc,
   }
   img.outline_rect(bar_x - 1, top - 1, 22, bar_h + 2, grey);
   for (double t : nice_ticks(lo, hi, 5)) {
+    if (t < lo - 1e-9 || t > hi + 1e-9) continue;
     const int y = top + static_cast<int>(std::lround((hi - t) / (hi - lo) * (bar_h - 1)));
     img.fill_rect(bar_x + 20, y, 4, 1, black);
     img.text(bar_x + 28, y - 3, tick_label(t), black);
@@ -273,7 +274,7 @@ image render_speedup_plot(const sweep_results& results, const scenario_results& 
   const double xpad = (xhi - xlo) * 0.04;
   xlo -= xpad;
   xhi += xpad;
-  const auto yticks = nice_ticks(0, ymax * 1.05, 6);
+  const auto yticks = nice_ticks(0, ymax * 1.04, 8);
   const double yhi = yticks.back();
   const auto px = [&](double chunk) {
     return left + static_cast<int>(std::lround((std::log2(chunk) - xlo) / (xhi - xlo) * (right - left)));

@@ -28,7 +28,8 @@ void validate(const heatmap_axes& axes);
 [[nodiscard]] image render_speedup_plot(const sweep_results& results,
                                         const scenario_results& scenario);
 
-//! Tick values covering [lo, hi]: about `target` of them, at 1, 2, 2.5 or 5 times a power of 10.
+//! Tick values at 1, 2, 2.5 or 5 times a power of 10, about `target` steps apart over [lo, hi],
+//! from the last at or below lo to the first at or above hi.
 [[nodiscard]] std::vector<double> nice_ticks(double lo, double hi, int target = 6);
 
 //! A file-name-safe form of a scenario key: "julia crunch=4096 offset=0" -> "julia_crunch-4096_offset-0".

@@ -267,8 +267,9 @@ TEST_CASE("the heat map and the speedup plot render every scenario") {
     }
     return true;
   };
-  CHECK(same(nice_ticks(0, 2.9, 6), {0, 0.5, 1, 1.5, 2, 2.5}));
-  CHECK(same(nice_ticks(0, 3.1, 6), {0, 1, 2, 3}));
+  CHECK(same(nice_ticks(0, 2.9, 6), {0, 0.5, 1, 1.5, 2, 2.5, 3}));
+  CHECK(same(nice_ticks(0, 3.1, 6), {0, 1, 2, 3, 4}));
+  CHECK(same(nice_ticks(0.75, 1.2, 5), {0.7, 0.8, 0.9, 1, 1.1, 1.2}));
   CHECK(same(nice_ticks(0.8, 1.3, 5), {0.8, 0.9, 1, 1.1, 1.2, 1.3}));
   CHECK(file_slug("julia crunch=4096 offset=0") == "julia_crunch-4096_offset-0");
 }
