@@ -132,7 +132,7 @@ void bm_micro(benchmark::State& state, micro_config config, path_distribution di
   run_side_by_side(state, original, remapped, &floor);
 }
 
-void bm_chi_square(benchmark::State& state, remap_variant variant) {
+void bm_chi_square(benchmark::State& state, remap_variant variant, int block) {
   static const auto inputs = [] {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> ua(0.5f, 30.0f), ur(0.2f, 2.0f);
@@ -142,16 +142,16 @@ void bm_chi_square(benchmark::State& state, remap_variant variant) {
   }();
   static device_array<float> d_a(inputs.first), d_x(inputs.second), d_q(realistic_n);
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_q.get(), realistic_n,
-                              c, s);
+    launch_chi_square_pvalues(remap_variant::original, block, d_a.get(), d_x.get(), d_q.get(),
+                              realistic_n, c, s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_chi_square_pvalues(variant, d_a.get(), d_x.get(), d_q.get(), realistic_n, c, s);
+    launch_chi_square_pvalues(variant, block, d_a.get(), d_x.get(), d_q.get(), realistic_n, c, s);
   };
   run_side_by_side(state, original, remapped, nullptr);
 }
 
-void bm_model_tree(benchmark::State& state, remap_variant variant) {
+void bm_model_tree(benchmark::State& state, remap_variant variant, int block) {
   static const std::vector<float> records = [] {
     std::mt19937 rng(6);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -162,10 +162,11 @@ void bm_model_tree(benchmark::State& state, remap_variant variant) {
   static device_array<float> d_records(records), d_out(realistic_n);
   upload_model_tree_weights(42);
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_model_tree(remap_variant::original, d_records.get(), d_out.get(), realistic_n, c, s);
+    launch_model_tree(remap_variant::original, block, d_records.get(), d_out.get(), realistic_n, c,
+                      s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_model_tree(variant, d_records.get(), d_out.get(), realistic_n, c, s);
+    launch_model_tree(variant, block, d_records.get(), d_out.get(), realistic_n, c, s);
   };
   run_side_by_side(state, original, remapped, nullptr);
 }
@@ -195,11 +196,14 @@ void register_all() {
     add("micro/paths:8/" + d + "/block:256/dgi/N:16", bm_micro,
         micro_config{8, 256, 16, micro_work, remap_variant::data_group_index}, dist);
   }
-  for (const auto v : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
-                       remap_variant::data_group_index}) {
-    add(std::string("chi_square/") + variant_name(v), bm_chi_square, v);
+  for (const int block : {256, 1024}) {
+    const std::string b = "/block:" + std::to_string(block);
+    for (const auto v : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
+                         remap_variant::data_group_index}) {
+      add(std::string("chi_square") + b + "/" + variant_name(v), bm_chi_square, v, block);
+    }
+    add("model_tree" + b + "/dgi", bm_model_tree, remap_variant::data_group_index, block);
   }
-  add("model_tree/dgi", bm_model_tree, remap_variant::data_group_index);
 }
 
 }  // namespace

@@ -65,11 +65,11 @@ __device__ __forceinline__ float q_of(bool series, float a, float x, float log_p
   return series ? q_by_series(a, x, log_pre, cfe) : q_by_fraction(a, x, log_pre, cfe);
 }
 
-template <remap_variant Variant, bool Count>
-__global__ void __launch_bounds__(realistic_block_threads)
+template <remap_variant Variant, int BlockThreads, bool Count>
+__global__ void __launch_bounds__(BlockThreads)
     chi_square_kernel(const float* __restrict__ a_in, const float* __restrict__ x_in,
                       float* __restrict__ q_out, int n, remap::cfe_totals* cfe_out) {
-  constexpr int threads = realistic_block_threads;
+  constexpr int threads = BlockThreads;
   const unsigned tid = cg::this_thread_block().thread_rank();
   const unsigned base = blockIdx.x * threads;
   remap::cfe_counter<Count> cfe(tid % warp_size);
@@ -92,35 +92,46 @@ __global__ void __launch_bounds__(realistic_block_threads)
   cfe.flush(cfe_out);
 }
 
-template <remap_variant Variant>
+template <remap_variant Variant, int BlockThreads>
 void launch(const float* a, const float* x, float* q, int n, remap::cfe_totals* cfe,
             cudaStream_t stream) {
-  const int blocks = (n + realistic_block_threads - 1) / realistic_block_threads;
+  const int blocks = (n + BlockThreads - 1) / BlockThreads;
   if (blocks == 0) return;
   if (cfe != nullptr) {
-    chi_square_kernel<Variant, true>
-        <<<blocks, realistic_block_threads, 0, stream>>>(a, x, q, n, cfe);
+    chi_square_kernel<Variant, BlockThreads, true>
+        <<<blocks, BlockThreads, 0, stream>>>(a, x, q, n, cfe);
   } else {
-    chi_square_kernel<Variant, false>
-        <<<blocks, realistic_block_threads, 0, stream>>>(a, x, q, n, cfe);
+    chi_square_kernel<Variant, BlockThreads, false>
+        <<<blocks, BlockThreads, 0, stream>>>(a, x, q, n, cfe);
   }
   MICROSCHED_CHECK_LAUNCH("chi_square_kernel");
 }
 
 }  // namespace
 
-void launch_chi_square_pvalues(remap_variant variant, const float* a, const float* x, float* q,
-                               int n, remap::cfe_totals* cfe, cudaStream_t stream) {
+void launch_chi_square_pvalues(remap_variant variant, int block_threads, const float* a,
+                               const float* x, float* q, int n, remap::cfe_totals* cfe,
+                               cudaStream_t stream) {
   if (n < 0) throw_invalid("n", n, "must be >= 0");
+  if (block_threads != 256 && block_threads != 1024) {
+    throw_invalid("block_threads", block_threads, "compiled for 256 and 1024");
+  }
   switch (variant) {
     case remap_variant::original:
-      return launch<remap_variant::original>(a, x, q, n, cfe, stream);
+      return block_threads == 256 ? launch<remap_variant::original, 256>(a, x, q, n, cfe, stream)
+                                  : launch<remap_variant::original, 1024>(a, x, q, n, cfe, stream);
     case remap_variant::head_or_tail:
-      return launch<remap_variant::head_or_tail>(a, x, q, n, cfe, stream);
+      return block_threads == 256
+                 ? launch<remap_variant::head_or_tail, 256>(a, x, q, n, cfe, stream)
+                 : launch<remap_variant::head_or_tail, 1024>(a, x, q, n, cfe, stream);
     case remap_variant::head_or_tail16:
-      return launch<remap_variant::head_or_tail16>(a, x, q, n, cfe, stream);
+      return block_threads == 256
+                 ? launch<remap_variant::head_or_tail16, 256>(a, x, q, n, cfe, stream)
+                 : launch<remap_variant::head_or_tail16, 1024>(a, x, q, n, cfe, stream);
     case remap_variant::data_group_index:
-      return launch<remap_variant::data_group_index>(a, x, q, n, cfe, stream);
+      return block_threads == 256
+                 ? launch<remap_variant::data_group_index, 256>(a, x, q, n, cfe, stream)
+                 : launch<remap_variant::data_group_index, 1024>(a, x, q, n, cfe, stream);
   }
   throw std::invalid_argument(std::string("variant = ") + variant_name(variant) + ": unknown");
 }

@@ -77,11 +77,11 @@ __device__ __forceinline__ void load_record(const float* __restrict__ records, u
   f[4] = hi.x, f[5] = hi.y, f[6] = hi.z, f[7] = hi.w;
 }
 
-template <remap_variant Variant, bool Count>
-__global__ void __launch_bounds__(realistic_block_threads)
+template <remap_variant Variant, int BlockThreads, bool Count>
+__global__ void __launch_bounds__(BlockThreads)
     model_tree_kernel(const float* __restrict__ records, float* __restrict__ out, int n,
                       remap::cfe_totals* cfe_out) {
-  constexpr int threads = realistic_block_threads;
+  constexpr int threads = BlockThreads;
   const unsigned tid = cg::this_thread_block().thread_rank();
   const unsigned base = blockIdx.x * threads;
   remap::cfe_counter<Count> cfe(tid % warp_size);
@@ -108,16 +108,16 @@ __global__ void __launch_bounds__(realistic_block_threads)
   cfe.flush(cfe_out);
 }
 
-template <remap_variant Variant>
+template <remap_variant Variant, int BlockThreads>
 void launch(const float* records, float* out, int n, remap::cfe_totals* cfe, cudaStream_t stream) {
-  const int blocks = (n + realistic_block_threads - 1) / realistic_block_threads;
+  const int blocks = (n + BlockThreads - 1) / BlockThreads;
   if (blocks == 0) return;
   if (cfe != nullptr) {
-    model_tree_kernel<Variant, true>
-        <<<blocks, realistic_block_threads, 0, stream>>>(records, out, n, cfe);
+    model_tree_kernel<Variant, BlockThreads, true>
+        <<<blocks, BlockThreads, 0, stream>>>(records, out, n, cfe);
   } else {
-    model_tree_kernel<Variant, false>
-        <<<blocks, realistic_block_threads, 0, stream>>>(records, out, n, cfe);
+    model_tree_kernel<Variant, BlockThreads, false>
+        <<<blocks, BlockThreads, 0, stream>>>(records, out, n, cfe);
   }
   MICROSCHED_CHECK_LAUNCH("model_tree_kernel");
 }
@@ -140,14 +140,21 @@ void upload_model_tree_weights(unsigned seed) {
   MICROSCHED_CUDA_TRY(cudaMemcpyToSymbol(thresholds, cuts, sizeof(cuts)));
 }
 
-void launch_model_tree(remap_variant variant, const float* records, float* out, int n,
-                       remap::cfe_totals* cfe, cudaStream_t stream) {
+void launch_model_tree(remap_variant variant, int block_threads, const float* records, float* out,
+                       int n, remap::cfe_totals* cfe, cudaStream_t stream) {
   if (n < 0) throw_invalid("n", n, "must be >= 0");
+  if (block_threads != 256 && block_threads != 1024) {
+    throw_invalid("block_threads", block_threads, "compiled for 256 and 1024");
+  }
   switch (variant) {
     case remap_variant::original:
-      return launch<remap_variant::original>(records, out, n, cfe, stream);
+      return block_threads == 256
+                 ? launch<remap_variant::original, 256>(records, out, n, cfe, stream)
+                 : launch<remap_variant::original, 1024>(records, out, n, cfe, stream);
     case remap_variant::data_group_index:
-      return launch<remap_variant::data_group_index>(records, out, n, cfe, stream);
+      return block_threads == 256
+                 ? launch<remap_variant::data_group_index, 256>(records, out, n, cfe, stream)
+                 : launch<remap_variant::data_group_index, 1024>(records, out, n, cfe, stream);
     default:
       throw std::invalid_argument(std::string("variant = ") + variant_name(variant) +
                                   ": model_tree has four paths; use original or dgi");

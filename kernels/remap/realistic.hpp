@@ -17,19 +17,21 @@
 
 namespace microsched::remap_kernels {
 
-inline constexpr int realistic_block_threads = 256;
 inline constexpr int model_tree_features = 8;
 
-//! q[i] = Q(a[i], x[i]). Variants: original, head_or_tail, head_or_tail16, data_group_index.
-void launch_chi_square_pvalues(remap_variant variant, const float* a, const float* x, float* q,
-                               int n, remap::cfe_totals* cfe, cudaStream_t stream);
+//! q[i] = Q(a[i], x[i]). Variants: original, head_or_tail, head_or_tail16, data_group_index;
+//! block_threads 256 or 1024 (anything else throws std::invalid_argument).
+void launch_chi_square_pvalues(remap_variant variant, int block_threads, const float* a,
+                               const float* x, float* q, int n, remap::cfe_totals* cfe,
+                               cudaStream_t stream);
 
 //! Uploads the four leaf models' weights (deterministic from `seed`) to constant memory.
 void upload_model_tree_weights(unsigned seed);
 
 //! out[i] = model of the leaf record i falls in, evaluated on record i
-//! (records: n x model_tree_features floats, row-major). Variants: original, data_group_index.
-void launch_model_tree(remap_variant variant, const float* records, float* out, int n,
-                       remap::cfe_totals* cfe, cudaStream_t stream);
+//! (records: n x model_tree_features floats, row-major). Variants: original, data_group_index;
+//! block_threads 256 or 1024.
+void launch_model_tree(remap_variant variant, int block_threads, const float* records, float* out,
+                       int n, remap::cfe_totals* cfe, cudaStream_t stream);
 
 }  // namespace microsched::remap_kernels

@@ -361,45 +361,62 @@ TEST_CASE("control-flow efficiency counters: ~1/P before, near 1 after a balance
   CHECK(measure(2, remap_variant::head_or_tail, path_distribution::iid) > 0.85);
 }
 
-TEST_CASE("realistic kernels: remapped results equal the originals") {
+void check_chi_square(int block) {
+  CAPTURE(block);
   const int n = 100003;
   std::mt19937 rng(23);
-  SUBCASE("chi-square p-values (HoT, HoT16, DGI)") {
-    std::uniform_real_distribution<float> ua(0.5f, 30.0f), ur(0.2f, 2.0f);
-    std::vector<float> a(static_cast<std::size_t>(n)), x(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = ua(rng), x[i] = a[i] * ur(rng);
-    device_array<float> d_a(a), d_x(x), d_ref(a.size()), d_out(a.size());
-    d_ref.fill_bytes(0xff);
-    launch_chi_square_pvalues(remap_variant::original, d_a.get(), d_x.get(), d_ref.get(), n,
-                              nullptr, nullptr);
-    const auto ref = d_ref.download();
-    for (std::size_t i = 0; i < ref.size(); i += 997) {
-      CHECK(ref[i] >= -1e-3f);
-      CHECK(ref[i] <= 1.001f);
-    }
-    for (const auto v : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
-                         remap_variant::data_group_index}) {
-      CAPTURE(variant_name(v));
-      d_out.fill_bytes(0xff);
-      launch_chi_square_pvalues(v, d_a.get(), d_x.get(), d_out.get(), n, nullptr, nullptr);
-      CHECK(same_bits(ref, d_out.download()));
-    }
+  std::uniform_real_distribution<float> ua(0.5f, 30.0f), ur(0.2f, 2.0f);
+  std::vector<float> a(static_cast<std::size_t>(n)), x(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = ua(rng), x[i] = a[i] * ur(rng);
+  device_array<float> d_a(a), d_x(x), d_ref(a.size()), d_out(a.size());
+  d_ref.fill_bytes(0xff);
+  launch_chi_square_pvalues(remap_variant::original, block, d_a.get(), d_x.get(), d_ref.get(), n,
+                            nullptr, nullptr);
+  const auto ref = d_ref.download();
+  for (std::size_t i = 0; i < ref.size(); i += 997) {
+    CHECK(ref[i] >= -1e-3f);
+    CHECK(ref[i] <= 1.001f);
   }
-  SUBCASE("model tree (DGI, four leaves)") {
-    upload_model_tree_weights(42);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    std::vector<float> records(static_cast<std::size_t>(n) * model_tree_features);
-    for (auto& f : records) f = u(rng);
-    device_array<float> d_records(records), d_ref(static_cast<std::size_t>(n)),
-        d_out(static_cast<std::size_t>(n));
-    d_ref.fill_bytes(0xff);
+  for (const auto v : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
+                       remap_variant::data_group_index}) {
+    CAPTURE(variant_name(v));
     d_out.fill_bytes(0xff);
-    launch_model_tree(remap_variant::original, d_records.get(), d_ref.get(), n, nullptr, nullptr);
-    launch_model_tree(remap_variant::data_group_index, d_records.get(), d_out.get(), n, nullptr,
-                      nullptr);
-    CHECK(same_bits(d_ref.download(), d_out.download()));
-    CHECK_THROWS_AS(launch_model_tree(remap_variant::head_or_tail, d_records.get(), d_out.get(), n,
-                                      nullptr, nullptr),
-                    std::invalid_argument);
+    launch_chi_square_pvalues(v, block, d_a.get(), d_x.get(), d_out.get(), n, nullptr, nullptr);
+    CHECK(same_bits(ref, d_out.download()));
   }
+}
+
+void check_model_tree(int block) {
+  CAPTURE(block);
+  const int n = 100003;
+  std::mt19937 rng(29);
+  upload_model_tree_weights(42);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<float> records(static_cast<std::size_t>(n) * model_tree_features);
+  for (auto& f : records) f = u(rng);
+  device_array<float> d_records(records), d_ref(static_cast<std::size_t>(n)),
+      d_out(static_cast<std::size_t>(n));
+  d_ref.fill_bytes(0xff);
+  d_out.fill_bytes(0xff);
+  launch_model_tree(remap_variant::original, block, d_records.get(), d_ref.get(), n, nullptr,
+                    nullptr);
+  launch_model_tree(remap_variant::data_group_index, block, d_records.get(), d_out.get(), n,
+                    nullptr, nullptr);
+  CHECK(same_bits(d_ref.download(), d_out.download()));
+  CHECK_THROWS_AS(launch_model_tree(remap_variant::head_or_tail, block, d_records.get(),
+                                    d_out.get(), n, nullptr, nullptr),
+                  std::invalid_argument);
+}
+
+TEST_CASE("realistic kernels: chi-square p-values remapped (HoT, HoT16, DGI) equal the original") {
+  check_chi_square(256);
+  check_chi_square(1024);
+  CHECK_THROWS_AS(launch_chi_square_pvalues(remap_variant::original, 512, nullptr, nullptr, nullptr,
+                                            1, nullptr, nullptr),
+                  std::invalid_argument);
+}
+
+TEST_CASE("realistic kernels: model tree remapped (DGI, four leaves) equals the original") {
+  check_model_tree(256);
+  check_model_tree(1024);
 }
