@@ -72,8 +72,8 @@ void bm_gafort(benchmark::State& state) {
 }
 void bm_unwrap(benchmark::State& state) {
   auto program = make_unwrap({});
-  run_pair(state, *program, state.range(1) ? fixed(2, static_cast<int>(state.range(0)))
-                                            : adaptive(2, static_cast<int>(state.range(0))));
+  run_pair(state, *program, state.range(1) ? fixed(3, static_cast<int>(state.range(0)))
+                                            : adaptive(3, static_cast<int>(state.range(0))));
 }
 void bm_blackscholes(benchmark::State& state) {
   auto program = make_blackscholes({});
@@ -94,8 +94,8 @@ void bm_unwrap_kernels(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_gafort)->Arg(6)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({6, 0})->Args({6, 1})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_gafort)->Arg(7)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_blackscholes)->Iterations(9)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -74,6 +74,7 @@ class gafort_program final : public program_base {
     return {{"lam+redirection", bytes, bytes}};
   }
   void prepare(int, int slots) override {
+    if (static_cast<int>(staging_.size()) == slots) return;  // staging kept across runs
     staging_.clear();
     d_map_.clear();
     for (int s = 0; s < slots; ++s) {

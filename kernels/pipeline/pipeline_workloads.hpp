@@ -24,9 +24,9 @@ namespace microsched::pipeline::workloads {
 using stream_t = cudaStream_t;
 
 struct gafort_options {
-  std::size_t chunks = 24;
+  std::size_t chunks = 32;
   std::size_t elements = std::size_t{1} << 20;  //!< children per chunk
-  std::uint32_t max_trips = 4096;              //!< longest crossover segment
+  std::uint32_t max_trips = 32768;             //!< longest crossover segment
   double crossover = 0.6;                      //!< share of children with a crossover
   int classes = 10;                            //!< LAM's R
   unsigned seed = 1;

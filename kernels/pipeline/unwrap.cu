@@ -91,6 +91,7 @@ class unwrap_program final : public program_base {
   std::size_t chunk_elements(std::size_t) const override { return n_; }
   std::vector<remap_method> methods() const override { return {{"reorder-duplication", n_, n_}}; }
   void prepare(int, int slots) override {
+    if (static_cast<int>(staging_.size()) == slots) return;  // staging kept across runs
     staging_.clear();
     d_reordered_.clear();
     for (int s = 0; s < slots; ++s) {

@@ -99,3 +99,10 @@ TEST_CASE("adaptive arguments are validated by name") {
   args.min_ratio = 0.5;
   CHECK_THROWS_WITH_AS(adaptive_controller{args}, doctest::Contains("initial_ratio"), std::invalid_argument);
 }
+
+TEST_CASE("with depth 2 a transformation may take two kernel times: r' = r0*2*Torg/(Ttr+2*Tsav)") {
+  adaptive_controller c({}, 2);
+  c.original_kernel(10.0);
+  c.transformation(0.1, true, 2.0, 9.0);
+  CHECK(c.ratio() == doctest::Approx(0.1 * 2 * 10.0 / (2.0 + 2 * 1.0)));
+}

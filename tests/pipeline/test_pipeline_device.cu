@@ -39,6 +39,7 @@ pipeline_arguments fixed(double ratio) {
   args.threads_per_chunk = 4;
   args.control.adaptive = false;
   args.control.fixed_ratio = ratio;
+  args.wait_for_remap = true;  // every chunk takes the optimised path, to check its results
   return args;
 }
 

@@ -21,8 +21,10 @@ void validate(const adaptive_arguments& args) {
   if (args.raised_segments < 1) detail::invalid("raised_segments", args.raised_segments, "must be >= 1");
 }
 
-adaptive_controller::adaptive_controller(const adaptive_arguments& args) : args_(args) {
+adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)
+    : args_(args), depth_(depth) {
   validate(args_);
+  if (depth < 1) detail::invalid("depth", depth, "must be >= 1");
   segments_ = args_.initial_segments;
   if (args_.adaptive) {
     ratio_ = args_.initial_ratio;
@@ -71,7 +73,8 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
       shut_down(why.str());
       return;
     }
-    const double estimate = ratio * t_org_ / (std::max(0.0, transform_ms) + t_sav);
+    const double d = depth_;
+    const double estimate = ratio * d * t_org_ / (std::max(0.0, transform_ms) + d * t_sav);
     ratio_ = std::clamp(estimate, args_.min_ratio, 1.0);
     phase_ = phase::adjusting;
     successes_ = 0;

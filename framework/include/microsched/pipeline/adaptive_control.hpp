@@ -8,7 +8,9 @@
 //!   Torg are recorded; if the transformation did not finish in time (Ttr > Torg) it switches off.
 //!   Its optimised kernel's time Topt gives the saving Tsav = Torg - Topt; no saving switches off
 //!   too (a workload with nothing to gain, like Black-Scholes).
-//! - Estimate: r' = r0 * Torg / (Ttr + Tsav), clamped to [min_ratio, 1].
+//! - Estimate: r' = r0 * Torg / (Ttr + Tsav), clamped to [min_ratio, 1]. With a pipeline depth
+//!   Δ > 1 a transformation has Δ kernel times to finish (the paper fixes Δ = 1), so the same
+//!   derivation (Ttr' = Δ * (Torg - Tsav')) gives r' = r0 * Δ * Torg / (Ttr + Δ * Tsav).
 //! - Dynamic adjustment (Figure 8): a failure lowers r by a step; two consecutive successes raise
 //!   it, but only while it has never been lowered; once lowered, two consecutive successes settle
 //!   it for good. A failure at the smallest r first raises s to 5 (overlap copy and transform),
@@ -37,7 +39,8 @@ class adaptive_controller {
  public:
   enum class phase { profiling, adjusting, settled, off };
 
-  explicit adaptive_controller(const adaptive_arguments& args = {});
+  //! `depth`: the pipeline depth Δ, the kernel times a transformation may take (>= 1).
+  explicit adaptive_controller(const adaptive_arguments& args = {}, int depth = 1);
 
   //! False once the controller switched the transformation off (automatic shut-down).
   [[nodiscard]] bool enabled() const noexcept { return phase_ != phase::off; }
@@ -66,6 +69,7 @@ class adaptive_controller {
   phase phase_ = phase::profiling;
   double ratio_ = 0;
   int segments_ = 1;
+  int depth_ = 1;
   double t_org_ = -1;  // latest original kernel time, <0: none yet
   bool decreased_ = false;
   int successes_ = 0;

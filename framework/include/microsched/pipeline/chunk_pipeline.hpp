@@ -46,7 +46,10 @@ struct pipeline_arguments {
   int threads_per_chunk = 2;             //!< helper threads working on one chunk
   std::size_t memory_limit = 512u << 20;  //!< bytes the pipeline may add, host + device
   int granularity = 32;                  //!< piece boundaries are multiples of this (a warp)
-  std::chrono::microseconds poll_interval{20};  //!< sleep between two stream queries
+  std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
+  //! Testing only: wait for every chunk's remap and copy before launching it, so the optimised
+  //! kernel always runs (a program using this can be slower than the original).
+  bool wait_for_remap = false;
   adaptive_arguments control{};
 };
 
@@ -208,7 +211,8 @@ class chunk_pipeline {
   std::vector<launch_events> ring_;
   std::size_t harvested_ = 0;  // iterations whose kernel time is known
   std::size_t launched_ = 0;
-  std::vector<int> copy_events_;  // one per slot, reused
+  std::vector<int> copy_events_;      // one per slot, reused across runs
+  std::vector<int> released_events_;  // one per slot, reused across runs
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -235,11 +239,12 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
     stats_.device_bytes = methods[m].device_bytes_per_slot * static_cast<std::size_t>(slots);
     program.prepare(method_, slots);
     slots_.assign(static_cast<std::size_t>(slots), slot_state{});
-    copy_events_.clear();
-    for (int s = 0; s < slots; ++s) {
+    while (released_events_.size() < static_cast<std::size_t>(slots)) {  // made once, reused
       copy_events_.push_back(backend_.make_event());
-      slots_[static_cast<std::size_t>(s)].released_event = backend_.make_event();
+      released_events_.push_back(backend_.make_event());
     }
+    for (int s = 0; s < slots; ++s)
+      slots_[static_cast<std::size_t>(s)].released_event = released_events_[static_cast<std::size_t>(s)];
     return;
   }
   stats_.method.clear();
@@ -403,7 +408,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   stats_.memory_limit = args_.memory_limit;
   stats_.iterations.assign(n, iteration_record{});
   for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
-  control_ = adaptive_controller(args_.control);
+  control_ = adaptive_controller(args_.control, args_.depth);
   tasks_.assign(n, nullptr);
   slots_.clear();
   harvested_ = 0;
@@ -457,6 +462,11 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     iteration_record& r = stats_.iterations[i];
     chunk_task* task = tasks_[i].get();
     if (task && active) progress_uploads(program, *task);
+    while (args_.wait_for_remap && task && active && !task->failed.load(std::memory_order_acquire) &&
+           !(task->copy_recorded && backend_.query(task->copy_event))) {
+      std::this_thread::yield();
+      progress_uploads(program, *task);
+    }
     const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
                        task->copy_recorded && backend_.query(task->copy_event);
     if (launched_ >= ring_.size() && harvested_ + ring_.size() <= launched_) harvest(true);
@@ -504,7 +514,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         progress_uploads(program, *next);
         if (next->failed.load(std::memory_order_acquire)) break;
         if (next->copy_recorded && backend_.query(next->copy_event)) break;
-        if (backend_.query(ev.end)) break;
+        if (!args_.wait_for_remap && backend_.query(ev.end)) break;
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else
