@@ -20,13 +20,15 @@ namespace {
 
 constexpr const char* journal_name = "results.jsonl";
 
-const char* const footer = R"(
+const std::string footer = R"(
 Parameters (NAME=VALUES, any number of them):
   schedule:  strategy=local,global,hybrid   fetch=any,all,ballot:N,atomic:N
              chunk=N   deferral=N   blocks-per-sm=N|auto
   workload:  its options (see --list), e.g. crunch=4096,16384 offset=0,1,2 precision=float,double;
              several values make several scenarios (every combination).
-  Unswept schedule fields keep the library defaults (hybrid ballot:8 chunk=64 deferral=8 auto).
+  Unswept schedule fields keep the library defaults: )";
+
+const char* const footer_values = R"(
 
 Values: a comma list of items; an item is a value or a range:
   lo:hi        every integer        blocks-per-sm=1:16
@@ -115,7 +117,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       "exactly once, and find the best setting and how far it is from the uniform-work floor "
       "(frey2012 sections 5-6)."};
   app.name("sweep");
-  app.footer(footer);
+  app.footer(footer + schedule_key(schedule_arguments{}) + footer_values);
   std::string workload;
   std::vector<std::string> params;
   std::string out_dir = "sweep-out";
