@@ -5,6 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "temp_folder.hpp"
+
 #include "fake_workload.hpp"
 #include "sweep/cli.hpp"
 #include "sweep/engine.hpp"
@@ -14,18 +16,9 @@
 using namespace microsched;
 using namespace microsched::sweep;
 namespace fs = std::filesystem;
+using microsched::sweep::testing::temp_folder;
 
 namespace {
-
-//! A fresh folder under the system's temporary folder, removed at the end of the test.
-struct temp_folder {
-  fs::path path;
-  temp_folder() {
-    std::string pattern = (fs::temp_directory_path() / "sweep-test-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~temp_folder() { fs::remove_all(path); }
-};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -6,23 +6,17 @@
 #include <fstream>
 #include <string>
 
+#include "temp_folder.hpp"
+
 #include "microsched/tuning/atomic_write.hpp"
 #include "microsched/tuning/tuning_file.hpp"
 
 using namespace microsched;
 using namespace microsched::tuning;
 namespace fs = std::filesystem;
+using microsched::sweep::testing::temp_folder;
 
 namespace {
-struct temp_folder {
-  fs::path path;
-  temp_folder() {
-    std::string pattern = (fs::temp_directory_path() / "tuning-test-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~temp_folder() { fs::remove_all(path); }
-};
-
 schedule_arguments schedule(pool_strategy s, fetch_control f, std::uint64_t chunk, int deferral,
                             int blocks) {
   schedule_arguments a;

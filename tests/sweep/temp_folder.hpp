@@ -1,0 +1,22 @@
+#pragma once
+//! A fresh folder under the system's temporary folder, removed with everything in it at the end.
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+namespace microsched::sweep::testing {
+
+struct temp_folder {
+  std::filesystem::path path;
+  explicit temp_folder(const char* prefix = "sweep-test") {
+    std::string pattern = (std::filesystem::temp_directory_path() / prefix).string() + "-XXXXXX";
+    path = ::mkdtemp(pattern.data());
+  }
+  ~temp_folder() { std::filesystem::remove_all(path); }
+  temp_folder(const temp_folder&) = delete;
+  temp_folder& operator=(const temp_folder&) = delete;
+};
+
+}  // namespace microsched::sweep::testing
