@@ -1,0 +1,89 @@
+#pragma once
+//! @file switching_gate.cuh
+//! The gate a managed program's step receives in the switching driver: take(branch<K>, cond)
+//! votes, picks the path, and swaps task contexts through the warp's context pool (frey2012
+//! §3.2), or follows the default path on deferred visits (§3.3).
+
+#include "microsched/config.hpp"
+#include "microsched/switching/context_pool.cuh"
+#include "microsched/switching/managed_program.hpp"
+#include "microsched/switching/switching_params.hpp"
+#include "microsched/switching/vote.hpp"
+
+namespace microsched::switching {
+
+template <class Context, int ContextsPerWarp, int Branches>
+class switching_gate {
+ public:
+  using pool_type = context_pool<Context, ContextsPerWarp, Branches>;
+  using slot = typename pool_type::slot;
+
+  //! `mine` is the lane's attached context: the gate swaps it in place.
+  __device__ __forceinline__ switching_gate(pool_type& pool, slot& mine,
+                                            const switching_arguments& args, unsigned lane)
+      : pool_(pool), mine_(mine), lane_(lane), every_(static_cast<unsigned>(args.switch_every)),
+        default_then_(args.default_then), threshold_(args.vanilla_threshold) {
+#pragma unroll
+    for (int k = 0; k < Branches; ++k) visits_[k] = 0;
+  }
+
+  //! This lane holds an active context: run the step's code (false while parked or empty).
+  [[nodiscard]] __device__ __forceinline__ bool active() const {
+    return mine_.state == state_active;
+  }
+
+  //! Warp-collective managed branch K. `cond` is read only from active lanes. Returns true on
+  //! the lanes that run the then path now; lanes that run the else path get false and stay
+  //! active(); lanes left without a fitting context get false and are not active().
+  template <int K>
+  [[nodiscard]] __device__ __forceinline__ bool take(branch_index<K>, bool cond) {
+    static_assert(K >= 0 && K < Branches, "take(branch<K>): K must be below managed_branches");
+    const std::uint8_t here = state_parked(K);
+    const bool at = mine_.state == state_active || mine_.state == here;
+    const bool need = mine_.state == state_active ? cond : mine_.path;
+    visits_[K] += 1;
+    if (!switch_visit(visits_[K], every_)) {
+      // Deferred visit: the default path, no ballot; contexts needing the other one park.
+      const bool path = (default_then_ >> K) & 1u;
+      if (at) park_or_run(path, need, here);
+      return active() && path;
+    }
+    branch_masks m;
+    m.at_branch = __ballot_sync(full_mask, at);
+    m.want_then = __ballot_sync(full_mask, at && need);
+    m.empty = __ballot_sync(full_mask, mine_.state == state_finished);
+    if (divergent_pass(m, threshold_)) {
+      if (at) mine_.state = state_active;  // every lane its own path, as in a vanilla kernel
+      return at && need;
+    }
+    const pool_counts counts = pool_.template counts<K>();
+    const bool path = choose_path(m, counts);
+    const switch_plan plan = plan_switch(m, counts, path);
+    if (plan.quiet()) {
+      if (at) park_or_run(path, need, here);
+    } else {
+      pool_.template apply<K>(plan, plan_lane(plan, lane_), mine_);
+    }
+    return active() && path;
+  }
+
+ private:
+  __device__ __forceinline__ void park_or_run(bool path, bool need, std::uint8_t here) {
+    if (need == path) {
+      mine_.state = state_active;
+    } else {
+      mine_.state = here;
+      mine_.path = need;
+    }
+  }
+
+  pool_type& pool_;
+  slot& mine_;
+  unsigned lane_;
+  unsigned every_;
+  std::uint32_t default_then_;
+  int threshold_;
+  unsigned visits_[Branches];  //!< (branch) visits so far, warp-uniform
+};
+
+}  // namespace microsched::switching

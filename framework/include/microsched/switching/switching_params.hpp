@@ -1,0 +1,65 @@
+#pragma once
+//! @file switching_params.hpp
+//! Run-time settings of context switching (nothing here sizes storage).
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "microsched/error.hpp"
+#include "microsched/switching/task_context.hpp"
+
+namespace microsched::switching {
+
+struct switching_arguments {
+  //! Deferred switching (§3.3): vote and switch on every n-th visit of a managed branch; the
+  //! other visits follow the default path and park the contexts that need the other one.
+  int switch_every = 1;
+  //! Bit k: the default path of managed branch k is the then path (else path when clear).
+  std::uint32_t default_then = 0;
+  //! Vote threshold: when at least this many attached lanes need the then path, run the branch
+  //! divergently like a vanilla kernel (no context moves). 33: always switch.
+  int vanilla_threshold = 33;
+
+  friend bool operator==(const switching_arguments&, const switching_arguments&) = default;
+};
+
+//! Throws std::invalid_argument naming the bad value.
+inline void validate(const switching_arguments& a) {
+  if (a.switch_every < 1) throw_invalid("switch_every", a.switch_every, "must be at least 1");
+  if (a.vanilla_threshold < 1 || a.vanilla_threshold > 33) {
+    throw_invalid("vanilla_threshold", a.vanilla_threshold, "must be in 1..33 (33: never)");
+  }
+}
+
+[[nodiscard]] inline std::string to_string(const switching_arguments& a) {
+  std::string s = a.switch_every == 1 ? "immediate" : "deferred every " + std::to_string(a.switch_every);
+  if (a.vanilla_threshold <= 32) s += ", vanilla at >=" + std::to_string(a.vanilla_threshold) + " then-lanes";
+  return s;
+}
+
+}  // namespace microsched::switching
+
+namespace microsched::switching {
+
+//! Shared memory a block of the switching driver needs: one context pool per warp. Pure, so the
+//! host can print and test it; the scheduler evaluates it at compile time.
+[[nodiscard]] constexpr std::size_t pool_shared_bytes(std::size_t pool_bytes, int block_threads) {
+  return pool_bytes * static_cast<std::size_t>(block_threads / warp_size);
+}
+
+//! Throws std::invalid_argument when `need` bytes of shared memory per block exceed what the
+//! device allows a block after opting in (`limit`), saying what to lower.
+inline void check_shared_fit(std::size_t need, std::size_t limit, int contexts_per_warp,
+                             std::size_t context_bytes, int block_threads) {
+  if (need <= limit) return;
+  throw std::invalid_argument(
+      "context pool does not fit in shared memory: " + std::to_string(block_threads / warp_size) +
+      " warps x " + std::to_string(contexts_per_warp) + " contexts x " +
+      std::to_string(context_bytes) + " B (plus the branch map) = " + std::to_string(need) +
+      " B per block, the device allows " + std::to_string(limit) +
+      " B; lower ContextsPerWarp or BlockThreads, or shrink the context");
+}
+
+}  // namespace microsched::switching

@@ -1,0 +1,98 @@
+#pragma once
+//! @file switching_scheduler.cuh
+//! Host entry point for managed-branch programs: sizes the per-warp context pools at compile
+//! time, checks them against the device's shared memory (opting in above 48 KB), and runs the
+//! switching driver on an occupancy-sized grid.
+//!
+//! \code
+//! microsched::switching::switching_scheduler<raycast_program, 128, 64> sched(args, switching);
+//! sched.run(program, width * height, stream);
+//! \endcode
+
+#include <cuda_runtime_api.h>
+
+#include "microsched/device.hpp"
+#include "microsched/error.hpp"
+#include "microsched/kernel_resources.hpp"
+#include "microsched/pool/global_task_pool.cuh"
+#include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/scheduler.cuh"
+#include "microsched/switching/switching_kernel.cuh"
+
+namespace microsched::switching {
+
+//! @tparam Program a managed task program (see managed_program.hpp)
+//! @tparam BlockThreads threads per block (a multiple of 32)
+//! @tparam ContextsPerWarp detached contexts per warp's pool (1..255)
+template <class Program, int BlockThreads = 128, int ContextsPerWarp = 64>
+class switching_scheduler {
+  static_assert(check_managed_program<Program>());
+  static_assert(BlockThreads % warp_size == 0 && BlockThreads >= warp_size && BlockThreads <= 1024,
+                "BlockThreads must be a multiple of 32 in 32..1024");
+
+ public:
+  using pool_type = pool_for<Program, ContextsPerWarp>;
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int contexts_per_warp = ContextsPerWarp;
+  //! Dynamic shared memory per block, known at compile time.
+  static constexpr std::size_t shared_bytes =
+      pool_shared_bytes(sizeof(typename pool_type::temp_storage), BlockThreads);
+
+  //! Throws std::invalid_argument for bad arguments or a pool that does not fit, no_device_error
+  //! without a GPU.
+  switching_scheduler(const schedule_arguments& args, const switching_arguments& switching)
+      : args_(args), switching_(switching) {
+    validate(args_);
+    validate(switching_);
+    const device_info device = current_device();
+    sm_count_ = device.sm_count;
+    check_shared_fit(shared_bytes, device.shared_per_block_optin, ContextsPerWarp,
+                     sizeof(typename pool_type::slot), BlockThreads);
+    if (shared_bytes > 48 * 1024) {
+      MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel()),
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(shared_bytes)));
+    }
+    resources_ = query_resources(kernel(), BlockThreads, shared_bytes);
+    (void)grid_blocks(args_, 1, sm_count_, resources_.max_blocks_per_sm);
+  }
+
+  [[nodiscard]] launch_plan plan(task_id num_tasks) const {
+    return {grid_blocks(args_, num_tasks, sm_count_, resources_.max_blocks_per_sm), BlockThreads,
+            resources_};
+  }
+
+  //! Enqueues the run on `stream`: every task in [0, num_tasks) begins and ends exactly once.
+  void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
+    if (num_tasks == 0) return;
+    const launch_plan p = plan(num_tasks);
+    pool_.reset(stream);
+    driver_params params;
+    params.pool = pool_.ref(num_tasks);
+    params.chunk = args_.chunk;
+    kernel()<<<static_cast<unsigned>(p.blocks), BlockThreads, shared_bytes, stream>>>(
+        program, params, switching_);
+    MICROSCHED_CHECK_LAUNCH("microsched::switching::switching_kernel");
+  }
+
+ private:
+  using kernel_t = void(Program, driver_params, switching_arguments);
+  [[nodiscard]] kernel_t* kernel() const {
+    switch (args_.strategy) {
+      case pool_strategy::local:
+        return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::local>;
+      case pool_strategy::global:
+        return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global>;
+      case pool_strategy::hybrid: break;
+    }
+    return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid>;
+  }
+
+  schedule_arguments args_;
+  switching_arguments switching_;
+  int sm_count_ = 0;
+  kernel_resources resources_;
+  global_task_pool pool_;
+};
+
+}  // namespace microsched::switching
