@@ -16,17 +16,20 @@ namespace microsched::baselines {
 template <task_program Program>
 __global__ void uniform_floor_kernel(const Program program, const task_id num_tasks,
                                      const unsigned long long steps_per_task,
-                                     typename Program::context* sink) {
+                                     typename Program::context* sink, unsigned* finished_sink) {
   const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;
   for (task_id t = static_cast<task_id>(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tasks;
        t += stride) {
     auto context = program.begin(t);
-    for (unsigned long long s = 0; s < steps_per_task; ++s) (void)program.step(context);
+    unsigned finished = 0;
+    for (unsigned long long s = 0; s < steps_per_task; ++s) finished += program.step(context);
     program.end(t, context);
-    // end() may read only part of the context (Julia writes just the count); without this store,
-    // which never runs (sink is null) but cannot be proven dead, the compiler would drop the
-    // rest of the step's arithmetic and the floor would measure nothing.
+    // end() may read only part of the context (Julia writes just the count), and the step's
+    // result is otherwise unused: without these stores, which never run (the sinks are null)
+    // but cannot be proven dead, the compiler would drop the termination test and the rest of
+    // the arithmetic, and the floor would time less work than the kernels it bounds.
     if (sink != nullptr) *sink = context;
+    if (finished_sink != nullptr) *finished_sink = finished;
   }
 }
 
@@ -35,7 +38,7 @@ void run_uniform_floor(const Program& program, task_id num_tasks,
                        unsigned long long steps_per_task, cudaStream_t stream) {
   if (num_tasks == 0) return;
   uniform_floor_kernel<Program><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
-      program, num_tasks, steps_per_task, nullptr);
+      program, num_tasks, steps_per_task, nullptr, nullptr);
   MICROSCHED_CHECK_LAUNCH("uniform_floor_kernel");
 }
 
