@@ -1,0 +1,132 @@
+#include <cmath>
+
+#include "montecarlo_branch/montecarlo_branch_program.cuh"
+#include "switching_runner.cuh"
+
+namespace microsched::switching_workloads {
+
+using kernels::montecarlo_branch_program;
+
+struct montecarlo_branch_runner::impl {
+  montecarlo_branch_settings settings;
+  cuda_stream stream;
+  event_timer timer;
+  device_buffer<std::uint32_t> sum, entered, ref_sum, ref_entered, counts;
+  bool have_reference = false;
+
+  explicit impl(const montecarlo_branch_settings& s)
+      : settings(s), sum(s.tasks), entered(s.tasks), ref_sum(s.tasks), ref_entered(s.tasks),
+        counts(s.tasks) {}
+
+  [[nodiscard]] montecarlo_branch_program program(std::uint32_t* sum_out,
+                                                  std::uint32_t* entered_out) const {
+    montecarlo_branch_program p;
+    p.probability = settings.probability;
+    p.outer = settings.outer;
+    p.inner = settings.inner;
+    p.seed = settings.seed;
+    p.sum_out = sum_out;
+    p.entered_out = entered_out;
+    return p;
+  }
+  [[nodiscard]] montecarlo_branch_program program() const { return program(sum.data(), entered.data()); }
+
+  void ensure_reference() {
+    if (have_reference) return;
+    ref_sum.fill_bytes(0xff, stream.get());
+    ref_entered.fill_bytes(0xff, stream.get());
+    detail::run_vanilla(program(ref_sum.data(), ref_entered.data()), settings.tasks, stream.get());
+    stream.synchronize();
+    have_reference = true;
+  }
+};
+
+montecarlo_branch_runner::montecarlo_branch_runner(const montecarlo_branch_settings& settings) {
+  if (settings.tasks == 0) throw_invalid("tasks", settings.tasks, "must be at least 1");
+  if (!(settings.probability >= 0.0f && settings.probability <= 1.0f)) {
+    throw_invalid("probability", settings.probability, "must be in [0, 1]");
+  }
+  if (settings.outer == 0) throw_invalid("outer", settings.outer, "must be at least 1");
+  impl_ = std::make_unique<impl>(settings);
+}
+montecarlo_branch_runner::~montecarlo_branch_runner() = default;
+
+const montecarlo_branch_settings& montecarlo_branch_runner::settings() const { return impl_->settings; }
+
+void montecarlo_branch_runner::set_probability(float p) {
+  if (!(p >= 0.0f && p <= 1.0f)) throw_invalid("probability", p, "must be in [0, 1]");
+  impl_->settings.probability = p;
+  impl_->have_reference = false;
+}
+
+std::string montecarlo_branch_runner::describe() const {
+  const auto& s = impl_->settings;
+  return "montecarlo_branch tasks=" + std::to_string(s.tasks) + " p=" + std::to_string(s.probability) +
+         " outer=" + std::to_string(s.outer) + " inner=" + std::to_string(s.inner);
+}
+
+timing_stats montecarlo_branch_runner::time_vanilla(const timing_options& options) {
+  const auto program = impl_->program();
+  const task_id n = impl_->settings.tasks;
+  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s); }, options,
+                           impl_->stream.get());
+}
+
+timing_stats montecarlo_branch_runner::time_termination(const schedule_arguments& args,
+                                                        const timing_options& options) {
+  return detail::time_termination(impl_->timer, impl_->program(), impl_->settings.tasks, args,
+                                  options, impl_->stream.get());
+}
+
+timing_stats montecarlo_branch_runner::time_switching(const variant& v, const timing_options& options) {
+  return detail::time_switching(impl_->timer, impl_->program(), impl_->settings.tasks, v, options,
+                                impl_->stream.get());
+}
+
+workloads::check_report montecarlo_branch_runner::check(const variant& v) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  m.sum.fill_bytes(0xff, s);
+  m.entered.fill_bytes(0xff, s);
+  m.counts.fill_bytes(0, s);
+  detail::run_counted(m.program(), m.counts.data(), m.settings.tasks, v, s);
+  m.stream.synchronize();
+  workloads::check_report r;
+  r.tasks = m.settings.tasks;
+  const auto counts = m.counts.to_host(s);
+  const auto sum = m.sum.to_host(s);
+  const auto entered = m.entered.to_host(s);
+  const auto ref_sum = m.ref_sum.to_host(s);
+  const auto ref_entered = m.ref_entered.to_host(s);
+  for (std::size_t t = 0; t < counts.size(); ++t) {
+    if (counts[t] == 0) ++r.missing;
+    if (counts[t] > 1) ++r.duplicated;
+    if (counts[t] != 1 && r.detail.size() < 200) {
+      r.detail += "task " + std::to_string(t) + " ended " + std::to_string(counts[t]) + " times; ";
+    }
+    if (sum[t] != ref_sum[t] || entered[t] != ref_entered[t]) {
+      ++r.mismatched;
+      if (r.detail.size() < 400) {
+        r.detail += "task " + std::to_string(t) + ": entries " + std::to_string(entered[t]) +
+                    " vs vanilla " + std::to_string(ref_entered[t]) + "; ";
+      }
+    }
+  }
+  r.passed = r.missing == 0 && r.duplicated == 0 && r.mismatched == 0;
+  return r;
+}
+
+std::string montecarlo_branch_runner::resources(const variant& v) {
+  return detail::resources(impl_->program(), impl_->settings.tasks, v);
+}
+
+double montecarlo_branch_runner::mean_entries() {
+  impl_->ensure_reference();
+  const auto entered = impl_->ref_entered.to_host(impl_->stream.get());
+  double total = 0;
+  for (auto e : entered) total += e;
+  return total / static_cast<double>(entered.size());
+}
+
+}  // namespace microsched::switching_workloads

@@ -1,0 +1,143 @@
+#include <cstdlib>
+
+#include "raycast/raycast_program.cuh"
+#include "switching_runner.cuh"
+
+namespace microsched::switching_workloads {
+
+using kernels::raycast::raycast_program;
+
+struct raycast_runner::impl {
+  raycast_settings settings;
+  cuda_stream stream;
+  event_timer timer;
+  device_buffer<std::uint32_t> image, reference, counts;
+  bool have_reference = false;
+
+  explicit impl(const raycast_settings& s)
+      : settings(s), image(pixels()), reference(pixels()), counts(pixels()) {}
+
+  [[nodiscard]] task_id pixels() const {
+    return static_cast<task_id>(settings.width) * static_cast<task_id>(settings.height);
+  }
+  [[nodiscard]] raycast_program program(std::uint32_t* out) const {
+    raycast_program p;
+    p.view.cam = kernels::raycast::make_camera(settings.width, settings.height);
+    p.view.step_size = settings.step_size;
+    p.image = out;
+    return p;
+  }
+  [[nodiscard]] raycast_program program() const { return program(image.data()); }
+
+  void ensure_reference() {
+    if (have_reference) return;
+    reference.fill_bytes(0xff, stream.get());
+    detail::run_vanilla(program(reference.data()), pixels(), stream.get());
+    stream.synchronize();
+    have_reference = true;
+  }
+};
+
+raycast_runner::raycast_runner(const raycast_settings& settings) {
+  if (settings.width < 1 || settings.width > 16384) throw_invalid("width", settings.width, "must be in 1..16384");
+  if (settings.height < 1 || settings.height > 16384) throw_invalid("height", settings.height, "must be in 1..16384");
+  if (!(settings.step_size >= 1e-3f && settings.step_size <= 10.0f)) {
+    throw_invalid("step", settings.step_size, "must be in [0.001, 10]");
+  }
+  impl_ = std::make_unique<impl>(settings);
+}
+raycast_runner::~raycast_runner() = default;
+
+const raycast_settings& raycast_runner::settings() const { return impl_->settings; }
+
+void raycast_runner::set_step_size(float step) {
+  if (!(step >= 1e-3f && step <= 10.0f)) throw_invalid("step", step, "must be in [0.001, 10]");
+  impl_->settings.step_size = step;
+  impl_->have_reference = false;
+}
+
+std::string raycast_runner::describe() const {
+  const auto& s = impl_->settings;
+  return "raycast psi(3,2,1) " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+         " step=" + std::to_string(s.step_size);
+}
+
+timing_stats raycast_runner::time_vanilla(const timing_options& options) {
+  const auto program = impl_->program();
+  const task_id n = impl_->pixels();
+  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s); }, options,
+                           impl_->stream.get());
+}
+
+timing_stats raycast_runner::time_termination(const schedule_arguments& args,
+                                              const timing_options& options) {
+  return detail::time_termination(impl_->timer, impl_->program(), impl_->pixels(), args, options,
+                                  impl_->stream.get());
+}
+
+timing_stats raycast_runner::time_switching(const variant& v, const timing_options& options) {
+  return detail::time_switching(impl_->timer, impl_->program(), impl_->pixels(), v, options,
+                                impl_->stream.get());
+}
+
+image_check raycast_runner::check(const variant& v, int tolerance, double allowed_fraction) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  m.image.fill_bytes(0xff, s);
+  m.counts.fill_bytes(0, s);
+  detail::run_counted(m.program(), m.counts.data(), m.pixels(), v, s);
+  m.stream.synchronize();
+  image_check r;
+  r.tasks.tasks = m.pixels();
+  const auto counts = m.counts.to_host(s);
+  const auto got = m.image.to_host(s);
+  const auto want = m.reference.to_host(s);
+  for (std::size_t t = 0; t < counts.size(); ++t) {
+    if (counts[t] == 0) ++r.tasks.missing;
+    if (counts[t] > 1) ++r.tasks.duplicated;
+    if (counts[t] != 1 && r.tasks.detail.size() < 200) {
+      r.tasks.detail += "pixel " + std::to_string(t) + " ended " + std::to_string(counts[t]) + " times; ";
+    }
+    if (got[t] == want[t]) continue;
+    ++r.pixels_differing;
+    int worst = 0;
+    for (int c = 0; c < 4; ++c) {
+      const int a = static_cast<int>((got[t] >> (8 * c)) & 0xffu);
+      const int b = static_cast<int>((want[t] >> (8 * c)) & 0xffu);
+      worst = std::max(worst, std::abs(a - b));
+    }
+    r.max_channel_difference = std::max(r.max_channel_difference, worst);
+    if (worst > tolerance) {
+      ++r.tasks.mismatched;
+      if (r.tasks.detail.size() < 400) {
+        r.tasks.detail += "pixel " + std::to_string(t) + " differs by " + std::to_string(worst) + "; ";
+      }
+    }
+  }
+  const auto allowed = static_cast<std::uint64_t>(allowed_fraction * static_cast<double>(m.pixels()));
+  r.tasks.passed = r.tasks.missing == 0 && r.tasks.duplicated == 0 && r.tasks.mismatched <= allowed;
+  return r;
+}
+
+std::vector<std::uint32_t> raycast_runner::render_vanilla() {
+  impl_->ensure_reference();
+  return impl_->reference.to_host(impl_->stream.get());
+}
+
+std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
+  auto& m = *impl_;
+  detail::with_pool_size(v.contexts_per_warp, [&](auto c) {
+    switching::switching_scheduler<raycast_program, detail::block_threads, decltype(c)::value> sched(
+        v.schedule, v.switching);
+    sched.run(m.program(), m.pixels(), m.stream.get());
+  });
+  m.stream.synchronize();
+  return m.image.to_host(m.stream.get());
+}
+
+std::string raycast_runner::resources(const variant& v) {
+  return detail::resources(impl_->program(), impl_->pixels(), v);
+}
+
+}  // namespace microsched::switching_workloads

@@ -1,0 +1,111 @@
+#pragma once
+//! @file switching_runners.hpp
+//! Host API of the switching workloads (Monte Carlo branch test, isosurface ray caster): each
+//! owns its device buffers and runs the vanilla kernel (the program with every managed branch
+//! an ordinary branch), the termination-only persistent driver, and the context-switching driver
+//! under a chosen variant; it times them with CUDA events and checks a run against vanilla.
+//! Plain C++ (pimpl), so samples and benchmarks compile without nvcc.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "microsched/measure/timing_stats.hpp"
+#include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/switching/switching_params.hpp"
+#include "workload.hpp"
+
+namespace microsched::switching_workloads {
+
+//! One context-switching configuration.
+struct variant {
+  schedule_arguments schedule{};
+  switching::switching_arguments switching{};
+  int contexts_per_warp = 64;  //!< one of compiled_pool_sizes()
+};
+
+//! Pool sizes (contexts per warp) the runners are compiled for.
+[[nodiscard]] std::vector<int> compiled_pool_sizes();
+//! "hybrid chunk=64 blocks/SM=4, 64 contexts/warp, immediate"
+[[nodiscard]] std::string to_string(const variant& v);
+
+// ---------------------------------------------------------------------------------------------
+struct montecarlo_branch_settings {
+  std::uint64_t tasks = 1u << 20;
+  float probability = 0.01f;  //!< chance that an outer iteration enters the branch
+  std::uint32_t outer = 1000;
+  std::uint32_t inner = 1000;
+  unsigned long long seed = 1234;
+};
+
+class montecarlo_branch_runner {
+ public:
+  explicit montecarlo_branch_runner(const montecarlo_branch_settings& settings);
+  ~montecarlo_branch_runner();
+  montecarlo_branch_runner(const montecarlo_branch_runner&) = delete;
+  montecarlo_branch_runner& operator=(const montecarlo_branch_runner&) = delete;
+
+  [[nodiscard]] const montecarlo_branch_settings& settings() const;
+  //! Changes p (the reference is recomputed on the next check).
+  void set_probability(float p);
+  [[nodiscard]] std::string describe() const;
+
+  timing_stats time_vanilla(const timing_options& options);
+  //! The termination-divergence driver on the same program (branches stay divergent).
+  timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
+  timing_stats time_switching(const variant& v, const timing_options& options);
+  //! Poisons outputs, runs with per-task counters, compares sums and entries with vanilla.
+  workloads::check_report check(const variant& v);
+  //! Registers, shared memory, occupancy and grid of the switching kernel for `v`.
+  [[nodiscard]] std::string resources(const variant& v);
+  //! Mean branch entries per task in the last vanilla reference (sizes the ideal line).
+  [[nodiscard]] double mean_entries();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// ---------------------------------------------------------------------------------------------
+struct raycast_settings {
+  int width = 512;
+  int height = 512;
+  float step_size = 0.05f;
+};
+
+//! Result of comparing a scheduled image with the vanilla one.
+struct image_check {
+  workloads::check_report tasks;  //!< exactly once; `mismatched` counts pixels over tolerance
+  std::uint64_t pixels_differing = 0;  //!< any channel differs at all
+  int max_channel_difference = 0;
+};
+
+class raycast_runner {
+ public:
+  explicit raycast_runner(const raycast_settings& settings);
+  ~raycast_runner();
+  raycast_runner(const raycast_runner&) = delete;
+  raycast_runner& operator=(const raycast_runner&) = delete;
+
+  [[nodiscard]] const raycast_settings& settings() const;
+  void set_step_size(float step);
+  [[nodiscard]] std::string describe() const;
+
+  timing_stats time_vanilla(const timing_options& options);
+  timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
+  timing_stats time_switching(const variant& v, const timing_options& options);
+  //! Exactly once, and every channel within `tolerance` of vanilla on all but
+  //! `allowed_fraction` of the pixels.
+  image_check check(const variant& v, int tolerance, double allowed_fraction);
+  //! RGBA8 per pixel, row-major from the top.
+  [[nodiscard]] std::vector<std::uint32_t> render_vanilla();
+  [[nodiscard]] std::vector<std::uint32_t> render_switching(const variant& v);
+  [[nodiscard]] std::string resources(const variant& v);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace microsched::switching_workloads

@@ -1,0 +1,72 @@
+#pragma once
+//! @file switching_cli.hpp
+//! Command-line options of the switching samples: the task pools and the context switching.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "microsched/error.hpp"
+#include "microsched/measure/timing_stats.hpp"
+#include "switching_runners.hpp"
+
+namespace microsched::samples {
+
+struct switching_cli {
+  std::string strategy = "hybrid";
+  std::uint64_t chunk = 32;
+  int blocks_per_sm = 4;
+  int contexts = 128;
+  int switch_every = 1;
+  int default_then = 0;
+  int threshold = 33;
+  int repetitions = 5;
+
+  void add_to(CLI::App& app) {
+    app.add_option("--strategy", strategy, "task pools: local, global or hybrid (frey2012 4.2)")
+        ->capture_default_str();
+    app.add_option("--chunk", chunk, "tasks per grab from the global pool")->capture_default_str();
+    app.add_option("--blocks-per-sm", blocks_per_sm,
+                   "resident blocks of 128 threads per SM; 0 = from occupancy. Fewer warps give "
+                   "each warp more tasks to choose contexts from")
+        ->capture_default_str();
+    app.add_option("--contexts", contexts, "detached contexts per warp's pool: 64 or 128")
+        ->capture_default_str();
+    app.add_option("--switch-every", switch_every,
+                   "deferred switching: vote and switch every n-th visit of the branch, follow the "
+                   "default path otherwise (1 = immediate)")
+        ->capture_default_str();
+    app.add_option("--default-then", default_then,
+                   "default path on deferred visits: 1 the branch (then), 0 past it (else)")
+        ->capture_default_str();
+    app.add_option("--threshold", threshold,
+                   "vote threshold: when at least this many lanes of a warp need the branch, run "
+                   "it divergently like vanilla (33 = always switch)")
+        ->capture_default_str();
+    app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
+        ->capture_default_str();
+  }
+
+  [[nodiscard]] switching_workloads::variant variant() const {
+    switching_workloads::variant v;
+    v.schedule.strategy = parse_pool_strategy(strategy);
+    v.schedule.chunk = chunk;
+    v.schedule.blocks_per_sm = blocks_per_sm;
+    validate(v.schedule);
+    v.contexts_per_warp = contexts;
+    v.switching.switch_every = switch_every;
+    v.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
+    v.switching.vanilla_threshold = threshold;
+    switching::validate(v.switching);
+    if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
+    return v;
+  }
+};
+
+inline void print_time(const char* name, const timing_stats& t, double vanilla_ms) {
+  std::printf("  %-34s %10.3f ms  (min %.3f, max %.3f)  %6.2fx vanilla\n", name, t.median_ms,
+              t.min_ms, t.max_ms, vanilla_ms / t.median_ms);
+}
+
+}  // namespace microsched::samples

@@ -1,0 +1,43 @@
+# Switching area GPU check (issue 3). Sourced by scripts/gpu-check with BUILD (build dir) and OUT
+# set. Runs the raycast and montecarlo_branch samples with --verify (raycast.png under
+# $OUT/switching), compute-sanitizer on the switching device tests with the small cases, and
+# bench_switching into $OUT/switching/bench_switching.json. Never aborts the caller; returns
+# non-zero when a step fails.
+
+switching_check() {
+  local out="$OUT/switching" rc=0 tool t
+  mkdir -p "$out"
+  local raycast="$BUILD/samples/switching/raycast" mc="$BUILD/samples/switching/montecarlo_branch"
+  local bench="$BUILD/bench/switching/bench_switching"
+  if [[ -x "$raycast" ]]; then
+    "$raycast" --verify --step 0.0125 --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --step 0.0125 --switch-every 8 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    cat "$out/raycast.log"
+  fi
+  if [[ -x "$mc" ]]; then
+    "$mc" --p 0.01 --verify >"$out/montecarlo_branch.log" 2>&1 || rc=1
+    "$mc" --p 0.9 --threshold 24 --verify >>"$out/montecarlo_branch.log" 2>&1 || rc=1
+    cat "$out/montecarlo_branch.log"
+  fi
+  if [[ "${SWITCHING_SANITIZE:-1}" == 1 ]] && command -v compute-sanitizer >/dev/null 2>&1; then
+    for t in "$BUILD/tests/switching/test_switching_device" "$BUILD/tests/switching/test_switching_porting_guide"; do
+      [[ -x "$t" ]] || continue
+      for tool in memcheck racecheck synccheck; do
+        if MICROSCHED_SANITIZE_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" \
+            >"$out/sanitize-$tool-$(basename "$t").log" 2>&1; then
+          echo "switching: $tool $(basename "$t") clean"
+        else
+          echo "switching: $tool $(basename "$t") FAILED"; tail -n 20 "$out/sanitize-$tool-$(basename "$t").log"; rc=1
+        fi
+      done
+    done
+  fi
+  if [[ -x "$bench" && "${SWITCHING_BENCH:-1}" == 1 ]]; then
+    "$bench" --benchmark_out="$out/bench_switching.json" --benchmark_out_format=json \
+      --benchmark_counters_tabular=true >"$out/bench_switching.log" 2>&1 || rc=1
+    cat "$out/bench_switching.log"
+  fi
+  return $rc
+}
+
+switching_check

@@ -1,0 +1,217 @@
+// Device tests of the context-switching driver (label gpu): every task ends exactly once and its
+// outputs equal the vanilla kernel's (the same program with ordinary branches), for several pool
+// sizes and task-pool strategies, with and without deferred switching and the vote threshold,
+// with one managed branch (Monte Carlo branch test) and two (one of them if/else with work on
+// both paths).
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "baselines/vanilla.cuh"
+#include "microsched/device_buffer.hpp"
+#include "microsched/switching/counted_managed_program.cuh"
+#include "microsched/switching/divergent_program.cuh"
+#include "microsched/switching/switching_scheduler.cuh"
+#include "montecarlo_branch/montecarlo_branch_program.cuh"
+
+using namespace microsched;
+using namespace microsched::switching;
+
+namespace {
+
+//! Under compute-sanitizer (MICROSCHED_SANITIZE_SMALL set) the large cases shrink tenfold.
+bool small_run() { return std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr; }
+
+__host__ __device__ inline std::uint32_t mix(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+//! Two managed branches per step; branch 1 has work on both paths; task lengths vary.
+struct two_branch_program {
+  static constexpr int managed_branches = 2;
+  struct context {
+    std::uint32_t task = 0;
+    std::uint32_t iteration = 0;
+    std::uint32_t h = 0;
+    std::uint32_t acc = 0;
+  };
+  std::uint32_t* out = nullptr;
+  std::uint32_t* steps_out = nullptr;
+
+  __device__ context begin(task_id t) const {
+    context c;
+    c.task = static_cast<std::uint32_t>(t);
+    c.acc = mix(c.task);
+    return c;
+  }
+  template <class Gate>
+  __device__ bool step(context& c, Gate& gate) const {
+    bool b0 = false;
+    if (gate.active()) {
+      c.h = mix(c.task * 7919u + c.iteration);
+      b0 = (c.h & 7u) == 0;
+    }
+    if (gate.take(branch<0>, b0)) {
+      for (std::uint32_t k = 0; k < 24; ++k) c.acc = c.acc * 31u + mix(c.h + k);
+    }
+    bool b1 = false;
+    if (gate.active()) b1 = ((c.h >> 8) % 3u) == 0;
+    if (gate.take(branch<1>, b1)) {
+      for (std::uint32_t k = 0; k < 12; ++k) c.acc ^= mix(c.acc + k);
+    } else if (gate.active()) {
+      c.acc += 7u + (c.h >> 16);
+    }
+    if (!gate.active()) return false;
+    return ++c.iteration >= 1 + mix(c.task) % 60u;
+  }
+  __device__ void end(task_id t, const context& c) const {
+    out[t] = c.acc;
+    steps_out[t] = c.iteration;
+  }
+};
+
+struct outputs {
+  std::vector<std::uint32_t> a, b, counts;
+};
+
+template <class Program>
+Program with_outputs(Program p, std::uint32_t* a, std::uint32_t* b);
+template <>
+two_branch_program with_outputs(two_branch_program p, std::uint32_t* a, std::uint32_t* b) {
+  p.out = a;
+  p.steps_out = b;
+  return p;
+}
+template <>
+kernels::montecarlo_branch_program with_outputs(kernels::montecarlo_branch_program p,
+                                                std::uint32_t* a, std::uint32_t* b) {
+  p.sum_out = a;
+  p.entered_out = b;
+  return p;
+}
+
+template <class Program>
+outputs run_vanilla(const Program& program, task_id n) {
+  device_buffer<std::uint32_t> a(n), b(n);
+  a.fill_bytes(0xff, nullptr);
+  b.fill_bytes(0xff, nullptr);
+  baselines::run_vanilla(divergent_program<Program>{with_outputs(program, a.data(), b.data())}, n,
+                         nullptr);
+  return {a.to_host(nullptr), b.to_host(nullptr), {}};
+}
+
+template <class Program, int Contexts>
+outputs run_switching(const Program& program, task_id n, const schedule_arguments& args,
+                      const switching_arguments& sw) {
+  device_buffer<std::uint32_t> a(n), b(n), counts(n);
+  a.fill_bytes(0xff, nullptr);
+  b.fill_bytes(0xff, nullptr);
+  counts.fill_bytes(0, nullptr);
+  using counted = counted_managed_program<Program>;
+  switching_scheduler<counted, 128, Contexts> sched(args, sw);
+  sched.run(counted{with_outputs(program, a.data(), b.data()), counts.data()}, n, nullptr);
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  return {a.to_host(nullptr), b.to_host(nullptr), counts.to_host(nullptr)};
+}
+
+void check_equal(const outputs& want, const outputs& got, const std::string& what) {
+  INFO(what);
+  std::size_t bad_count = 0, bad_a = 0, bad_b = 0;
+  for (std::size_t t = 0; t < want.a.size(); ++t) {
+    bad_count += got.counts[t] != 1;
+    bad_a += got.a[t] != want.a[t];
+    bad_b += got.b[t] != want.b[t];
+  }
+  CHECK(bad_count == 0);
+  CHECK(bad_a == 0);
+  CHECK(bad_b == 0);
+}
+
+template <class Program, int Contexts>
+void check_all_variants(const Program& program, task_id n, const outputs& want) {
+  // Under the sanitizers: two strategies and no threshold variants (each launch runs ~100x slower).
+  const std::vector<pool_strategy> strategies =
+      small_run() ? std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::global}
+                  : std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::global,
+                                               pool_strategy::local};
+  for (const auto strategy : strategies) {
+    for (const int every : {1, 4}) {
+      for (const std::uint32_t default_then : {0u, 0xffffffffu}) {
+        for (const int threshold : {33, 20}) {
+          if (every == 1 && default_then != 0) continue;  // no deferred visits: default unused
+          if (small_run() && threshold != 33) continue;
+          schedule_arguments args;
+          args.strategy = strategy;
+          args.chunk = strategy == pool_strategy::local ? 512 : 16;
+          switching_arguments sw;
+          sw.switch_every = every;
+          sw.default_then = default_then;
+          sw.vanilla_threshold = threshold;
+          const auto got = run_switching<Program, Contexts>(program, n, args, sw);
+          check_equal(want, got, "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
+                                     ", " + to_string(sw) + ", default then " +
+                                     std::to_string(default_then != 0) + ", tasks " + std::to_string(n));
+        }
+      }
+    }
+  }
+}
+
+//! A context of 1 KB: 200 of them per warp cannot fit in any GPU's shared memory.
+struct big_program {
+  static constexpr int managed_branches = 1;
+  struct context {
+    float data[256];
+  };
+  __device__ context begin(task_id) const { return {}; }
+  template <class Gate>
+  __device__ bool step(context&, Gate& gate) const {
+    (void)gate.take(branch<0>, false);
+    return true;
+  }
+  __device__ void end(task_id, const context&) const {}
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("one managed branch (Monte Carlo branch): exactly once, equal to vanilla", C,
+                   std::integral_constant<int, 8>, std::integral_constant<int, 64>,
+                   std::integral_constant<int, 160>) {
+  kernels::montecarlo_branch_program p;
+  p.probability = 0.15f;
+  p.outer = 40;
+  p.inner = 18;
+  for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
+    const auto want = run_vanilla(p, n);
+    check_all_variants<kernels::montecarlo_branch_program, C::value>(p, n, want);
+  }
+}
+
+TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
+                   std::integral_constant<int, 8>, std::integral_constant<int, 64>,
+                   std::integral_constant<int, 160>) {
+  two_branch_program p;
+  for (const task_id n : {task_id{5}, small_run() ? task_id{2000} : task_id{20000}}) {
+    const auto want = run_vanilla(p, n);
+    check_all_variants<two_branch_program, C::value>(p, n, want);
+  }
+}
+
+TEST_CASE("a pool that does not fit in shared memory is refused with the sizes") {
+  try {
+    switching_scheduler<big_program, 1024, 200> sched(schedule_arguments{}, switching_arguments{});
+    FAIL("expected std::invalid_argument");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("does not fit in shared memory") != std::string::npos);
+    CHECK(what.find("ContextsPerWarp") != std::string::npos);
+  }
+}
