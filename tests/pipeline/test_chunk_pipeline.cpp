@@ -20,13 +20,11 @@
 using namespace microsched::pipeline;
 using testing::fake_backend;
 
-// Under ThreadSanitizer the helper threads run many times slower than the simulated GPU, so how
-// many chunks were ready in time is only reported; results and fallbacks are still checked.
-#if defined(__SANITIZE_THREAD__)
+// How many chunks were ready in time depends on how busy the machine is (CI runners, and
+// ThreadSanitizer slows the helpers many times), so those counts are only reported; results,
+// fallback reasons and errors are always checked, and the wait_for_remap test pins the
+// optimised path deterministically.
 #define TIMING_CHECK(...) WARN(__VA_ARGS__)
-#else
-#define TIMING_CHECK(...) CHECK(__VA_ARGS__)
-#endif
 using namespace std::chrono_literals;
 
 namespace {
@@ -118,6 +116,7 @@ pipeline_arguments fixed(double ratio) {
   args.threads_per_chunk = 2;
   args.control.adaptive = false;
   args.control.fixed_ratio = ratio;
+  args.poll_interval = 50us;  // leave the CI's few cores to the helpers and the simulated GPU
   return args;
 }
 
@@ -137,6 +136,23 @@ TEST_CASE("pipeline: ready remaps run the optimised kernel and results equal the
   for (const auto& r : stats.iterations) {
     CHECK(r.kernel_ms >= 0);
     if (r.optimised) CHECK(r.metric_after >= r.metric_before);
+  }
+}
+
+TEST_CASE("pipeline: with wait_for_remap every chunk after the warm-up runs the optimised kernel") {
+  fake_backend backend;
+  fake_program program;
+  auto args = fixed(1.0);
+  args.wait_for_remap = true;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.iterations[0].reason == fallback::warm_up);
+  CHECK(stats.optimised_count() == program.chunks - 1);
+  for (std::size_t i = 1; i < program.chunks; ++i) {
+    CHECK(stats.iterations[i].optimised);
+    CHECK(stats.iterations[i].metric_after >= stats.iterations[i].metric_before);
+    CHECK(stats.iterations[i].kernel_ms >= 0);
   }
 }
 
@@ -197,6 +213,7 @@ TEST_CASE("pipeline: adaptive control switches off when the optimised kernel sav
   program.optimised_kernel_time = program.kernel_time + 500us;
   pipeline_arguments args;
   args.depth = 1;
+  args.poll_interval = 50us;
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
@@ -213,6 +230,7 @@ TEST_CASE("pipeline: adaptive control switches off when the transformation canno
   program.transform_time = 20ms;
   pipeline_arguments args;
   args.depth = 1;
+  args.poll_interval = 50us;
   args.threads_per_chunk = 1;
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
@@ -229,6 +247,7 @@ TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
   program.output.assign(program.chunks * program.n, poison);
   pipeline_arguments args;
   args.depth = 1;
+  args.poll_interval = 50us;
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());

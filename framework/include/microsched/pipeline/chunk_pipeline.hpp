@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <deque>
 #include <cstddef>
 #include <exception>
 #include <memory>
@@ -209,8 +210,8 @@ class chunk_pipeline {
   std::vector<slot_state> slots_;
   std::vector<std::shared_ptr<chunk_task>> tasks_;  // per chunk
   std::vector<launch_events> ring_;
-  std::size_t harvested_ = 0;  // iterations whose kernel time is known
-  std::size_t launched_ = 0;
+  std::deque<std::pair<std::size_t, std::size_t>> timed_;  // (iteration, ring slot) not harvested
+  std::size_t timed_launches_ = 0;
   std::vector<int> copy_events_;      // one per slot, reused across runs
   std::vector<int> released_events_;  // one per slot, reused across runs
 };
@@ -380,9 +381,9 @@ void chunk_pipeline<Backend>::finish_task_record(std::size_t iteration, chunk_ta
 
 template <pipeline_backend Backend>
 void chunk_pipeline<Backend>::harvest(bool all) {
-  while (harvested_ < launched_) {
-    const std::size_t i = harvested_;
-    launch_events& ev = ring_[i % ring_.size()];
+  while (!timed_.empty()) {
+    const auto [i, ring_slot] = timed_.front();
+    launch_events& ev = ring_[ring_slot];
     if (!backend_.query(ev.end)) {
       if (!all) return;
       backend_.synchronize_event(ev.end);
@@ -396,7 +397,7 @@ void chunk_pipeline<Backend>::harvest(bool all) {
       if (r.reason == fallback::not_ready || r.reason == fallback::transform_failed)
         control_.transformation(r.ratio, false, r.transform_ms, 0);
     }
-    ++harvested_;
+    timed_.pop_front();
   }
 }
 
@@ -411,8 +412,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   control_ = adaptive_controller(args_.control, args_.depth);
   tasks_.assign(n, nullptr);
   slots_.clear();
-  harvested_ = 0;
-  launched_ = 0;
+  timed_.clear();
+  timed_launches_ = 0;
   if (ring_.empty()) {
     ring_.resize(static_cast<std::size_t>(std::max(64, 4 * args_.depth + 8)));
     for (launch_events& ev : ring_) {
@@ -469,10 +470,14 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     }
     const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
                        task->copy_recorded && backend_.query(task->copy_event);
-    if (launched_ >= ring_.size() && harvested_ + ring_.size() <= launched_) harvest(true);
-    launch_events& ev = ring_[i % ring_.size()];
+    // Kernel times feed the adaptive control; once it is off (or nothing can be remapped) no
+    // event is recorded, so the launches are exactly the original loop's.
+    const bool timed = remap && control_.enabled();
+    if (timed && timed_.size() >= ring_.size()) harvest(true);
+    const std::size_t ring_slot = timed_launches_ % ring_.size();
+    launch_events& ev = ring_[ring_slot];
     const auto stream = backend_.compute_stream();
-    backend_.record(ev.start, stream);
+    if (timed) backend_.record(ev.start, stream);
     if (ready) {
       transform_job job{task->chunk, task->slot, method_, 0, task->transformed, task->transformed,
                         task->elements};
@@ -499,8 +504,11 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         r.reason = fallback::warm_up;
       }
     }
-    backend_.record(ev.end, stream);
-    ++launched_;
+    if (timed) {
+      backend_.record(ev.end, stream);
+      timed_.emplace_back(i, ring_slot);
+      ++timed_launches_;
+    }
     if (task) {
       if (!ready) abandon(*task);
       finish_task_record(i, *task);
@@ -509,12 +517,12 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     // gs_checkRemap(i+1): while the GPU runs chunk i, copy chunk i+1's finished segments; move on
     // when its copy is complete or the GPU is done with chunk i, whichever comes first.
     chunk_task* next = i + 1 < n ? tasks_[i + 1].get() : nullptr;
-    if (next && active && control_.enabled()) {
+    if (next && timed) {
       while (true) {
         progress_uploads(program, *next);
         if (next->failed.load(std::memory_order_acquire)) break;
         if (next->copy_recorded && backend_.query(next->copy_event)) break;
-        if (!args_.wait_for_remap && backend_.query(ev.end)) break;
+        if (!args_.wait_for_remap && backend_.query(ev.end)) break;  // GPU done with chunk i
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else
