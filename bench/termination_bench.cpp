@@ -23,9 +23,8 @@ constexpr timing_options kQuick{1, 3};
 //! per strategy), kept short so every row finishes in seconds.
 std::vector<schedule_arguments> candidates() {
   std::vector<schedule_arguments> list;
-  for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4), fetch_control::ballot(8),
-                           fetch_control::ballot(16)}) {
-    for (int deferral : {16, 64}) {
+  for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4), fetch_control::ballot(16)}) {
+    for (int deferral : {16, 64, 256}) {
       schedule_arguments a;
       a.strategy = pool_strategy::hybrid;
       a.fetch = fetch;
@@ -34,15 +33,18 @@ std::vector<schedule_arguments> candidates() {
       list.push_back(a);
     }
   }
+  // The sweep's best constant setting for Julia on an H100 (docs/sweep.md), and one Local.
   schedule_arguments g;
   g.strategy = pool_strategy::global;
-  g.chunk = 2;
-  g.fetch = fetch_control::ballot(8);
+  g.chunk = 1;
+  g.fetch = fetch_control::any();
+  g.deferral = 64;
   list.push_back(g);
   schedule_arguments l;
   l.strategy = pool_strategy::local;
   l.chunk = 4096;
-  l.fetch = fetch_control::ballot(8);
+  l.fetch = fetch_control::any();
+  l.deferral = 64;
   list.push_back(l);
   return list;
 }

