@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -79,7 +80,13 @@ double rc_vanilla_ms(float h) {
 template <class Time>
 void run_manual(benchmark::State& state, Time&& time) {
   for (auto _ : state) {
-    const timing_stats t = time();
+    timing_stats t;
+    try {
+      t = time();
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      return;
+    }
     state.SetIterationTime(t.median_ms / 1e3);
     state.counters["ms"] = t.median_ms;
   }
@@ -94,7 +101,8 @@ void register_mc() {
   };
   const named variants[] = {{"vanilla", true, {}},
                             {"microsched", false, make_variant(4, 128, 1, 33)},
-                            {"microsched_threshold24", false, make_variant(4, 128, 1, 24)}};
+                            {"microsched_threshold24", false, make_variant(4, 128, 1, 24)},
+                            {"microsched_auto_occupancy", false, make_variant(0, 64, 1, 33)}};
   for (const auto& n : variants) {
     for (const float p : ps) {
       const std::string name = std::string("mc_branch/") + n.name + "/p=" + std::to_string(p).substr(0, 5);
@@ -138,9 +146,9 @@ void register_raycast() {
     variant v;
   };
   const named variants[] = {{"vanilla", true, {}},
-                            {"immediate", false, make_variant(4, 128, 1, 33)},
-                            {"deferred8", false, make_variant(4, 128, 8, 33)},
-                            {"deferred32", false, make_variant(4, 128, 32, 33)}};
+                            {"immediate", false, make_variant(0, 64, 1, 33)},
+                            {"deferred8", false, make_variant(0, 64, 8, 33)},
+                            {"deferred32", false, make_variant(0, 64, 32, 33)}};
   for (const auto& n : variants) {
     for (const float h : steps) {
       const std::string name = std::string("raycast/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
@@ -157,14 +165,14 @@ void register_raycast() {
       })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     }
   }
-  for (const int blocks : {2, 4, 8}) {
+  for (const int blocks : {2, 4, 0}) {
     for (const int every : {1, 8, 32}) {
       const std::string name = "raycast_tune/blocks_per_sm=" + std::to_string(blocks) +
                                "/every=" + std::to_string(every) + "/step=0.0125";
       benchmark::RegisterBenchmark(name.c_str(), [blocks, every](benchmark::State& state) {
         const double vanilla_ms = rc_vanilla_ms(0.0125f);
         rc().set_step_size(0.0125f);
-        run_manual(state, [&] { return rc().time_switching(make_variant(blocks, 128, every, 33), {1, repetitions}); });
+        run_manual(state, [&] { return rc().time_switching(make_variant(blocks, 64, every, 33), {1, repetitions}); });
         state.counters["speedup"] = vanilla_ms / state.counters["ms"];
       })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     }

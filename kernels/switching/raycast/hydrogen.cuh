@@ -26,12 +26,13 @@ MICROSCHED_HD vec3 normalize(vec3 a) {
 }
 
 inline constexpr int isosurfaces = 8;
-inline constexpr float half_extent = 20.0f;  //!< the domain is [-20, 20]^3 (Bohr radii)
-//! Isovalues of psi (its maximum is about 2.44 at r = 6), sorted ascending. Select chains, not
+inline constexpr float domain_radius = 20.0f;  //!< the domain is the ball r <= 20 (Bohr radii)
+//! Isovalues of psi (its maximum is about 2.44 at r = 6; |psi| = 0.25 reaches r = 20), sorted
+//! ascending. Select chains, not
 //! tables: a table indexed at run time would live in local memory.
 MICROSCHED_HD float isovalue(int i) {
   const int j = i < 4 ? 3 - i : i - 4;  // distance from the middle
-  float v = 0.12f;
+  float v = 0.25f;
   v = j == 1 ? 0.4f : v;
   v = j == 2 ? 0.9f : v;
   v = j == 3 ? 1.6f : v;
@@ -60,7 +61,7 @@ struct camera {
   int height = 512;
   vec3 eye{};
   vec3 forward{}, right{}, up{};
-  float tan_half_fov = 0.45f;
+  float tan_half_fov = 0.34f;
 };
 
 inline camera make_camera(int width, int height) {
@@ -74,24 +75,19 @@ inline camera make_camera(int width, int height) {
   return cam;
 }
 
-//! Entry and exit distances of a ray through the domain box (t_exit <= t_enter: a miss).
-MICROSCHED_HD void clip_axis(float o, float d, float& t0, float& t1) {
-  const float inv = 1.0f / d;
-  const float ta = (-half_extent - o) * inv;
-  const float tb = (half_extent - o) * inv;
-  const float lo = ta < tb ? ta : tb;
-  const float hi = ta < tb ? tb : ta;
-  t0 = lo > t0 ? lo : t0;
-  t1 = hi < t1 ? hi : t1;
-}
-MICROSCHED_HD void clip_to_box(vec3 o, vec3 d, float& t_enter, float& t_exit) {
-  float t0 = 0.0f;
-  float t1 = 1e30f;
-  clip_axis(o.x, d.x, t0, t1);
-  clip_axis(o.y, d.y, t0, t1);
-  clip_axis(o.z, d.z, t0, t1);
-  t_enter = t0;
-  t_exit = t1;
+//! Entry and exit distances of a ray (unit direction) through the domain ball (t_exit <= t_enter:
+//! a miss). The outermost isosurface lies inside it, so no sample outside can cross one.
+MICROSCHED_HD void clip_to_domain(vec3 o, vec3 d, float& t_enter, float& t_exit) {
+  const float b = dot(o, d);
+  const float c = dot(o, o) - domain_radius * domain_radius;
+  const float disc = b * b - c;
+  if (disc <= 0.0f) {
+    t_enter = t_exit = 0.0f;
+    return;
+  }
+  const float root = sqrtf(disc);
+  t_enter = -b - root > 0.0f ? -b - root : 0.0f;
+  t_exit = -b + root;
 }
 
 MICROSCHED_HD std::uint32_t pack_rgba(vec3 c, float a) {

@@ -40,7 +40,7 @@ __device__ __forceinline__ ray_state start_ray(const scene& s, int px, int py) {
   r.dir = normalize(s.cam.forward + u * s.cam.right + v * s.cam.up);
   float t0 = 0;
   float t1 = 0;
-  clip_to_box(r.origin, r.dir, t0, t1);
+  clip_to_domain(r.origin, r.dir, t0, t1);
   r.t = t0;
   r.t_exit = t1 > t0 ? t1 : t0;
   r.f_prev = psi321(r.origin + r.t * r.dir);
@@ -118,8 +118,11 @@ __device__ __forceinline__ void shade(ray_state& r, const scene& s) {
   const vec3 half = normalize(light - r.dir);
   const float diffuse = fmaxf(dot(n, light), 0.0f);
   const float specular = __powf(fmaxf(dot(n, half), 0.0f), 40.0f);
-  const vec3 colour = (0.18f + 0.72f * diffuse) * isocolour(r.level) + vec3{0.35f * specular, 0.35f * specular, 0.35f * specular};
-  const float opacity = 0.15f + 0.75f * (curvature / (curvature + 0.6f));
+  const vec3 colour = (0.3f + 0.9f * diffuse) * isocolour(r.level) +
+                      vec3{0.5f * specular, 0.5f * specular, 0.5f * specular};
+  // Translucent layers: the opacity grows with the second derivative's magnitude (curved,
+  // thin features stand out), so most rays pass several surfaces.
+  const float opacity = 0.08f + 0.42f * (curvature / (curvature + 0.6f));
 
   const float w = (1.0f - r.alpha) * opacity;
   r.colour = r.colour + w * colour;

@@ -24,7 +24,7 @@ class switching_gate {
       : pool_(pool), mine_(mine), lane_(lane), every_(static_cast<unsigned>(args.switch_every)),
         default_then_(args.default_then), threshold_(args.vanilla_threshold) {
 #pragma unroll
-    for (int k = 0; k < Branches; ++k) visits_[k] = 0;
+    for (int k = 0; k < Branches; ++k) countdown_[k] = every_;
   }
 
   //! This lane holds an active context: run the step's code (false while parked or empty).
@@ -41,22 +41,37 @@ class switching_gate {
     const std::uint8_t here = state_parked(K);
     const bool at = mine_.state == state_active || mine_.state == here;
     const bool need = mine_.state == state_active ? cond : mine_.path;
-    visits_[K] += 1;
-    if (!switch_visit(visits_[K], every_)) {
-      // Deferred visit: the default path, no ballot; contexts needing the other one park.
-      const bool path = (default_then_ >> K) & 1u;
-      if (at) park_or_run(path, need, here);
-      return active() && path;
+    if (every_ > 1) {
+      // Deferred switching: a countdown, not a modulo, so that a deferred visit costs a few
+      // instructions; the vote runs when it reaches zero.
+      if (--countdown_[K] != 0) {
+        const bool path = (default_then_ >> K) & 1u;  // the default path, no ballot
+        if (at) park_or_run(path, need, here);       // contexts needing the other one park
+        return active() && path;
+      }
+      countdown_[K] = every_;
     }
     branch_masks m;
     m.at_branch = __ballot_sync(full_mask, at);
     m.want_then = __ballot_sync(full_mask, at && need);
+    const pool_counts counts = pool_.template counts<K>();
+    // Fast paths, warp-uniform: everyone at the branch agrees and the pool holds nothing for the
+    // other path; then only empty lanes could change anything, and only if there is a context
+    // parked for this path.
+    const bool all_else = m.want_then == 0 && counts.then_parked == 0;
+    const bool all_then = m.want_then == m.at_branch && counts.else_parked == 0 && m.at_branch != 0;
+    if (all_else || all_then) {
+      const int fillable = all_else ? counts.else_parked : counts.then_parked;
+      if (fillable == 0 || __ballot_sync(full_mask, mine_.state == state_finished) == 0) {
+        if (at) mine_.state = state_active;
+        return at && all_then;
+      }
+    }
     m.empty = __ballot_sync(full_mask, mine_.state == state_finished);
     if (divergent_pass(m, threshold_)) {
       if (at) mine_.state = state_active;  // every lane its own path, as in a vanilla kernel
       return at && need;
     }
-    const pool_counts counts = pool_.template counts<K>();
     const bool path = choose_path(m, counts);
     const switch_plan plan = plan_switch(m, counts, path);
     if (plan.quiet()) {
@@ -83,7 +98,7 @@ class switching_gate {
   unsigned every_;
   std::uint32_t default_then_;
   int threshold_;
-  unsigned visits_[Branches];  //!< (branch) visits so far, warp-uniform
+  unsigned countdown_[Branches];  //!< (branch) visits left until the next vote, warp-uniform
 };
 
 }  // namespace microsched::switching

@@ -54,10 +54,14 @@ __global__ void __launch_bounds__(BlockThreads)
         source.exhausted()) {
       break;
     }
-    const bool finished = program.step(mine.user, gate);
-    if (mine.state == state_active && finished) {
-      program.end(mine.task, mine.user);
-      mine.state = state_finished;
+    // A window of visits between refills: with deferred switching, contexts leave lanes only at
+    // the vote that ends each window, so refilling once per window costs no lane time there.
+    for (int visit = 0; visit < args.switch_every; ++visit) {
+      const bool finished = program.step(mine.user, gate);
+      if (mine.state == state_active && finished) {
+        program.end(mine.task, mine.user);
+        mine.state = state_finished;
+      }
     }
   }
 }
