@@ -9,7 +9,7 @@
 namespace microsched::workloads {
 
 struct montecarlo_settings {
-  std::uint64_t tasks = 1u << 20;
+  std::uint64_t tasks = 1u << 24;
   float kill_probability = 0.01f;
   unsigned long long seed = 1234;
 };
