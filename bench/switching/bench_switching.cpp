@@ -6,6 +6,7 @@
 //   mc_branch_tune/...             pool size and blocks per SM at p=0.01
 //   raycast/<variant>/step=<h>     ray caster, time against the step size; immediate and deferred
 //                                  switching side by side; counter speedup against vanilla
+//   raycast_large/<variant>/step=<h> the same at 2048x2048 (vanilla runs first in each step)
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288).
 #include <benchmark/benchmark.h>
 
@@ -49,6 +50,13 @@ montecarlo_branch_runner& mc() {
 
 raycast_runner& rc() {
   static raycast_runner runner(raycast_settings{});
+  return runner;
+}
+
+//! 2048x2048: on a 132-SM H100 as many warps of work per SM as 512x512 gave the paper's 16-SM
+//! GTX 580 (about ten waves of the vanilla kernel).
+raycast_runner& rc_large() {
+  static raycast_runner runner(raycast_settings{2048, 2048, 0.05f});
   return runner;
 }
 
@@ -179,6 +187,36 @@ void register_raycast() {
   }
 }
 
+void register_raycast_large() {
+  struct named {
+    const char* name;
+    bool vanilla;
+    variant v;
+  };
+  const named variants[] = {{"vanilla", true, {}},
+                            {"immediate", false, make_variant(4, 128, 1, 33)},
+                            {"deferred8", false, make_variant(4, 128, 8, 33)},
+                            {"deferred32", false, make_variant(4, 128, 32, 33)},
+                            {"deferred32_auto", false, make_variant(0, 64, 32, 33)}};
+  for (const float h : {0.05f, 0.0125f}) {
+    auto vanilla_ms = std::make_shared<double>(0.0);
+    for (const auto& n : variants) {
+      const std::string name = std::string("raycast_large/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
+      benchmark::RegisterBenchmark(name.c_str(), [n, h, vanilla_ms](benchmark::State& state) {
+        rc_large().set_step_size(h);
+        run_manual(state, [&] {
+          return n.vanilla ? rc_large().time_vanilla({1, repetitions})
+                           : rc_large().time_switching(n.v, {1, repetitions});
+        });
+        if (n.vanilla) *vanilla_ms = state.counters["ms"];
+        state.counters["step"] = h;
+        state.counters["vanilla_ms"] = *vanilla_ms;
+        state.counters["speedup"] = *vanilla_ms / state.counters["ms"];
+      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -192,6 +230,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("device", describe(info));
   register_mc();
   register_raycast();
+  register_raycast_large();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

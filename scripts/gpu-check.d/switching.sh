@@ -12,6 +12,8 @@ switching_check() {
   if [[ -x "$raycast" ]]; then
     "$raycast" --verify --step 0.0125 --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
     "$raycast" --verify --step 0.0125 --switch-every 8 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --width 2048 --height 2048 --step 0.0125 --switch-every 32 --output "" \
+      >>"$out/raycast.log" 2>&1 || rc=1
     cat "$out/raycast.log"
   fi
   if [[ -x "$mc" ]]; then
@@ -33,7 +35,7 @@ switching_check() {
     done
   fi
   if [[ -x "$bench" && "${SWITCHING_BENCH:-1}" == 1 ]]; then
-    "$bench" --benchmark_out="$out/bench_switching.json" --benchmark_out_format=json \
+    "$bench" --benchmark_filter="${SWITCHING_BENCH_FILTER:-.}" --benchmark_out="$out/bench_switching.json" --benchmark_out_format=json \
       --benchmark_counters_tabular=true >"$out/bench_switching.log" 2>&1 || rc=1
     cat "$out/bench_switching.log"
   fi

@@ -72,9 +72,11 @@ __device__ __forceinline__ bool march(ray_state& r, const scene& s) {
 }
 
 //! The expensive path: bisection, Sobel derivatives (27 samples), Blinn-Phong, compositing.
-__device__ __forceinline__ void shade(ray_state& r, const scene& s) {
+//! Kept out of line (by value in, by value out, so the ray stays in registers): a kernel that
+//! inlines it at several sites, or unrolls a loop around it, grows past the instruction cache.
+__device__ __noinline__ ray_state shade_hit(ray_state r, float step_size) {
   const float iso = isovalue(r.level);
-  float lo = r.t - s.step_size;
+  float lo = r.t - step_size;
   float hi = r.t;
   const bool below = r.f_prev < iso;
   for (int i = 0; i < 12; ++i) {
@@ -128,7 +130,10 @@ __device__ __forceinline__ void shade(ray_state& r, const scene& s) {
   r.colour = r.colour + w * colour;
   r.alpha += w;
   r.f_prev = r.f_next;
+  return r;
 }
+
+__device__ __forceinline__ void shade(ray_state& r, const scene& s) { r = shade_hit(r, s.step_size); }
 
 [[nodiscard]] __device__ __forceinline__ bool ray_done(const ray_state& r, const scene& s) {
   return r.alpha >= s.opaque || r.t >= r.t_exit;

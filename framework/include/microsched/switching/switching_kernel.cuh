@@ -56,6 +56,9 @@ __global__ void __launch_bounds__(BlockThreads)
     }
     // A window of visits between refills: with deferred switching, contexts leave lanes only at
     // the vote that ends each window, so refilling once per window costs no lane time there.
+    // Not unrolled: the step inlines every path of the program once, and copies of it would
+    // crowd the instruction cache.
+#pragma unroll 1
     for (int visit = 0; visit < args.switch_every; ++visit) {
       const bool finished = program.step(mine.user, gate);
       if (mine.state == state_active && finished) {
