@@ -5,6 +5,9 @@
 
 #include "microsched/device.hpp"
 #include "microsched/error.hpp"
+#if MICROSCHED_HAVE_TUNING
+#include "microsched/tuning/tuning_file.hpp"
+#endif
 
 namespace microsched::samples {
 
@@ -21,9 +24,28 @@ void schedule_cli::add_to(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
       ->capture_default_str();
+#if MICROSCHED_HAVE_TUNING
+  app.add_option("--tuned", tuned,
+                 "use the tuned schedule for this GPU from a tuning file written by "
+                 "'sweep --save-tuning' (replaces the schedule options)");
+#endif
 }
 
-schedule_arguments schedule_cli::arguments() const {
+schedule_arguments schedule_cli::arguments(const std::string& workload) const {
+  if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
+#if MICROSCHED_HAVE_TUNING
+  if (!tuned.empty()) {
+    const auto found = tuning::find_tuned_schedule(workload, "", tuned);
+    if (!found) {
+      throw std::invalid_argument("--tuned " + tuned + ": no schedule for workload '" + workload +
+                                  "' on " + current_device().name + " in that file");
+    }
+    std::printf("tuned schedule from %s: %s\n", tuned.c_str(), to_string(*found).c_str());
+    return *found;
+  }
+#else
+  (void)workload;
+#endif
   schedule_arguments args;
   args.strategy = parse_pool_strategy(strategy);
   if (!fetch.empty()) args.fetch = parse_fetch_control(fetch);
@@ -31,7 +53,6 @@ schedule_arguments schedule_cli::arguments() const {
   args.deferral = deferral;
   args.blocks_per_sm = blocks_per_sm;
   validate(args);
-  if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
   return args;
 }
 

@@ -22,10 +22,12 @@ struct schedule_cli {
   int deferral = schedule_arguments{}.deferral;
   int blocks_per_sm = 0;
   int repetitions = 7;
+  std::string tuned;  // tuning file: use its schedule for this GPU and workload
 
   void add_to(CLI::App& app);
-  //! Throws std::invalid_argument naming a bad value.
-  [[nodiscard]] schedule_arguments arguments() const;
+  //! The schedule from the options, or from the tuning file when --tuned names one. Throws
+  //! std::invalid_argument naming a bad value, or when the file has no entry for this GPU.
+  [[nodiscard]] schedule_arguments arguments(const std::string& workload) const;
 };
 
 //! Times vanilla, warp persistent threads, microsched and the floor, prints the table with

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   return samples::run_main([&] {
-    const schedule_arguments args = schedule.arguments();
+    const schedule_arguments args = schedule.arguments("julia");
     const auto settings = workloads::parse_julia_settings(options);
     if (!output.empty()) samples::check_writable(output);
     std::printf("device: %s\n", describe(current_device()).c_str());

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   return samples::run_main([&] {
-    const schedule_arguments args = schedule.arguments();
+    const schedule_arguments args = schedule.arguments("montecarlo");
     const auto settings = workloads::parse_montecarlo_settings(options);
     std::printf("device: %s\n", describe(current_device()).c_str());
     auto w = workloads::make_montecarlo_workload(settings);
