@@ -1,6 +1,7 @@
 #include "sample_cli.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 #include "microsched/device.hpp"
@@ -35,6 +36,9 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
   if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
 #if MICROSCHED_HAVE_TUNING
   if (!tuned.empty()) {
+    if (!std::filesystem::exists(tuned)) {
+      throw std::invalid_argument("--tuned " + tuned + ": no such file (write one with 'sweep --save-tuning')");
+    }
     const auto found = tuning::find_tuned_schedule(workload, "", tuned);
     if (!found) {
       throw std::invalid_argument("--tuned " + tuned + ": no schedule for workload '" + workload +
