@@ -55,7 +55,7 @@ std::vector<parameter> julia_parameters() {
           {"height", "2048", "image height in pixels"},
           {"precision", "float", "float or double"},
           {"crunch", "4096", "maximum iterations per pixel"},
-          {"offset", "0", "0: whole set in view (divergent), 1: half, 2: constant work"}};
+          {"offset", "0", "view: 0 whole set (strongly divergent), 1 half, 2 inside the Siegel disk (constant work)"}};
 }
 
 julia_settings parse_julia_settings(const options_map& options) {

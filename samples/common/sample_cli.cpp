@@ -60,6 +60,14 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
   return args;
 }
 
+void add_workload_options(CLI::App& app, const std::vector<workloads::parameter>& parameters,
+                          workloads::options_map& options) {
+  for (const auto& p : parameters) {
+    options[p.name] = p.default_value;
+    app.add_option("--" + p.name, options[p.name], p.help)->capture_default_str();
+  }
+}
+
 namespace {
 void print_row(const char* name, const timing_stats& t, double vanilla_ms) {
   std::printf("  %-22s %10.3f ms  (min %.3f, max %.3f)  %6.2fx vanilla\n", name, t.median_ms,

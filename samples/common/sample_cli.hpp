@@ -30,6 +30,10 @@ struct schedule_cli {
   [[nodiscard]] schedule_arguments arguments(const std::string& workload) const;
 };
 
+//! Adds --NAME for every workload parameter, with its help text and default, into `options`.
+void add_workload_options(CLI::App& app, const std::vector<workloads::parameter>& parameters,
+                          workloads::options_map& options);
+
 //! Times vanilla, warp persistent threads, microsched and the floor, prints the table with
 //! ratios, and prints each kernel's registers and memory.
 void print_comparison(workloads::workload& w, const schedule_arguments& args, int repetitions);

@@ -41,14 +41,7 @@ int main(int argc, char** argv) {
       "uniform-work floor (every thread does the mean number of iterations: the limit).\n"
       "Example: julia --offset 0 --precision double --output julia.png --verify"};
   workloads::options_map options;
-  for (const auto& p : workloads::julia_parameters()) options[p.name] = p.default_value;
-  app.add_option("--width", options["width"], "image width in pixels")->capture_default_str();
-  app.add_option("--height", options["height"], "image height in pixels")->capture_default_str();
-  app.add_option("--precision", options["precision"], "float or double")->capture_default_str();
-  app.add_option("--crunch", options["crunch"], "maximum iterations per pixel")->capture_default_str();
-  app.add_option("--offset", options["offset"],
-                 "view: 0 whole set (strongly divergent), 1 half, 2 constant work")
-      ->capture_default_str();
+  samples::add_workload_options(app, workloads::julia_parameters(), options);
   std::string output = "julia.png";
   app.add_option("-o,--output", output, "PNG to write (empty: none)")->capture_default_str();
   bool verify = false;

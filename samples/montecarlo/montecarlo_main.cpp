@@ -18,10 +18,7 @@ int main(int argc, char** argv) {
       "Prints microsched's time next to vanilla, warp persistent threads and the floor.\n"
       "Example: montecarlo --kill 0.001 --verify"};
   workloads::options_map options;
-  for (const auto& p : workloads::montecarlo_parameters()) options[p.name] = p.default_value;
-  app.add_option("--tasks", options["tasks"], "number of tasks")->capture_default_str();
-  app.add_option("--kill", options["kill"], "kill probability per step")->capture_default_str();
-  app.add_option("--seed", options["seed"], "Philox seed")->capture_default_str();
+  samples::add_workload_options(app, workloads::montecarlo_parameters(), options);
   bool verify = false;
   app.add_flag("--verify", verify, "check every task against the vanilla kernel, each task once");
   samples::schedule_cli schedule;
