@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Renders a Julia set with the microsched persistent-warp scheduler and prints its time "
       "next to the vanilla kernel (one thread per pixel), warp persistent threads and the "
-      "uniform-work floor (every thread does the mean number of iterations: the limit).\n"
+      "uniform-work floor (every thread does the mean number of iterations, so no warp diverges).\n"
       "Example: julia --offset 0 --precision double --output julia.png --verify"};
   workloads::options_map options;
   samples::add_workload_options(app, workloads::julia_parameters(), options);
