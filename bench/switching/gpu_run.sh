@@ -8,7 +8,7 @@ cmake -S . -B $B -G Ninja -DMICROSCHED_WITH_REMAP=OFF -DMICROSCHED_WITH_PIPELINE
 time cmake --build $B -j 16 --target test_switching_vote test_switching_device test_switching_porting_guide raycast montecarlo_branch bench_switching >"$OUT/switching/build.log" 2>&1 || tail -40 "$OUT/switching/build.log"
 ctest --test-dir $B -R switching --output-on-failure >"$OUT/switching/ctest.log" 2>&1; tail -12 "$OUT/switching/ctest.log"
 export BUILD=$B
-SWITCHING_SANITIZE=0 SWITCHING_BENCH=${SWITCHING_BENCH:-1} timeout ${BENCH_LIMIT:-240} bash -c 'source scripts/gpu-check.d/switching.sh' 2>&1 | grep -v "^-----\|^Benchmark " | cut -c1-200
+SWITCHING_BENCH_FILTER=${SWITCHING_BENCH_FILTER:-.} SWITCHING_SANITIZE=0 SWITCHING_BENCH=${SWITCHING_BENCH:-1} timeout ${BENCH_LIMIT:-240} bash -c 'source scripts/gpu-check.d/switching.sh' 2>&1 | grep -v "^-----\|^Benchmark " | cut -c1-200
 SWITCHING_BENCH=0 timeout ${SAN_LIMIT:-120} bash -c '
   OUT2=$OUT/switching; for t in $BUILD/tests/switching/test_switching_device $BUILD/tests/switching/test_switching_porting_guide; do
   for tool in memcheck racecheck synccheck; do
