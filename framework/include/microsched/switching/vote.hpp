@@ -48,7 +48,8 @@ struct pool_counts {
 }
 
 //! Deferred switching (§3.3): the full vote runs on every `every`-th visit of a branch (visits
-//! counted from 1); the other visits follow the user's default path without a ballot.
+//! counted from 1); the other visits follow the user's default path without a ballot. The gate
+//! follows this schedule with a per-branch countdown (no division on the device).
 [[nodiscard]] MICROSCHED_HD bool switch_visit(unsigned visit, unsigned every) {
   return every <= 1 || visit % every == 0;
 }
