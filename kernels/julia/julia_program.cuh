@@ -62,17 +62,34 @@ struct julia_program {
     return c;
   }
 
-  __device__ bool step(context& c) const {
+  //! One iteration; true when the orbit escaped.
+  __device__ bool iterate(context& c) const {
     const T x = fma(c.x, c.x, fma(-c.y, c.y, cx));  // x^2 - y^2 + cx
     const T y = fma(T(2) * c.x, c.y, cy);            // 2xy + cy
     c.x = x;
     c.y = y;
     ++c.iterations;
-    return fma(x, x, y * y) > T(4) || c.iterations >= crunch;
+    return fma(x, x, y * y) > T(4);
   }
+
+  __device__ bool step(context& c) const { return iterate(c) || c.iterations >= crunch; }
 
   __device__ void end(task_id t, const context& c) const { out[t] = c.iterations; }
   // example-end julia-task-program
+
+  // example-begin julia-advance
+  //! The scheduler's fast path: up to `budget` iterations with one termination test per
+  //! iteration, the window folded into the iteration limit.
+  __device__ bool advance(context& c, int budget) const {
+    const std::uint32_t window_end = c.iterations + static_cast<std::uint32_t>(budget);
+    const std::uint32_t stop = window_end < crunch ? window_end : crunch;
+    bool escaped;
+    do {
+      escaped = iterate(c);
+    } while (!escaped && c.iterations < stop);
+    return escaped || c.iterations >= crunch;
+  }
+  // example-end julia-advance
 };
 
 }  // namespace microsched::kernels

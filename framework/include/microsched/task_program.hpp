@@ -12,7 +12,14 @@
 //!   __device__ void end(microsched::task_id t, const context& c) const;  // write the result
 //! };
 //! \endcode
-//! step() is called only on tasks that have not finished. Programs are passed to kernels by
+//! step() is called only on tasks that have not finished.
+//!
+//! Optional fast path for cheap steps: `__device__ bool advance(context& c, int budget) const`
+//! runs up to `budget` steps (at least one) and returns true if the task finished. The scheduler
+//! calls it for each window of `deferral` steps instead of looping over step() itself; a program
+//! can then fold the window into its own termination test (Julia: `iterations >= min(crunch,
+//! start + budget)`), so a window costs no instruction per step. It must run the same arithmetic
+//! as step() (the results are checked against vanilla, which only calls step()). Programs are passed to kernels by
 //! value, so they hold device pointers and parameters, nothing owning.
 
 #include <concepts>
@@ -31,5 +38,11 @@ concept task_program =
       { program.step(context) } -> std::same_as<bool>;
       { program.end(task, done) } -> std::same_as<void>;
     };
+
+//! True when P provides the optional advance(context&, int) fast path.
+template <class P>
+concept has_advance = requires(const P& program, typename P::context& context, int budget) {
+  { program.advance(context, budget) } -> std::same_as<bool>;
+};
 
 }  // namespace microsched

@@ -41,6 +41,9 @@ struct driver_storage {
 template <class Program>
 __device__ __forceinline__ bool step_window(const Program& program,
                                             typename Program::context& context, int steps) {
+  if constexpr (has_advance<Program>) {
+    return program.advance(context, steps);  // the program folds the window into its own test
+  }
   constexpr int unroll = 8;
   for (int s = steps % unroll; s > 0; --s) {
     if (program.step(context)) return true;
