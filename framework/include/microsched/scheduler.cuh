@@ -55,13 +55,8 @@ class scheduler {
     if (num_tasks == 0) return;
     const launch_plan p = plan(num_tasks);
     pool_.reset(stream);
-    driver_params params;
-    params.pool = pool_.ref(num_tasks);
-    params.chunk = args_.chunk;
-    params.deferral = args_.deferral;
-    params.idle_threshold = args_.fetch.idle_threshold;
-    params.atomic_count = args_.fetch.kind == fetch_kind::atomic;
-    kernel()<<<static_cast<unsigned>(p.blocks), BlockThreads, 0, stream>>>(program, params);
+    kernel()<<<static_cast<unsigned>(p.blocks), BlockThreads, 0, stream>>>(
+        program, make_driver_params(args_, pool_.ref(num_tasks)));
     MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
   }
 

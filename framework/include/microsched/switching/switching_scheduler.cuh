@@ -67,11 +67,8 @@ class switching_scheduler {
     if (num_tasks == 0) return;
     const launch_plan p = plan(num_tasks);
     pool_.reset(stream);
-    driver_params params;
-    params.pool = pool_.ref(num_tasks);
-    params.chunk = args_.chunk;
     kernel()<<<static_cast<unsigned>(p.blocks), BlockThreads, shared_bytes, stream>>>(
-        program, params, switching_);
+        program, make_driver_params(args_, pool_.ref(num_tasks)), switching_);
     MICROSCHED_CHECK_LAUNCH("microsched::switching::switching_kernel");
   }
 
