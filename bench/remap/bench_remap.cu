@@ -37,9 +37,9 @@ using launch_fn = std::function<void(remap::cfe_totals*, cudaStream_t)>;
 double count_cfe(const launch_fn& launch) {
   device_array<remap::cfe_totals> totals(1);
   totals.fill_bytes(0);
-  launch(totals.get(), nullptr);
+  launch(totals.data(), nullptr);
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  return remap::cfe_ratio(totals.download()[0]);
+  return remap::cfe_ratio(totals.to_host()[0]);
 }
 
 //! Times `remapped` as the benchmark's iterations and the original (and floor) alongside.
@@ -105,7 +105,7 @@ struct micro_data {
     if (!slot)
       slot =
           std::make_unique<device_array<std::uint8_t>>(make_paths(micro_n, p, block, d, 77u + p));
-    return slot->get();
+    return slot->data();
   }
 };
 
@@ -121,13 +121,13 @@ void bm_micro(benchmark::State& state, micro_config config, path_distribution di
   micro_config base = config;
   base.variant = remap_variant::original;
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_micro_branch(base, d.operand.get(), path, d.out.get(), micro_n, c, s);
+    launch_micro_branch(base, d.operand.data(), path, d.out.data(), micro_n, c, s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_micro_branch(config, d.operand.get(), path, d.out.get(), micro_n, c, s);
+    launch_micro_branch(config, d.operand.data(), path, d.out.data(), micro_n, c, s);
   };
   const launch_fn floor = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_micro_branch(base, d.operand.get(), flat, d.out.get(), micro_n, c, s);
+    launch_micro_branch(base, d.operand.data(), flat, d.out.data(), micro_n, c, s);
   };
   run_side_by_side(state, original, remapped, &floor);
 }
@@ -142,11 +142,11 @@ void bm_chi_square(benchmark::State& state, remap_variant variant, int block) {
   }();
   static device_array<float> d_a(inputs.first), d_x(inputs.second), d_q(realistic_n);
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_chi_square_pvalues(remap_variant::original, block, d_a.get(), d_x.get(), d_q.get(),
+    launch_chi_square_pvalues(remap_variant::original, block, d_a.data(), d_x.data(), d_q.data(),
                               realistic_n, c, s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_chi_square_pvalues(variant, block, d_a.get(), d_x.get(), d_q.get(), realistic_n, c, s);
+    launch_chi_square_pvalues(variant, block, d_a.data(), d_x.data(), d_q.data(), realistic_n, c, s);
   };
   run_side_by_side(state, original, remapped, nullptr);
 }
@@ -162,11 +162,11 @@ void bm_model_tree(benchmark::State& state, remap_variant variant, int block) {
   static device_array<float> d_records(records), d_out(realistic_n);
   upload_model_tree_weights(42);
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_model_tree(remap_variant::original, block, d_records.get(), d_out.get(), realistic_n, c,
+    launch_model_tree(remap_variant::original, block, d_records.data(), d_out.data(), realistic_n, c,
                       s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_model_tree(variant, block, d_records.get(), d_out.get(), realistic_n, c, s);
+    launch_model_tree(variant, block, d_records.data(), d_out.data(), realistic_n, c, s);
   };
   run_side_by_side(state, original, remapped, nullptr);
 }

@@ -53,11 +53,11 @@ int main(int argc, char** argv) {
         make_paths(n, config.paths, config.block_threads, distribution, 77u + config.paths));
     device_array<remap::cfe_totals> cfe(1);
     cfe.fill_bytes(0);
-    launch_micro_branch(config, operand.get(), path.get(), out.get(), n, cfe.get(), nullptr);
-    const double ratio = remap::cfe_ratio(cfe.download()[0]);
+    launch_micro_branch(config, operand.data(), path.data(), out.data(), n, cfe.data(), nullptr);
+    const double ratio = remap::cfe_ratio(cfe.to_host()[0]);
     if (profile_once) {
       out.fill_bytes(0xff);
-      launch_micro_branch(config, operand.get(), path.get(), out.get(), n, nullptr, nullptr);
+      launch_micro_branch(config, operand.data(), path.data(), out.data(), n, nullptr, nullptr);
       MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
       std::printf("paths=%d variant=%s distribution=%s cfe_counters=%.6f\n", config.paths,
                   variant_name(config.variant), dist.c_str(), ratio);
@@ -66,20 +66,20 @@ int main(int argc, char** argv) {
     micro_config base = config;
     base.variant = remap_variant::original;
     ref.fill_bytes(0xff);
-    launch_micro_branch(base, operand.get(), path.get(), ref.get(), n, nullptr, nullptr);
+    launch_micro_branch(base, operand.data(), path.data(), ref.data(), n, nullptr, nullptr);
     out.fill_bytes(0xff);
-    launch_micro_branch(config, operand.get(), path.get(), out.get(), n, nullptr, nullptr);
-    const auto a = ref.download(), b = out.download();
+    launch_micro_branch(config, operand.data(), path.data(), out.data(), n, nullptr, nullptr);
+    const auto a = ref.to_host(), b = out.to_host();
     const bool same = std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
     event_timer timer;
     const auto t_orig = timer.time(
         [&](cudaStream_t s) {
-          launch_micro_branch(base, operand.get(), path.get(), ref.get(), n, nullptr, s);
+          launch_micro_branch(base, operand.data(), path.data(), ref.data(), n, nullptr, s);
         },
         {});
     const auto t_var = timer.time(
         [&](cudaStream_t s) {
-          launch_micro_branch(config, operand.get(), path.get(), out.get(), n, nullptr, s);
+          launch_micro_branch(config, operand.data(), path.data(), out.data(), n, nullptr, s);
         },
         {});
     std::printf("paths=%d block=%d variant=%s distribution=%s n=%d work=%d\n", config.paths,

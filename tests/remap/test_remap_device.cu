@@ -89,10 +89,10 @@ void check_hot_table() {
   d_id.fill_bytes(0xff);
   d_path.fill_bytes(0xff);
   hot_table_kernel<S, IdT>
-      <<<table_blocks, S>>>(d_cond.get(), d_id.get(), d_path.get(), d_ticket.get());
+      <<<table_blocks, S>>>(d_cond.data(), d_id.data(), d_path.data(), d_ticket.data());
   MICROSCHED_CHECK_LAUNCH("hot_table_kernel");
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  const auto id = d_id.download(), path = d_path.download(), ticket = d_ticket.download();
+  const auto id = d_id.to_host(), path = d_path.to_host(), ticket = d_ticket.to_host();
   for (unsigned b = 0; b < table_blocks; ++b) {
     CAPTURE(b);
     const std::span<const unsigned> block_cond(cond.data() + b * S, S);
@@ -122,10 +122,10 @@ void check_dgi_table() {
   device_array<unsigned> d_paths(paths), d_id(paths.size()), d_path(paths.size());
   d_id.fill_bytes(0xff);
   d_path.fill_bytes(0xff);
-  dgi_table_kernel<S, P, N><<<table_blocks, S>>>(d_paths.get(), d_id.get(), d_path.get());
+  dgi_table_kernel<S, P, N><<<table_blocks, S>>>(d_paths.data(), d_id.data(), d_path.data());
   MICROSCHED_CHECK_LAUNCH("dgi_table_kernel");
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  const auto id = d_id.download(), path = d_path.download();
+  const auto id = d_id.to_host(), path = d_path.to_host();
   for (unsigned b = 0; b < table_blocks; ++b) {
     CAPTURE(b);
     const std::span<const unsigned> block(paths.data() + b * S, S);
@@ -197,9 +197,9 @@ TEST_CASE("state exchange hands each value to the new owner of its data") {
   device_array<unsigned> d_paths(paths);
   device_array<payload> d_out(paths.size());
   d_out.fill_bytes(0xff);
-  exchange_kernel<S><<<8, S>>>(d_paths.get(), d_out.get());
+  exchange_kernel<S><<<8, S>>>(d_paths.data(), d_out.data());
   MICROSCHED_CHECK_LAUNCH("exchange_kernel");
-  const auto out = d_out.download();
+  const auto out = d_out.to_host();
   for (unsigned b = 0; b < 8; ++b) {
     const auto expected =
         data_group_index_reference(std::span<const unsigned>(paths.data() + b * S, S), 3, 16);
@@ -283,11 +283,11 @@ void check_example(int n) {
   d_ref.fill_bytes(0xff);
   d_out.fill_bytes(0xff);
   const int blocks = (n + S - 1) / S;
-  shade_original<<<blocks, S>>>(d_in.get(), d_ref.get(), n);
+  shade_original<<<blocks, S>>>(d_in.data(), d_ref.data(), n);
   MICROSCHED_CHECK_LAUNCH("shade_original");
-  shade_remapped<S><<<blocks, S>>>(d_in.get(), d_out.get(), n);
+  shade_remapped<S><<<blocks, S>>>(d_in.data(), d_out.data(), n);
   MICROSCHED_CHECK_LAUNCH("shade_remapped");
-  CHECK(same_bits(d_ref.download(), d_out.download()));
+  CHECK(same_bits(d_ref.to_host(), d_out.to_host()));
 }
 
 TEST_CASE("the documented example gives the original's results") {
@@ -310,8 +310,8 @@ TEST_CASE("micro-benchmark: every remapped configuration equals the original, bi
       micro_config base{paths, block, 16, 32, remap_variant::original};
       if (!micro_supported(base)) continue;
       d_ref.fill_bytes(0xff);
-      launch_micro_branch(base, d_operand.get(), d_path.get(), d_ref.get(), n, nullptr, nullptr);
-      const auto ref = d_ref.download();
+      launch_micro_branch(base, d_operand.data(), d_path.data(), d_ref.data(), n, nullptr, nullptr);
+      const auto ref = d_ref.to_host();
       for (const auto variant : {remap_variant::head_or_tail, remap_variant::head_or_tail16,
                                  remap_variant::data_group_index}) {
         for (const int hood : {4, 16, 64}) {
@@ -326,15 +326,15 @@ TEST_CASE("micro-benchmark: every remapped configuration equals the original, bi
           CAPTURE(hood);
           CAPTURE(variant_name(variant));
           d_out.fill_bytes(0xff);
-          launch_micro_branch(config, d_operand.get(), d_path.get(), d_out.get(), n, nullptr,
+          launch_micro_branch(config, d_operand.data(), d_path.data(), d_out.data(), n, nullptr,
                               nullptr);
-          CHECK(same_bits(ref, d_out.download()));
+          CHECK(same_bits(ref, d_out.to_host()));
         }
       }
     }
   }
   CHECK_THROWS_AS(launch_micro_branch({3, 256, 16, 32, remap_variant::data_group_index},
-                                      d_operand.get(), nullptr, d_out.get(), n, nullptr, nullptr),
+                                      d_operand.data(), nullptr, d_out.data(), n, nullptr, nullptr),
                   std::invalid_argument);
 }
 
@@ -347,9 +347,9 @@ TEST_CASE("control-flow efficiency counters: ~1/P before, near 1 after a balance
     const auto path = make_paths(n, paths, 256, dist, 9);
     device_array<std::uint8_t> d_path(path);
     d_cfe.fill_bytes(0);
-    launch_micro_branch({paths, 256, 16, 16, variant}, d_operand.get(), d_path.get(), d_out.get(),
-                        n, d_cfe.get(), nullptr);
-    return cfe_ratio(d_cfe.download()[0]);
+    launch_micro_branch({paths, 256, 16, 16, variant}, d_operand.data(), d_path.data(), d_out.data(),
+                        n, d_cfe.data(), nullptr);
+    return cfe_ratio(d_cfe.to_host()[0]);
   };
   CHECK(measure(2, remap_variant::original, path_distribution::iid) ==
         doctest::Approx(0.5).epsilon(0.02));
@@ -370,9 +370,9 @@ void check_chi_square(int block) {
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = ua(rng), x[i] = a[i] * ur(rng);
   device_array<float> d_a(a), d_x(x), d_ref(a.size()), d_out(a.size());
   d_ref.fill_bytes(0xff);
-  launch_chi_square_pvalues(remap_variant::original, block, d_a.get(), d_x.get(), d_ref.get(), n,
+  launch_chi_square_pvalues(remap_variant::original, block, d_a.data(), d_x.data(), d_ref.data(), n,
                             nullptr, nullptr);
-  const auto ref = d_ref.download();
+  const auto ref = d_ref.to_host();
   for (std::size_t i = 0; i < ref.size(); i += 997) {
     CHECK(ref[i] >= -1e-3f);
     CHECK(ref[i] <= 1.001f);
@@ -381,8 +381,8 @@ void check_chi_square(int block) {
                        remap_variant::data_group_index}) {
     CAPTURE(variant_name(v));
     d_out.fill_bytes(0xff);
-    launch_chi_square_pvalues(v, block, d_a.get(), d_x.get(), d_out.get(), n, nullptr, nullptr);
-    CHECK(same_bits(ref, d_out.download()));
+    launch_chi_square_pvalues(v, block, d_a.data(), d_x.data(), d_out.data(), n, nullptr, nullptr);
+    CHECK(same_bits(ref, d_out.to_host()));
   }
 }
 
@@ -398,13 +398,13 @@ void check_model_tree(int block) {
       d_out(static_cast<std::size_t>(n));
   d_ref.fill_bytes(0xff);
   d_out.fill_bytes(0xff);
-  launch_model_tree(remap_variant::original, block, d_records.get(), d_ref.get(), n, nullptr,
+  launch_model_tree(remap_variant::original, block, d_records.data(), d_ref.data(), n, nullptr,
                     nullptr);
-  launch_model_tree(remap_variant::data_group_index, block, d_records.get(), d_out.get(), n,
+  launch_model_tree(remap_variant::data_group_index, block, d_records.data(), d_out.data(), n,
                     nullptr, nullptr);
-  CHECK(same_bits(d_ref.download(), d_out.download()));
-  CHECK_THROWS_AS(launch_model_tree(remap_variant::head_or_tail, block, d_records.get(),
-                                    d_out.get(), n, nullptr, nullptr),
+  CHECK(same_bits(d_ref.to_host(), d_out.to_host()));
+  CHECK_THROWS_AS(launch_model_tree(remap_variant::head_or_tail, block, d_records.data(),
+                                    d_out.data(), n, nullptr, nullptr),
                   std::invalid_argument);
 }
 

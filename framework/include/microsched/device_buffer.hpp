@@ -19,6 +19,8 @@ class device_buffer {
   explicit device_buffer(std::size_t count) : count_(count) {
     if (count_ != 0) MICROSCHED_CUDA_TRY(cudaMalloc(&data_, count_ * sizeof(T)));
   }
+  //! A device copy of `host`.
+  explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
   ~device_buffer() { cudaFree(data_); }
   device_buffer(device_buffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
@@ -32,15 +34,24 @@ class device_buffer {
 
   [[nodiscard]] T* data() const { return data_; }
   [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
 
   //! Every byte set to `byte` (0xff poisons outputs before a run).
-  void fill_bytes(int byte, cudaStream_t stream) {
-    MICROSCHED_CUDA_TRY(cudaMemsetAsync(data_, byte, count_ * sizeof(T), stream));
+  void fill_bytes(int byte, cudaStream_t stream = nullptr) {
+    if (count_ != 0) MICROSCHED_CUDA_TRY(cudaMemsetAsync(data_, byte, bytes(), stream));
   }
-  [[nodiscard]] std::vector<T> to_host(cudaStream_t stream) const {
+  //! Copies `host` (same size) to the device; returns once the copy is done.
+  void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) {
+    if (host.size() != count_) throw_invalid("host size", host.size(), "must match the device buffer");
+    if (count_ == 0) return;
+    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
+    MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+  //! The contents, after the work queued on `stream` is done.
+  [[nodiscard]] std::vector<T> to_host(cudaStream_t stream = nullptr) const {
     std::vector<T> host(count_);
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(host.data(), data_, count_ * sizeof(T),
-                                        cudaMemcpyDeviceToHost, stream));
+    if (count_ == 0) return host;
+    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(host.data(), data_, bytes(), cudaMemcpyDeviceToHost, stream));
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     return host;
   }

@@ -1,7 +1,7 @@
 #pragma once
 //! @file cuda_memory.hpp
-//! Owning buffers for the pipeline's staging: pinned host memory (so copies are asynchronous) and
-//! device memory. Move-only RAII; sizes in elements.
+//! Owning buffers for the pipeline's staging: pinned host memory (so copies are asynchronous);
+//! device memory is microsched::device_buffer. Move-only RAII; sizes in elements.
 
 #include <cuda_runtime_api.h>
 
@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 
+#include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
 
 namespace microsched::pipeline {
@@ -40,30 +41,7 @@ class pinned_buffer {
   std::size_t size_ = 0;
 };
 
-template <class T>
-class device_buffer {
- public:
-  device_buffer() = default;
-  explicit device_buffer(std::size_t n) : size_(n) {
-    if (n > 0) MICROSCHED_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&data_), n * sizeof(T)));
-  }
-  ~device_buffer() {
-    if (data_) cudaFree(data_);
-  }
-  device_buffer(device_buffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  device_buffer& operator=(device_buffer&& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(size_, o.size_);
-    return *this;
-  }
-  [[nodiscard]] T* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return size_ * sizeof(T); }
-
- private:
-  T* data_ = nullptr;
-  std::size_t size_ = 0;
-};
+//! Device memory: the project's owning buffer.
+using microsched::device_buffer;
 
 }  // namespace microsched::pipeline
