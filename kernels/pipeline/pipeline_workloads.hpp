@@ -29,6 +29,7 @@ struct gafort_options {
   std::uint32_t max_trips = 32768;             //!< longest crossover segment
   double crossover = 0.6;                      //!< share of children with a crossover
   int classes = 10;                            //!< LAM's R
+  bool fill_quotas = true;                     //!< LAM labels every warp its quotas allow
   unsigned seed = 1;
 };
 

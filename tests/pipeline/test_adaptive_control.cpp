@@ -106,3 +106,56 @@ TEST_CASE("with depth 2 a transformation may take two kernel times: r' = r0*2*To
   c.transformation(0.1, true, 2.0, 9.0);
   CHECK(c.ratio() == doctest::Approx(0.1 * 2 * 10.0 / (2.0 + 2 * 1.0)));
 }
+
+TEST_CASE("the loss guard switches off when pipelined iterations are slower than the original") {
+  adaptive_arguments a;
+  a.loss_window = 4;
+  a.loss_tolerance = 0.02;
+  adaptive_controller c(a);
+  c.original_kernel(1.0);
+  c.original_kernel(1.0);
+  for (int k = 0; k < 3; ++k) c.iteration_time(1.5);  // window not full yet
+  CHECK(c.enabled());
+  c.iteration_time(0.2);  // mean (1.5*3 + 0.2)/4 = 1.175 > 1.02
+  CHECK_FALSE(c.enabled());
+  CHECK(c.reason().find("loss guard") != std::string::npos);
+}
+
+TEST_CASE("the loss guard keeps a pipeline that pays, and needs an original time") {
+  adaptive_arguments a;
+  a.loss_window = 4;
+  adaptive_controller c(a);
+  for (int k = 0; k < 8; ++k) c.iteration_time(1.9);  // no Torg yet: no judgement
+  CHECK(c.enabled());
+  c.original_kernel(1.0);
+  c.original_kernel(3.0);  // mean Torg = 2
+  c.iteration_time(1.9);
+  CHECK(c.enabled());
+  c.iteration_time(2.5);
+  c.iteration_time(2.5);  // (1.9*2 + 2.5*2)/4 = 2.2 > 2.04
+  CHECK_FALSE(c.enabled());
+}
+
+TEST_CASE("an all-or-nothing method profiles at r = 1, then settles; no guard without adaptation") {
+  adaptive_arguments a;
+  a.partial = false;
+  adaptive_controller c(a);
+  CHECK(c.ratio() == doctest::Approx(1.0));
+  c.original_kernel(1.0);
+  c.transformation(1.0, true, 0.5, 0.1);
+  CHECK(c.state() == phase::settled);
+  CHECK(c.ratio() == doctest::Approx(1.0));
+  c.transformation(1.0, false, 3.0, 0);  // settled: failures change nothing
+  CHECK(c.enabled());
+
+  adaptive_arguments f;
+  f.adaptive = false;
+  f.loss_window = 2;
+  adaptive_controller fixed(f);
+  fixed.original_kernel(1.0);
+  for (int k = 0; k < 4; ++k) fixed.iteration_time(9.0);
+  CHECK(fixed.enabled());
+  adaptive_arguments bad;
+  bad.loss_window = -1;
+  CHECK_THROWS_WITH_AS(adaptive_controller{bad}, doctest::Contains("loss_window"), std::invalid_argument);
+}

@@ -19,6 +19,8 @@ void validate(const adaptive_arguments& args) {
   if (!(args.min_gain >= 0)) detail::invalid("min_gain", args.min_gain, "must be >= 0");
   if (args.initial_segments < 1) detail::invalid("initial_segments", args.initial_segments, "must be >= 1");
   if (args.raised_segments < 1) detail::invalid("raised_segments", args.raised_segments, "must be >= 1");
+  if (args.loss_window < 0) detail::invalid("loss_window", args.loss_window, "must be >= 0");
+  if (!(args.loss_tolerance >= 0)) detail::invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
 }
 
 adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)
@@ -26,7 +28,9 @@ adaptive_controller::adaptive_controller(const adaptive_arguments& args, int dep
   validate(args_);
   if (depth < 1) detail::invalid("depth", depth, "must be >= 1");
   segments_ = args_.initial_segments;
-  if (args_.adaptive) {
+  if (args_.adaptive && !args_.partial) {
+    ratio_ = 1.0;  // all-or-nothing: profiling at r = 1
+  } else if (args_.adaptive) {
     ratio_ = args_.initial_ratio;
   } else {
     ratio_ = args_.fixed_ratio;
@@ -35,7 +39,32 @@ adaptive_controller::adaptive_controller(const adaptive_arguments& args, int dep
 }
 
 void adaptive_controller::original_kernel(double kernel_ms) {
-  if (kernel_ms > 0) t_org_ = kernel_ms;
+  if (kernel_ms <= 0) return;
+  t_org_ = kernel_ms;
+  org_sum_ += kernel_ms;
+  ++org_count_;
+}
+
+void adaptive_controller::iteration_time(double wall_ms) {
+  if (!args_.adaptive || args_.loss_window == 0 || phase_ == phase::off) return;
+  const auto w = static_cast<std::size_t>(args_.loss_window);
+  if (window_.size() < w) {
+    window_.push_back(wall_ms);
+  } else {
+    window_sum_ -= window_[window_next_];
+    window_[window_next_] = wall_ms;
+    window_next_ = (window_next_ + 1) % w;
+  }
+  window_sum_ += wall_ms;
+  if (window_.size() < w || org_count_ == 0) return;
+  const double mean = window_sum_ / static_cast<double>(w);
+  const double org = original_mean_ms();
+  if (mean > org * (1.0 + args_.loss_tolerance)) {
+    std::ostringstream why;
+    why << "loss guard: the last " << w << " pipelined iterations took " << mean
+        << " ms on average, the original kernel " << org << " ms";
+    shut_down(why.str());
+  }
 }
 
 void adaptive_controller::shut_down(std::string reason) {
@@ -71,6 +100,10 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
       why << "profiling: no gain (original " << t_org_ << " ms, optimised at r=" << ratio << " "
           << optimised_kernel_ms << " ms)";
       shut_down(why.str());
+      return;
+    }
+    if (!args_.partial) {  // nothing to adjust: r = 1, the loss guard watches from here
+      phase_ = phase::settled;
       return;
     }
     const double d = depth_;

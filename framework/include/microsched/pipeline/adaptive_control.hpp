@@ -15,8 +15,15 @@
 //!   it, but only while it has never been lowered; once lowered, two consecutive successes settle
 //!   it for good. A failure at the smallest r first raises s to 5 (overlap copy and transform),
 //!   then switches off.
+//! - Loss guard (ours): the paper's rule guarantees a chunk never waits for its remap, but the
+//!   drained GPU queue and extra copies can still make the loop slower. The pipeline reports each
+//!   iteration's wall time; when the mean of the last `loss_window` exceeds the mean original
+//!   kernel time by more than `loss_tolerance`, the control switches off.
+//! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
+//!   only when complete): r stays 1, profiling decides, then only the loss guard.
 
 #include <string>
+#include <vector>
 
 namespace microsched::pipeline {
 
@@ -30,6 +37,9 @@ struct adaptive_arguments {
   double min_gain = 0.005;      //!< profiling must save more than min_gain * Torg, else off
   int initial_segments = 1;     //!< s to start with
   int raised_segments = 5;      //!< s after the transformation failed at the smallest r
+  bool partial = true;          //!< false: r = 1 always (set by the pipeline from the method)
+  int loss_window = 8;          //!< iterations averaged by the loss guard; 0: no guard
+  double loss_tolerance = 0.02; //!< switch off when iterations are this much slower than Torg
 };
 
 //! Throws std::invalid_argument naming the first bad value.
@@ -60,6 +70,14 @@ class adaptive_controller {
   //! that transformation used. `transform_ms`: its time (how long it ran, when abandoned).
   void transformation(double ratio, bool success, double transform_ms, double optimised_kernel_ms);
 
+  //! One pipelined iteration took `wall_ms` on the host (launch to next launch): the loss guard.
+  void iteration_time(double wall_ms);
+
+  //! Mean of the original kernel times seen (<= 0: none yet).
+  [[nodiscard]] double original_mean_ms() const noexcept {
+    return org_count_ > 0 ? org_sum_ / org_count_ : -1;
+  }
+
   //! Switches off now (e.g. the user function keeps throwing), with the reason.
   void shut_down(std::string reason);
 
@@ -71,6 +89,11 @@ class adaptive_controller {
   int segments_ = 1;
   int depth_ = 1;
   double t_org_ = -1;  // latest original kernel time, <0: none yet
+  double org_sum_ = 0;
+  int org_count_ = 0;
+  std::vector<double> window_;  // loss guard: last iteration wall times (ring)
+  std::size_t window_next_ = 0;
+  double window_sum_ = 0;
   bool decreased_ = false;
   int successes_ = 0;
   std::string reason_;

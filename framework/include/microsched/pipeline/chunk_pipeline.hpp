@@ -39,6 +39,10 @@ struct remap_method {
   std::string name;
   std::size_t host_bytes_per_slot = 0;    //!< pinned staging
   std::size_t device_bytes_per_slot = 0;  //!< device copy of the staging
+  //! false: a remap of part of a chunk saves nothing (e.g. the kernel still needs the whole
+  //! original input), so the pipeline always transforms whole chunks (r = 1) and the adaptive
+  //! control only profiles and guards against losses.
+  bool partial = true;
 };
 
 //! User-facing arguments of the pipeline.
@@ -74,6 +78,13 @@ struct transform_job {
   std::size_t end = 0;
   std::size_t transformed = 0;  //!< m: elements [0, m) are remapped, the rest keep their mapping
   std::size_t elements = 0;     //!< elements of the chunk
+  //! Set when the chunk was launched without its remap: a long transformation may poll it and
+  //! return early (its result is discarded). Null for upload and launch jobs.
+  const std::atomic<bool>* cancel = nullptr;
+
+  [[nodiscard]] bool cancelled() const noexcept {
+    return cancel != nullptr && cancel->load(std::memory_order_relaxed);
+  }
 };
 
 //! What a piece's transformation achieved, in the program's own measure (summed per chunk).
@@ -206,6 +217,7 @@ class chunk_pipeline {
   adaptive_controller control_{};
   std::unique_ptr<worker_pool> pool_;
   int method_ = -1;
+  bool partial_ = true;
   int depth_ = 0;
   std::vector<slot_state> slots_;
   std::vector<std::shared_ptr<chunk_task>> tasks_;  // per chunk
@@ -231,6 +243,7 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
         per_slot == 0 ? static_cast<std::size_t>(wanted) : args_.memory_limit / per_slot;
     if (fit < 1) continue;
     method_ = static_cast<int>(m);
+    partial_ = methods[m].partial;
     const int slots = static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(wanted)));
     depth_ = std::max(1, std::min(args_.depth, slots));
     stats_.method = methods[m].name;
@@ -268,7 +281,7 @@ void chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
   const double ratio = control_.ratio();
   const auto g = static_cast<std::size_t>(args_.granularity);
   std::size_t m = static_cast<std::size_t>(ratio * static_cast<double>(elements));
-  m = ratio >= 1.0 ? elements : (m / g) * g;
+  m = ratio >= 1.0 || !partial_ ? elements : (m / g) * g;
   if (m == 0) return;
 
   auto task = std::make_shared<chunk_task>();
@@ -305,7 +318,7 @@ void chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
         t.start_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_acq_rel);
         try {
           transform_job job{t.chunk, t.slot, method, t.bounds[piece], t.bounds[piece + 1],
-                            t.transformed, t.elements};
+                            t.transformed, t.elements, &t.cancel};
           t.outcomes[piece] = program.transform(job);
         } catch (const std::exception& e) {
           const std::lock_guard lock(t.error_mutex);
@@ -390,13 +403,11 @@ void chunk_pipeline<Backend>::harvest(bool all) {
     }
     iteration_record& r = stats_.iterations[i];
     r.kernel_ms = backend_.elapsed_ms(ev.start, ev.end);
-    if (r.optimised) {
+    // Failures were reported at their launch; successes need the optimised kernel's time.
+    if (r.optimised)
       control_.transformation(r.ratio, true, r.transform_ms, r.kernel_ms);
-    } else {
+    else
       control_.original_kernel(r.kernel_ms);
-      if (r.reason == fallback::not_ready || r.reason == fallback::transform_failed)
-        control_.transformation(r.ratio, false, r.transform_ms, 0);
-    }
     timed_.pop_front();
   }
 }
@@ -409,7 +420,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   stats_.memory_limit = args_.memory_limit;
   stats_.iterations.assign(n, iteration_record{});
   for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
-  control_ = adaptive_controller(args_.control, args_.depth);
   tasks_.assign(n, nullptr);
   slots_.clear();
   timed_.clear();
@@ -424,6 +434,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
 
   choose_method(program);
   const bool remap = method_ >= 0;
+  adaptive_arguments control = args_.control;
+  control.partial = partial_;
+  control_ = adaptive_controller(control, std::max(1, depth_));
   if (remap && !pool_) {
     const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
     const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores - 1));
@@ -448,6 +461,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       submit(program, c);  // warm-up: chunk 0 runs the original kernel
 
   bool abandoned_all = false;
+  long long last_launch = now_ns();
   for (std::size_t i = 0; i < n; ++i) {
     harvest(false);
     const bool active = remap && control_.enabled();
@@ -512,7 +526,17 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (task) {
       if (!ready) abandon(*task);
       finish_task_record(i, *task);
+      // A failure is known now (no kernel time needed): report it before the next launch, so a
+      // control that switches off at profiling drains the GPU queue once, not twice. During
+      // profiling, the warm-up chunks 1..Δ-1 had less than Δ kernel times: not judged.
+      if (!ready && timed &&
+          !(control_.state() == adaptive_controller::phase::profiling && i < static_cast<std::size_t>(depth_)))
+        control_.transformation(r.ratio, false, r.transform_ms, 0);
     }
+    // Loss guard: host wall time from the previous launch to this one.
+    const long long launched = now_ns();
+    if (timed && i > 0) control_.iteration_time(static_cast<double>(launched - last_launch) * 1e-6);
+    last_launch = launched;
 
     // gs_checkRemap(i+1): while the GPU runs chunk i, copy chunk i+1's finished segments; move on
     // when its copy is complete or the GPU is done with chunk i, whichever comes first.
