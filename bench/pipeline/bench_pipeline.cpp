@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "microsched/device.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
@@ -32,11 +34,15 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   (void)pipe.run(p);
   double org = 0, opt = 0;
   std::size_t optimised = 0, total = 0;
+  std::vector<double> ratios;  // original / pipelined, per pair
+  std::vector<std::pair<double, double>> pairs;
   for (auto _ : state) {
     const double o = seconds_of([&] { chunk_pipeline<cuda_backend>::run_original(backend, p); });
     const double q = seconds_of([&] { (void)pipe.run(p); });
     org += o;
     opt += q;
+    ratios.push_back(o / q);
+    pairs.emplace_back(o * 1e3, q * 1e3);
     optimised += pipe.statistics().optimised_count();
     total += pipe.statistics().iterations.size();
     state.SetIterationTime(q);
@@ -45,10 +51,15 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   state.counters["original_ms"] = org / n * 1e3;
   state.counters["pipelined_ms"] = opt / n * 1e3;
   state.counters["speedup"] = org / opt;
+  std::sort(ratios.begin(), ratios.end());
+  state.counters["speedup_median"] = ratios.empty() ? 0 : ratios[ratios.size() / 2];
   state.counters["optimised_share"] = total ? double(optimised) / double(total) : 0;
   state.counters["host_MB"] = double(pipe.statistics().host_bytes) / 1e6;
   state.counters["device_MB"] = double(pipe.statistics().device_bytes) / 1e6;
-  std::cerr << "== " << program.describe() << "\n";
+  std::cerr << "== " << program.describe() << " | wait_budget=" << args.wait_budget
+            << "\npairs original/pipelined ms:";
+  for (std::size_t k = 0; k < pairs.size(); ++k) std::cerr << " " << pairs[k].first << "/" << pairs[k].second;
+  std::cerr << "\n";
   pipe.statistics().print(std::cerr);
 }
 
@@ -68,12 +79,16 @@ pipeline_arguments fixed(int depth, int threads) {
 
 void bm_gafort(benchmark::State& state) {
   auto program = make_gafort({});
-  run_pair(state, *program, adaptive(2, static_cast<int>(state.range(0))));
+  run_pair(state, *program, adaptive(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))));
 }
 void bm_unwrap(benchmark::State& state) {
   auto program = make_unwrap({});
-  run_pair(state, *program, state.range(1) ? fixed(3, static_cast<int>(state.range(0)))
-                                            : adaptive(3, static_cast<int>(state.range(0))));
+  // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule
+  const int threads = static_cast<int>(state.range(0));
+  auto args = state.range(1) == 1 ? fixed(3, threads) : adaptive(3, threads);
+  if (state.range(1) == 0) args.wait_budget = 0.5;
+  args.granularity = 16384;  // pieces align with the gather plan's sorted blocks
+  run_pair(state, *program, args);
 }
 void bm_blackscholes(benchmark::State& state) {
   auto program = make_blackscholes({});
@@ -94,10 +109,10 @@ void bm_unwrap_kernels(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_gafort)->Arg(7)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_blackscholes)->Iterations(9)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_blackscholes)->Iterations(25)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   if (microsched::cuda_device_count() == 0) {

@@ -21,7 +21,7 @@ if [[ -x "${pipeline_bin_bench}" ]]; then
     --benchmark_out_format=json > "${pipeline_out}/bench_pipeline.txt" 2> "${pipeline_out}/bench_pipeline.stats.txt"
   echo "pipeline: bench rc=$?" | tee -a "${pipeline_out}/summary.txt"
   if command -v ncu > /dev/null; then
-    for kernel in unwrap_original unwrap_reordered; do
+    for kernel in unwrap_original unwrap_reordered_full; do
       ncu --kernel-name "${kernel}" --launch-skip 3 --launch-count 1 \
         --metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,gpu__time_duration.sum \
         "${pipeline_bin_bench}" --benchmark_filter=bm_unwrap_kernels > "${pipeline_out}/ncu_${kernel}.txt" 2>&1

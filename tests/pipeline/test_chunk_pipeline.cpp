@@ -267,4 +267,25 @@ TEST_CASE("pipeline arguments are validated by name") {
   args = {};
   args.control.initial_ratio = 2;
   CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("initial_ratio"), std::invalid_argument);
+  args = {};
+  args.wait_budget = 1.5;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("wait_budget"), std::invalid_argument);
+}
+
+TEST_CASE("pipeline: a bounded wait keeps results correct and the control on") {
+  fake_backend backend;
+  fake_program program;
+  program.chunks = 16;
+  program.input.resize(program.chunks, program.input[0]);
+  program.output.assign(program.chunks * program.n, poison);
+  pipeline_arguments args;
+  args.depth = 2;
+  args.wait_budget = 0.5;
+  args.poll_interval = 50us;
+  chunk_pipeline pipe(backend, args);
+  for (int run = 0; run < 2; ++run) {  // state is reset between runs
+    const auto& stats = pipe.run(program);
+    CHECK(program.results_correct());
+    TIMING_CHECK(stats.optimised_count() >= program.chunks / 2);
+  }
 }

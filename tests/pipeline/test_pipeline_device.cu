@@ -49,12 +49,19 @@ TEST_CASE("gafort: LAM-redirected kernel equals the original") {
   auto program = make_gafort({.chunks = 6, .elements = 1 << 16, .max_trips = 512});
   check_equal_to_original(*program, fixed(1.0), 1);
   check_equal_to_original(*program, fixed(0.5), 1);
+  check_equal_to_original(*program, pipeline_arguments{}, 0);
+  auto paper = make_gafort({.chunks = 4, .elements = 1 << 16, .max_trips = 512, .fill_quotas = false});
+  check_equal_to_original(*paper, fixed(1.0), 1);
 }
 
 TEST_CASE("unwrap: reordered kernel equals the original") {
   auto program = make_unwrap({.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512});
   check_equal_to_original(*program, fixed(1.0), 1);
-  check_equal_to_original(*program, fixed(0.3), 1);
+  check_equal_to_original(*program, fixed(0.3), 1);  // all-or-nothing: transforms whole frames
+  check_equal_to_original(*program, pipeline_arguments{}, 0);  // adaptive, loss guard
+  // A sample count that is not a multiple of 4 takes the one-sample-per-thread kernel.
+  auto odd = make_unwrap({.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511});
+  check_equal_to_original(*odd, fixed(1.0), 1);
 }
 
 TEST_CASE("blackscholes: redirected kernel equals the original, adaptive control included") {

@@ -55,6 +55,12 @@ struct pipeline_arguments {
   //! Testing only: wait for every chunk's remap and copy before launching it, so the optimised
   //! kernel always runs (a program using this can be slower than the original).
   bool wait_for_remap = false;
+  //! Bounded wait (ours; 0 = the paper's rule, never wait): when a chunk's remap is not ready at
+  //! its launch but is expected to finish within wait_budget * (Torg - Topt) (the measured
+  //! saving, Topt and the transformation time from earlier optimised chunks), the main thread
+  //! waits for it up to that long, then launches whichever kernel it can. A miss costs at most
+  //! that wait; the loss guard switches the pipeline off if misses make the loop slower.
+  double wait_budget = 0;
   adaptive_arguments control{};
 };
 
@@ -64,6 +70,8 @@ inline void validate(const pipeline_arguments& args) {
   if (args.threads_per_chunk < 1 || args.threads_per_chunk > 256)
     detail::invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
   if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
+  if (!(args.wait_budget >= 0 && args.wait_budget <= 1))
+    detail::invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
   if (args.poll_interval.count() < 0)
     detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
   validate(args.control);
@@ -219,6 +227,8 @@ class chunk_pipeline {
   int method_ = -1;
   bool partial_ = true;
   int depth_ = 0;
+  double ttr_sum_ = 0, opt_sum_ = 0;  // bounded wait: transformation and optimised kernel times
+  int ttr_count_ = 0, opt_count_ = 0;
   std::vector<slot_state> slots_;
   std::vector<std::shared_ptr<chunk_task>> tasks_;  // per chunk
   std::vector<launch_events> ring_;
@@ -404,6 +414,10 @@ void chunk_pipeline<Backend>::harvest(bool all) {
     iteration_record& r = stats_.iterations[i];
     r.kernel_ms = backend_.elapsed_ms(ev.start, ev.end);
     // Failures were reported at their launch; successes need the optimised kernel's time.
+    if (r.optimised && r.ratio >= 1.0) {
+      opt_sum_ += r.kernel_ms;
+      ++opt_count_;
+    }
     if (r.optimised)
       control_.transformation(r.ratio, true, r.transform_ms, r.kernel_ms);
     else
@@ -422,6 +436,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
   tasks_.assign(n, nullptr);
   slots_.clear();
+  ttr_sum_ = opt_sum_ = 0;
+  ttr_count_ = opt_count_ = 0;
   timed_.clear();
   timed_launches_ = 0;
   if (ring_.empty()) {
@@ -482,8 +498,29 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       std::this_thread::yield();
       progress_uploads(program, *task);
     }
+    if (args_.wait_budget > 0 && task && active && opt_count_ > 0 && ttr_count_ > 0 &&
+        control_.original_mean_ms() > 0 && !task->failed.load(std::memory_order_acquire)) {
+      const double saving = control_.original_mean_ms() - opt_sum_ / opt_count_;
+      const double budget_ms = args_.wait_budget * saving;
+      const long long start = task->start_ns.load(std::memory_order_acquire);
+      const long long now = now_ns();
+      const double expected_left_ms =
+          ttr_sum_ / ttr_count_ - (start > 0 ? static_cast<double>(now - start) * 1e-6 : 0.0);
+      if (budget_ms > 0 && expected_left_ms < budget_ms) {
+        const long long deadline = now + static_cast<long long>(budget_ms * 1e6);
+        while (!task->failed.load(std::memory_order_acquire) &&
+               !(task->copy_recorded && backend_.query(task->copy_event)) && now_ns() < deadline) {
+          progress_uploads(program, *task);
+          std::this_thread::yield();
+        }
+      }
+    }
     const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
                        task->copy_recorded && backend_.query(task->copy_event);
+    if (ready) {
+      ttr_sum_ += transform_ms(*task);
+      ++ttr_count_;
+    }
     // Kernel times feed the adaptive control; once it is off (or nothing can be remapped) no
     // event is recorded, so the launches are exactly the original loop's.
     const bool timed = remap && control_.enabled();
@@ -541,11 +578,17 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     // gs_checkRemap(i+1): while the GPU runs chunk i, copy chunk i+1's finished segments; move on
     // when its copy is complete or the GPU is done with chunk i, whichever comes first.
     chunk_task* next = i + 1 < n ? tasks_[i + 1].get() : nullptr;
-    if (next && timed) {
+    // While profiling, wait for kernel i itself, so its time reaches the control before more
+    // chunks are submitted at the profiling ratio. A control that just switched off waits for
+    // nothing.
+    const bool profiling = control_.state() == adaptive_controller::phase::profiling;
+    if (next && timed && control_.enabled()) {
       while (true) {
         progress_uploads(program, *next);
         if (next->failed.load(std::memory_order_acquire)) break;
-        if (next->copy_recorded && backend_.query(next->copy_event)) break;
+        if ((!profiling || args_.wait_for_remap) && next->copy_recorded &&
+            backend_.query(next->copy_event))
+          break;
         if (!args_.wait_for_remap && backend_.query(ev.end)) break;  // GPU done with chunk i
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
