@@ -105,6 +105,18 @@ void register_rows() {
       }
     }
   }
+  // The first view measured (a Siegel disk, far less divergent), kept for comparison.
+  for (const char* precision : {"float", "double"}) {
+    for (const char* offset : {"0", "2"}) {
+      const options_map o{{"precision", precision}, {"offset", offset}, {"view", "siegel"}};
+      const std::string row =
+          std::string("julia-siegel/2048/") + precision + "/crunch:4096/offset:" + offset;
+      benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_row(s, "julia", o); })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   // 2^24 tasks for every kill probability, and 2^20 at 0.001 to show the tail of a small run.
   const std::vector<std::pair<const char*, const char*>> mc_rows = {
       {"16777216", "0.1"}, {"16777216", "0.01"}, {"16777216", "0.001"}, {"1048576", "0.001"}};

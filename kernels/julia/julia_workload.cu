@@ -20,7 +20,8 @@ class julia_workload final
   [[nodiscard]] std::string describe() const override {
     return "julia " + std::to_string(settings_.width) + "x" + std::to_string(settings_.height) +
            (settings_.double_precision ? " double" : " float") +
-           " crunch=" + std::to_string(settings_.crunch) + " offset=" + format_offset();
+           " crunch=" + std::to_string(settings_.crunch) + " offset=" + format_offset() +
+           (settings_.view == "islands" ? "" : " view=" + settings_.view);
   }
   [[nodiscard]] const julia_settings& settings() const override { return settings_; }
   [[nodiscard]] std::vector<std::uint32_t> render_scheduled(const schedule_arguments& args) override {
@@ -32,7 +33,11 @@ class julia_workload final
   [[nodiscard]] kernels::julia_program<T> make_program(
       const typename base::outputs& out) const override {
     kernels::julia_program<T> p;
-    p.view = kernels::make_julia_view<T>(settings_.width, settings_.height, settings_.offset);
+    const kernels::julia_scene& scene =
+        settings_.view == "siegel" ? kernels::julia_siegel : kernels::julia_islands;
+    p.view = kernels::make_julia_view<T>(settings_.width, settings_.height, settings_.offset, scene);
+    p.cx = static_cast<T>(scene.cx);
+    p.cy = static_cast<T>(scene.cy);
     p.crunch = settings_.crunch;
     p.out = out[0];
     return p;
@@ -55,7 +60,12 @@ std::vector<parameter> julia_parameters() {
           {"height", "2048", "image height in pixels"},
           {"precision", "float", "float or double"},
           {"crunch", "4096", "maximum iterations per pixel"},
-          {"offset", "0", "view: 0 whole set (strongly divergent), 1 half, 2 inside the Siegel disk (constant work)"}};
+          {"offset", "0",
+           "0 whole set (strongly divergent), 1 half, 2 inside an interior component (constant "
+           "work: every pixel runs the crunch)"},
+          {"view", "islands",
+           "islands: c = -0.54+0.60i, interior islands scattered over the set (default); siegel: "
+           "c = -0.391-0.587i, one Siegel disk (less divergent)"}};
 }
 
 julia_settings parse_julia_settings(const options_map& options) {
@@ -71,6 +81,10 @@ julia_settings parse_julia_settings(const options_map& options) {
   s.double_precision = precision == "double";
   s.crunch = static_cast<std::uint32_t>(integer_option(options, known, "crunch", 1, 1 << 30));
   s.offset = real_option(options, known, "offset", 0.0, 2.0);
+  s.view = option_or_default(options, known, "view");
+  if (s.view != "islands" && s.view != "siegel") {
+    throw std::invalid_argument("view = " + s.view + ": expected islands or siegel");
+  }
   return s;
 }
 

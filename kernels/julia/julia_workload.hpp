@@ -3,6 +3,7 @@
 //! The Julia fractal as a registered workload (frey2012 §5.2).
 
 #include <memory>
+#include <string>
 
 #include "workload.hpp"
 
@@ -14,6 +15,7 @@ struct julia_settings {
   bool double_precision = false;
   std::uint32_t crunch = 4096;
   double offset = 0;
+  std::string view = "islands";  //!< islands (default) or siegel: see julia_program.cuh
 };
 
 [[nodiscard]] std::vector<parameter> julia_parameters();

@@ -45,8 +45,9 @@ TEST_CASE("porting guide: the port renders the same image as the hand-written va
   ported_out.fill_bytes(0xff, nullptr);
 
   julia_vanilla<<<dim3((width + 127) / 128, height), 128>>>(
-      vanilla_out.data(), width, height, view.pixel_size, static_cast<float>(kernels::julia_cx),
-      static_cast<float>(kernels::julia_cy), crunch);
+      vanilla_out.data(), width, height, view.pixel_size,
+      static_cast<float>(kernels::julia_islands.cx), static_cast<float>(kernels::julia_islands.cy),
+      crunch);
   MICROSCHED_CHECK_LAUNCH("julia_vanilla");
 
   // example-begin run-port

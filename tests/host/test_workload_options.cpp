@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "julia/julia_workload.hpp"
 #include "options.hpp"
 
 using namespace microsched::workloads;
@@ -17,4 +18,13 @@ TEST_CASE("workload options: defaults, ranges and unknown names") {
   CHECK_THROWS_AS((void)real_option({{"kill", "nan"}}, known, "kill", 0.0, 1.0), std::invalid_argument);
   CHECK_THROWS_WITH_AS(reject_unknown("julia", {{"colour", "red"}}, known),
                        "julia: unknown option 'colour' (known: width, kill)", std::invalid_argument);
+}
+
+TEST_CASE("julia settings: the islands view by default, siegel on request, nothing else") {
+  CHECK(parse_julia_settings({}).view == "islands");
+  CHECK(parse_julia_settings({{"view", "siegel"}}).view == "siegel");
+  CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"view", "mandelbrot"}}),
+                       "view = mandelbrot: expected islands or siegel", std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"offset", "2.5"}}),
+                       doctest::Contains("offset = 2.5"), std::invalid_argument);
 }
