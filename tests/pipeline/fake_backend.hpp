@@ -3,6 +3,12 @@
 //! A simulated GPU for host tests of the pipeline: each stream is a thread running enqueued work
 //! in order; events complete when the stream reaches them. No CUDA, so the pipeline's threading
 //! can be checked under ThreadSanitizer.
+//!
+//! Timings are scripted, not measured: each stream keeps a simulated clock that only the work on
+//! it advances (`fake_stream::advance`, called by a simulated kernel with its scripted duration),
+//! and an event records that clock. So `elapsed_ms` between two events of one stream is exactly
+//! the sum of the scripted durations between them, whatever the load on the machine: the adaptive
+//! control's decisions in these tests do not depend on how threads were scheduled.
 
 #include <array>
 #include <atomic>
@@ -38,6 +44,12 @@ class fake_stream {
     std::unique_lock lock(mutex_);
     idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
   }
+  //! Called from work running on this stream: the simulated clock moves by `d`.
+  void advance(std::chrono::nanoseconds d) {
+    clock_ns_.fetch_add(d.count(), std::memory_order_relaxed);
+  }
+  //! The simulated clock (read by work running on this stream).
+  [[nodiscard]] long long now_ns() const { return clock_ns_.load(std::memory_order_relaxed); }
 
  private:
   void run() {
@@ -60,6 +72,7 @@ class fake_stream {
   std::deque<std::function<void()>> queue_;
   bool busy_ = false;
   bool stop_ = false;
+  std::atomic<long long> clock_ns_{0};
   std::thread thread_;
 };
 
@@ -76,9 +89,9 @@ class fake_backend {
   }
   void record(int e, stream_type s) {
     const unsigned long gen = ++events_[e].recorded;  // main thread only writes `recorded`
-    s->enqueue([this, e, gen] {
+    s->enqueue([this, e, gen, s] {
       const std::lock_guard lock(event_mutex_);
-      events_[e].when_ns.store(now_ns(), std::memory_order_relaxed);
+      events_[e].when_ns.store(s->now_ns(), std::memory_order_relaxed);
       events_[e].done.store(gen, std::memory_order_release);
       event_done_.notify_all();
     });
@@ -98,6 +111,7 @@ class fake_backend {
     std::unique_lock lock(event_mutex_);
     event_done_.wait(lock, [&] { return events_[e].done.load(std::memory_order_acquire) >= gen; });
   }
+  //! Simulated time between two events recorded on the same stream (scripted durations).
   double elapsed_ms(int a, int b) {
     return double(events_[b].when_ns.load(std::memory_order_relaxed) -
                   events_[a].when_ns.load(std::memory_order_relaxed)) * 1e-6;
@@ -108,11 +122,6 @@ class fake_backend {
   }
 
  private:
-  static long long now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
   struct event {
     std::atomic<unsigned long> recorded{0};
     std::atomic<unsigned long> done{0};
