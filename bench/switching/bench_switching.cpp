@@ -7,15 +7,25 @@
 //   raycast/<variant>/step=<h>     ray caster, time against the step size; immediate and deferred
 //                                  switching side by side; counter speedup against vanilla
 //   raycast_large/<variant>/step=<h> the same at 2048x2048 (vanilla runs first in each step)
+//                                  (these three groups: the earlier workload, second derivative
+//                                  by axis differences, one sample per step)
+//   raycast_hessian[_skip]/<size>/<variant>_w<window>/step=<h>  the faithful shading (Sobel
+//                                  Hessian, 125 samples), a march window of w samples per step,
+//                                  [_skip: empty-space skipping]; counters speedup (against the
+//                                  fastest vanilla window) and speedup_w1 (against window 1)
+//   raycast_hessian[_skip]_tune/<size>/window/every/blocks_per_sm/contexts  tuning, step 0.0125
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "microsched/device.hpp"
 #include "switching_runners.hpp"
@@ -48,17 +58,25 @@ montecarlo_branch_runner& mc() {
   return *runner;
 }
 
-raycast_runner& rc() {
-  static raycast_runner runner(raycast_settings{});
-  return runner;
+//! The ray caster at size x size (512: the paper's image; 2048: on a 132-SM H100 as many warps
+//! of work per SM as 512x512 gave the paper's 16-SM GTX 580, about ten vanilla waves).
+raycast_runner& rc_at(int size) {
+  static std::map<int, std::unique_ptr<raycast_runner>> runners;
+  auto& r = runners[size];
+  if (!r) r = std::make_unique<raycast_runner>(raycast_settings{size, size, 0.05f});
+  return *r;
 }
-
-//! 2048x2048: on a 132-SM H100 as many warps of work per SM as 512x512 gave the paper's 16-SM
-//! GTX 580 (about ten waves of the vanilla kernel).
-raycast_runner& rc_large() {
-  static raycast_runner runner(raycast_settings{2048, 2048, 0.05f});
-  return runner;
+raycast_runner& rc_set(int size, bool hessian, float h, int window) {
+  auto& r = rc_at(size);
+  r.set_skip_empty(false);
+  r.set_hessian(hessian);
+  r.set_step_size(h);
+  r.set_march_window(window);
+  return r;
 }
+//! The earlier groups' runners (they call rc_set first: axis differences, window 1).
+raycast_runner& rc() { return rc_at(512); }
+raycast_runner& rc_large() { return rc_at(2048); }
 
 std::map<std::string, double>& vanilla_cache() {
   static std::map<std::string, double> cache;
@@ -78,10 +96,7 @@ double mc_vanilla_ms(float p) {
 double rc_vanilla_ms(float h) {
   const std::string key = "rc" + std::to_string(h);
   auto& cache = vanilla_cache();
-  if (!cache.count(key)) {
-    rc().set_step_size(h);
-    cache[key] = rc().time_vanilla({1, repetitions}).median_ms;
-  }
+  if (!cache.count(key)) cache[key] = rc_set(512, false, h, 1).time_vanilla({1, repetitions}).median_ms;
   return cache[key];
 }
 
@@ -162,7 +177,7 @@ void register_raycast() {
       const std::string name = std::string("raycast/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
       benchmark::RegisterBenchmark(name.c_str(), [n, h](benchmark::State& state) {
         const double vanilla_ms = rc_vanilla_ms(h);
-        rc().set_step_size(h);
+        rc_set(512, false, h, 1);
         run_manual(state, [&] {
           return n.vanilla ? rc().time_vanilla({0, repetitions})
                            : rc().time_switching(n.v, {1, repetitions});
@@ -179,7 +194,7 @@ void register_raycast() {
                                "/every=" + std::to_string(every) + "/step=0.0125";
       benchmark::RegisterBenchmark(name.c_str(), [blocks, every](benchmark::State& state) {
         const double vanilla_ms = rc_vanilla_ms(0.0125f);
-        rc().set_step_size(0.0125f);
+        rc_set(512, false, 0.0125f, 1);
         run_manual(state, [&] { return rc().time_switching(make_variant(blocks, 64, every, 33), {1, repetitions}); });
         state.counters["speedup"] = vanilla_ms / state.counters["ms"];
       })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -203,7 +218,7 @@ void register_raycast_large() {
     for (const auto& n : variants) {
       const std::string name = std::string("raycast_large/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
       benchmark::RegisterBenchmark(name.c_str(), [n, h, vanilla_ms](benchmark::State& state) {
-        rc_large().set_step_size(h);
+        rc_set(2048, false, h, 1);
         run_manual(state, [&] {
           return n.vanilla ? rc_large().time_vanilla({1, repetitions})
                            : rc_large().time_switching(n.v, {1, repetitions});
@@ -213,6 +228,108 @@ void register_raycast_large() {
         state.counters["vanilla_ms"] = *vanilla_ms;
         state.counters["speedup"] = *vanilla_ms / state.counters["ms"];
       })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+//! The faithful shading (Sobel Hessian, 125 samples) with a march window, without and with
+//! empty-space skipping: vanilla at windows 1..64, context switching immediate and deferred, per
+//! step size, at 512x512 and 2048x2048. Counters: speedup against the fastest vanilla window,
+//! speedup_w1 against vanilla at window 1 (the textbook kernel: one sample per loop iteration).
+struct rc_variant {
+  const char* name;
+  int window;
+  int every;  //!< 0: vanilla; -1: termination-only persistent driver
+  int blocks;
+  int contexts;
+};
+
+constexpr int vanilla_windows[] = {1, 4, 8, 16, 32, 64, 256, 4096};
+
+double rc_vanilla_ms(int size, bool skip, float h, int window) {
+  const std::string key = "rcH" + std::to_string(size) + (skip ? "s" : "n") + std::to_string(h) +
+                          "w" + std::to_string(window);
+  auto& cache = vanilla_cache();
+  if (!cache.count(key)) {
+    auto& r = rc_set(size, true, h, window);
+    r.set_skip_empty(skip);
+    cache[key] = r.time_vanilla({1, repetitions}).median_ms;
+  }
+  return cache[key];
+}
+double rc_vanilla_best_ms(int size, bool skip, float h) {
+  double best = 1e30;
+  for (const int w : vanilla_windows) best = std::min(best, rc_vanilla_ms(size, skip, h, w));
+  return best;
+}
+
+void register_rc_row(const std::string& name, int size, bool skip, float h, const rc_variant& n) {
+  benchmark::RegisterBenchmark(name.c_str(), [n, size, skip, h](benchmark::State& state) {
+    const double vanilla_ms = rc_vanilla_best_ms(size, skip, h);
+    const double vanilla_w1_ms = rc_vanilla_ms(size, skip, h, 1);
+    auto& r = rc_set(size, true, h, n.window);
+    r.set_skip_empty(skip);
+    run_manual(state, [&] {
+      if (n.every == 0) return r.time_vanilla({1, repetitions});
+      variant v = make_variant(n.blocks, n.contexts, n.every < 0 ? 1 : n.every, 33);
+      if (n.every < 0) return r.time_termination(v.schedule, {1, repetitions});
+      return r.time_switching(v, {1, repetitions});
+    });
+    state.counters["step"] = h;
+    state.counters["window"] = n.window;
+    state.counters["vanilla_ms"] = vanilla_ms;
+    state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+    state.counters["speedup_w1"] = vanilla_w1_ms / state.counters["ms"];
+  })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+}
+
+void register_raycast_hessian() {
+  const float small_steps[] = {0.4f, 0.2f, 0.1f, 0.05f, 0.025f, 0.0125f};
+  const float large_steps[] = {0.05f, 0.025f, 0.0125f};
+  for (const bool skip : {false, true}) {
+    const std::string group = skip ? "raycast_hessian_skip/" : "raycast_hessian/";
+    for (const int size : {512, 2048}) {
+      // The grid the tuning rows found best: 4 blocks/SM at 512x512 (~one vanilla wave: fewer
+      // warps, more rays each), occupancy-sized at 2048x2048.
+      const int blocks = size == 512 ? 4 : 0;
+      const int contexts = size == 512 ? 128 : 64;
+      std::vector<rc_variant> variants;
+      for (const int w : vanilla_windows) {
+        variants.push_back({"vanilla", w, 0, 0, 0});
+      }
+      variants.push_back({"termination", 16, -1, 0, 64});
+      variants.push_back({"immediate", 1, 1, blocks, contexts});
+      variants.push_back({"deferred8", 1, 8, blocks, contexts});
+      for (const int w : {16, 32, 64}) {
+        variants.push_back({"immediate", w, 1, blocks, contexts});
+        variants.push_back({"deferred2", w, 2, blocks, contexts});
+      }
+      for (const auto& n : variants) {
+        for (const float h : size == 512 ? std::vector<float>(std::begin(small_steps), std::end(small_steps))
+                                         : std::vector<float>(std::begin(large_steps), std::end(large_steps))) {
+          register_rc_row(group + std::to_string(size) + "/" + n.name + "_w" +
+                              std::to_string(n.window) + "/step=" + std::to_string(h).substr(0, 6),
+                          size, skip, h, n);
+        }
+      }
+    }
+  }
+  // Tuning at the smallest step: window x deferral x blocks per SM x pool size.
+  const int window_every[][2] = {{8, 1}, {16, 1}, {16, 2}, {32, 1}, {32, 2}, {64, 1}, {64, 2}};
+  for (const bool skip : {false, true}) {
+    for (const int size : {512, 2048}) {
+      for (const auto& we : window_every) {
+        for (const int blocks : {2, 4, 6, 0}) {
+          for (const int contexts : {64, 128}) {
+            const std::string name = std::string(skip ? "raycast_hessian_skip_tune/" : "raycast_hessian_tune/") +
+                                     std::to_string(size) + "/window=" + std::to_string(we[0]) +
+                                     "/every=" + std::to_string(we[1]) + "/blocks_per_sm=" +
+                                     std::to_string(blocks) + "/contexts=" + std::to_string(contexts) +
+                                     "/step=0.0125";
+            register_rc_row(name, size, skip, 0.0125f, {"", we[0], we[1], blocks, contexts});
+          }
+        }
+      }
     }
   }
 }
@@ -231,6 +348,7 @@ int main(int argc, char** argv) {
   register_mc();
   register_raycast();
   register_raycast_large();
+  register_raycast_hessian();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -72,6 +72,14 @@ struct raycast_settings {
   int width = 512;
   int height = 512;
   float step_size = 0.05f;
+  //! Samples one step marches at most (stops at the first crossing); the image does not depend
+  //! on it, the per-visit cost of the scheduler is paid once per window.
+  int march_window = 16;
+  //! true: the Hessian by the Sobel operator applied twice (125 samples, frey2012 5.3);
+  //! false: smoothed axis second differences from the gradient's 27 samples (earlier results).
+  bool hessian = true;
+  //! Empty-space skipping (a Lipschitz bound of psi): fewer samples taken, the same image.
+  bool skip_empty = false;
 };
 
 //! Result of comparing a scheduled image with the vanilla one.
@@ -90,6 +98,12 @@ class raycast_runner {
 
   [[nodiscard]] const raycast_settings& settings() const;
   void set_step_size(float step);
+  //! Samples per step (1..4096); the image stays the same, so the reference is kept.
+  void set_march_window(int window);
+  //! The second derivative: Sobel Hessian (true) or axis differences (false).
+  void set_hessian(bool hessian);
+  //! Empty-space skipping on or off (the image stays the same, so the reference is kept).
+  void set_skip_empty(bool skip);
   [[nodiscard]] std::string describe() const;
 
   timing_stats time_vanilla(const timing_options& options);

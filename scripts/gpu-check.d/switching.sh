@@ -11,9 +11,10 @@ switching_check() {
   local bench="$BUILD/bench/switching/bench_switching"
   if [[ -x "$raycast" ]]; then
     "$raycast" --verify --step 0.0125 --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --step 0.0125 --switch-every 8 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --width 2048 --height 2048 --step 0.0125 --switch-every 32 --output "" \
-      >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --step 0.0125 --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --step 0.0125 --skip-empty --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --width 2048 --height 2048 --step 0.0125 --blocks-per-sm 0 --contexts 64 \
+      --skip-empty --output "" >>"$out/raycast.log" 2>&1 || rc=1
     cat "$out/raycast.log"
   fi
   if [[ -x "$mc" ]]; then

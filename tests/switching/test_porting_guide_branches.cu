@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "microsched/device_buffer.hpp"
@@ -36,6 +37,27 @@ __global__ void raycast_vanilla(std::uint32_t* image, scene view) {
 
 }  // namespace
 
+namespace {
+//! Pixels differing by more than 2 in some channel, and poisoned (never written) pixels.
+std::pair<int, int> compare_images(const std::vector<std::uint32_t>& want,
+                                   const std::vector<std::uint32_t>& got) {
+  int beyond = 0;
+  int poisoned = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    poisoned += got[i] == 0xffffffffu;
+    for (int c = 0; c < 4; ++c) {
+      const int a = static_cast<int>((got[i] >> (8 * c)) & 0xffu);
+      const int b = static_cast<int>((want[i] >> (8 * c)) & 0xffu);
+      if (std::abs(a - b) > 2) {
+        ++beyond;
+        break;
+      }
+    }
+  }
+  return {beyond, poisoned};
+}
+}  // namespace
+
 TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster's image") {
   const int width = 256;
   const int height = 192;
@@ -52,6 +74,7 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
   // example-begin run-raycast-port
   kernels::raycast::raycast_program program;
   program.view = view;
+  program.view.march_window = 16;  // up to 16 samples per step: the vote is paid once per window
   program.image = ported_image.data();
 
   schedule_arguments pools;  // task pools, as for termination divergence
@@ -59,28 +82,44 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
   pools.chunk = 32;
   pools.blocks_per_sm = 4;  // fewer warps: each chooses among more rays
   switching::switching_arguments switching;
-  switching.switch_every = 8;  // deferred: vote every 8th visit, else keep marching
+  switching.switch_every = 2;  // deferred: vote every 2nd visit, else keep marching
   switching.default_then = 0;  // the default path of branch 0 is "no crossing"
   switching::switching_scheduler<kernels::raycast::raycast_program, 128, 128> sched(pools, switching);
   sched.run(program, static_cast<task_id>(width) * height);
   // example-end run-raycast-port
 
   const auto want = vanilla_image.to_host(nullptr);
-  const auto got = ported_image.to_host(nullptr);
-  int beyond = 0;
-  int poisoned = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    poisoned += got[i] == 0xffffffffu;
-    for (int c = 0; c < 4; ++c) {
-      const int a = static_cast<int>((got[i] >> (8 * c)) & 0xffu);
-      const int b = static_cast<int>((want[i] >> (8 * c)) & 0xffu);
-      if (std::abs(a - b) > 2) {
-        ++beyond;
-        break;
-      }
-    }
-  }
+  const auto [beyond, poisoned] = compare_images(want, ported_image.to_host(nullptr));
   CHECK(poisoned == 0);
   // Same tolerance as the raycast sample's --verify (see there for the reason).
   CHECK(beyond <= static_cast<int>(want.size() / 1000));
+
+  SUBCASE("empty-space skipping and the cheaper second derivative change no pixel beyond it") {
+    // Under compute-sanitizer (MICROSCHED_SANITIZE_SMALL set) one window per derivative.
+    const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+    for (const bool axis : {false, true}) {
+      scene v = view;
+      v.derivatives = axis ? kernels::raycast::second_derivative::axis_differences
+                           : kernels::raycast::second_derivative::sobel_hessian;
+      vanilla_image.fill_bytes(0xff, nullptr);
+      raycast_vanilla<<<dim3((width + 127) / 128, height), 128>>>(vanilla_image.data(), v);
+      MICROSCHED_CHECK_LAUNCH("raycast_vanilla");
+      for (const int window : {1, 7, 32}) {
+        if (small && window != 7) continue;
+        kernels::raycast::raycast_program p;
+        p.view = v;
+        p.view.skip_empty = true;
+        p.view.march_window = window;
+        p.image = ported_image.data();
+        ported_image.fill_bytes(0xff, nullptr);
+        sched.run(p, static_cast<task_id>(width) * height);
+        const auto reference = vanilla_image.to_host(nullptr);
+        const auto [b, z] = compare_images(reference, ported_image.to_host(nullptr));
+        CAPTURE(axis);
+        CAPTURE(window);
+        CHECK(z == 0);
+        CHECK(b <= static_cast<int>(reference.size() / 1000));
+      }
+    }
+  }
 }

@@ -24,6 +24,10 @@ struct raycast_runner::impl {
     raycast_program p;
     p.view.cam = kernels::raycast::make_camera(settings.width, settings.height);
     p.view.step_size = settings.step_size;
+    p.view.march_window = settings.march_window;
+    p.view.skip_empty = settings.skip_empty;
+    p.view.derivatives = settings.hessian ? kernels::raycast::second_derivative::sobel_hessian
+                                          : kernels::raycast::second_derivative::axis_differences;
     p.image = out;
     return p;
   }
@@ -44,6 +48,9 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
   if (!(settings.step_size >= 1e-3f && settings.step_size <= 10.0f)) {
     throw_invalid("step", settings.step_size, "must be in [0.001, 10]");
   }
+  if (settings.march_window < 1 || settings.march_window > 4096) {
+    throw_invalid("window", settings.march_window, "must be in 1..4096");
+  }
   impl_ = std::make_unique<impl>(settings);
 }
 raycast_runner::~raycast_runner() = default;
@@ -56,10 +63,26 @@ void raycast_runner::set_step_size(float step) {
   impl_->have_reference = false;
 }
 
+void raycast_runner::set_march_window(int window) {
+  if (window < 1 || window > 4096) throw_invalid("window", window, "must be in 1..4096");
+  impl_->settings.march_window = window;
+}
+
+void raycast_runner::set_skip_empty(bool skip) { impl_->settings.skip_empty = skip; }
+
+void raycast_runner::set_hessian(bool hessian) {
+  if (impl_->settings.hessian == hessian) return;
+  impl_->settings.hessian = hessian;
+  impl_->have_reference = false;
+}
+
 std::string raycast_runner::describe() const {
   const auto& s = impl_->settings;
   return "raycast psi(3,2,1) " + std::to_string(s.width) + "x" + std::to_string(s.height) +
-         " step=" + std::to_string(s.step_size);
+         " step=" + std::to_string(s.step_size) + " window=" + std::to_string(s.march_window) +
+         (s.hessian ? " second derivative: Sobel Hessian (125 samples)"
+                    : " second derivative: axis differences (27 samples)") +
+         (s.skip_empty ? ", empty-space skipping" : "");
 }
 
 timing_stats raycast_runner::time_vanilla(const timing_options& options) {

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Markdown tables of the ray caster rows (raycast_hessian[_skip]/...) of a bench_switching JSON
+file, as in docs/results-switching.md: per image size and step, vanilla at window 1 (the textbook
+kernel) and at its fastest window, context switching immediate and deferred, and the speedups.
+
+    python3 bench/switching/raycast_tables.py bench_switching.json
+"""
+import json
+import re
+import sys
+
+
+def main():
+    rows = {}
+    for b in json.load(open(sys.argv[1]))["benchmarks"]:
+        if b.get("error_occurred"):
+            continue
+        m = re.match(r"(raycast_hessian(?:_skip)?)/(\d+)/(\w+)_w(\d+)/step=([\d.]+)", b["name"])
+        if m:
+            group, size, kind, window, step = m.groups()
+            rows[(group, int(size), kind, int(window), float(step))] = b["ms"]
+    switching = [("immediate", 1), ("deferred8", 1), ("immediate", 16), ("deferred2", 16)]
+    for group in ("raycast_hessian", "raycast_hessian_skip"):
+        for size in (512, 2048):
+            steps = sorted({k[4] for k in rows if k[0] == group and k[1] == size}, reverse=True)
+            if not steps:
+                continue
+            print(f"\n{group}, {size}x{size}\n")
+            head = ["step", "vanilla w1 ms", "best vanilla ms (w)"]
+            for kind, w in switching:
+                head.append(f"{kind} w{w} ms (vs w1, vs best)")
+            print("| " + " | ".join(head) + " |")
+            print("|" + "---|" * len(head))
+            for h in steps:
+                vanilla = {k[3]: v for k, v in rows.items()
+                           if k[:3] == (group, size, "vanilla") and k[4] == h}
+                if 1 not in vanilla:
+                    continue
+                w1 = vanilla[1]
+                best_w = min(vanilla, key=vanilla.get)
+                best = vanilla[best_w]
+                cells = [f"{h:g}", f"{w1:.2f}", f"{best:.2f} ({best_w})"]
+                for kind, w in switching:
+                    t = rows.get((group, size, kind, w, h))
+                    cells.append("—" if t is None else f"{t:.2f} ({w1 / t:.2f}×, {best / t:.2f}×)")
+                print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
