@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "microsched/schedule/schedule_arguments.hpp"
 
 #include <charconv>
@@ -89,7 +90,7 @@ std::string to_string(const schedule_arguments& args) {
 }
 
 std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_tasks, int sm_count,
-                          int max_blocks_per_sm) {
+                          int max_blocks_per_sm, int auto_limit) {
   validate(args);
   if (sm_count < 1) throw_invalid("SM count", sm_count, "must be at least 1");
   if (max_blocks_per_sm < 1) {
@@ -111,7 +112,8 @@ std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_task
     }
     return blocks;
   }
-  const int per_sm = args.blocks_per_sm == 0 ? max_blocks_per_sm : args.blocks_per_sm;
+  int per_sm = args.blocks_per_sm;
+  if (per_sm == 0) per_sm = auto_limit > 0 ? std::min(max_blocks_per_sm, auto_limit) : max_blocks_per_sm;
   return static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sm_count);
 }
 

@@ -21,7 +21,7 @@ void schedule_cli::add_to(CLI::App& app) {
   app.add_option("--chunk", chunk, "tasks per grab from the pool above (Local: per block)")
       ->capture_default_str();
   app.add_option("--deferral", deferral, "steps between two fetch checks")->capture_default_str();
-  app.add_option("--blocks-per-sm", blocks_per_sm, "resident blocks per SM; 0 = from occupancy")
+  app.add_option("--blocks-per-sm", blocks_per_sm, "resident blocks per SM; 0 = automatic: from occupancy, at most 1024 threads per SM")
       ->capture_default_str();
   app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
       ->capture_default_str();

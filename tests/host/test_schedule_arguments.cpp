@@ -72,6 +72,13 @@ TEST_CASE("grid sizing follows the SM count and occupancy") {
                        std::invalid_argument);
   args.blocks_per_sm = 0;
   CHECK_THROWS_AS((void)grid_blocks(args, 1000, 132, 0), std::invalid_argument);
+  // Automatic: occupancy, capped by a positive auto limit; an explicit request ignores the cap.
+  CHECK(grid_blocks(args, 1000, 132, 16, 8) == 132 * 8);
+  CHECK(grid_blocks(args, 1000, 132, 6, 8) == 132 * 6);
+  CHECK(grid_blocks(args, 1000, 132, 16, 0) == 132 * 16);
+  args.blocks_per_sm = 12;
+  CHECK(grid_blocks(args, 1000, 132, 16, 8) == 132 * 12);
+  args.blocks_per_sm = 0;
   args.strategy = pool_strategy::local;
   args.chunk = 7;
   for (std::uint64_t n : {0ull, 1ull, 6ull, 7ull, 8ull, 700ull}) {
