@@ -114,6 +114,9 @@ class raycast_runner {
   image_check check(const variant& v, int tolerance, double allowed_fraction);
   //! RGBA8 per pixel, row-major from the top.
   [[nodiscard]] std::vector<std::uint32_t> render_vanilla();
+  //! The vanilla image at window 1 without skipping (the textbook kernel), whatever the
+  //! settings: the window and skipping must not change the image.
+  [[nodiscard]] std::vector<std::uint32_t> render_vanilla_textbook();
   [[nodiscard]] std::vector<std::uint32_t> render_switching(const variant& v);
   [[nodiscard]] std::string resources(const variant& v);
 

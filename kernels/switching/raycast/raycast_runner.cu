@@ -148,6 +148,17 @@ std::vector<std::uint32_t> raycast_runner::render_vanilla() {
   return impl_->reference.to_host(impl_->stream.get());
 }
 
+std::vector<std::uint32_t> raycast_runner::render_vanilla_textbook() {
+  auto& m = *impl_;
+  auto p = m.program(m.image.data());
+  p.view.march_window = 1;
+  p.view.skip_empty = false;
+  m.image.fill_bytes(0xff, m.stream.get());
+  detail::run_vanilla(p, m.pixels(), m.stream.get());
+  m.stream.synchronize();
+  return m.image.to_host(m.stream.get());
+}
+
 std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
   auto& m = *impl_;
   detail::with_pool_size(v.contexts_per_warp, [&](auto c) {
