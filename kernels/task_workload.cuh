@@ -85,10 +85,13 @@ class task_workload : public Base {
   [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments& args) override {
     scheduler<Program, scheduler_block_threads> sched(args);
     std::vector<resource_report> out;
-    out.push_back(report("microsched " + to_string(args.strategy), sched.plan(num_tasks_).resources));
-    out.push_back(report("vanilla", query_resources(baselines::vanilla_kernel<Program, false>,
-                                                    baselines::vanilla_block_threads)));
-    out.push_back(report("warp persistent", persistent_.resources()));
+    const launch_plan plan = sched.plan(num_tasks_);
+    out.push_back(report("microsched " + to_string(args.strategy), plan.resources, plan.blocks));
+    out.push_back(report("vanilla",
+                         query_resources(baselines::vanilla_kernel<Program, false>,
+                                         baselines::vanilla_block_threads),
+                         baselines::vanilla_blocks(num_tasks_)));
+    out.push_back(report("warp persistent", persistent_.resources(), persistent_.grid_blocks()));
     return out;
   }
 
@@ -114,9 +117,10 @@ class task_workload : public Base {
   [[nodiscard]] virtual Program make_program(const outputs& out) const = 0;
 
  private:
-  static resource_report report(std::string kernel, const kernel_resources& r) {
-    return {std::move(kernel), r.registers, r.static_shared_bytes, r.local_bytes,
-            r.max_blocks_per_sm, r.threads_per_block};
+  static resource_report report(std::string kernel, const kernel_resources& r,
+                                std::uint64_t grid_blocks) {
+    return {std::move(kernel), r.registers,        r.static_shared_bytes, r.local_bytes,
+            r.max_blocks_per_sm, r.threads_per_block, grid_blocks};
   }
 
   [[nodiscard]] outputs run_pointers() const {

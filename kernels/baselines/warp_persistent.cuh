@@ -42,11 +42,15 @@ class warp_persistent_runner {
     resources_ = query_resources(warp_persistent_kernel<Program>, warp_persistent_block_threads);
   }
   [[nodiscard]] const kernel_resources& resources() const { return resources_; }
+  //! One full wave: as many blocks as fit on every SM.
+  [[nodiscard]] unsigned grid_blocks() const {
+    return static_cast<unsigned>(sm_count_ * resources_.max_blocks_per_sm);
+  }
 
   void run(const Program& program, task_id num_tasks, cudaStream_t stream) {
     if (num_tasks == 0) return;
     pool_.reset(stream);
-    const unsigned blocks = static_cast<unsigned>(sm_count_ * resources_.max_blocks_per_sm);
+    const unsigned blocks = grid_blocks();
     warp_persistent_kernel<Program><<<blocks, warp_persistent_block_threads, 0, stream>>>(
         program, pool_.ref(num_tasks));
     MICROSCHED_CHECK_LAUNCH("warp_persistent_kernel");

@@ -93,9 +93,11 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
               to_string(args).c_str(), vanilla.median_ms / scheduled.median_ms,
               persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
   for (const auto& r : w.resources(args)) {
-    std::printf("  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d threads\n",
+    std::printf("  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d "
+                "threads fit, grid %llu blocks\n",
                 r.kernel.c_str(), r.registers, r.static_shared_bytes, r.local_bytes,
-                r.blocks_per_sm, r.threads_per_block);
+                r.blocks_per_sm, r.threads_per_block,
+                static_cast<unsigned long long>(r.grid_blocks));
   }
 }
 
