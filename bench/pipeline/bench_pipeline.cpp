@@ -36,6 +36,10 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   std::size_t optimised = 0, total = 0;
   std::vector<double> ratios;  // original / pipelined, per pair
   std::vector<std::pair<double, double>> pairs;
+  // Host launch timeline of each pipelined run: when its last launch returned, and the longest
+  // gap between two launches after the profiling iterations (a gap longer than a kernel starves
+  // the GPU; the original loop launches far faster than its kernels run).
+  std::vector<std::pair<double, double>> timeline;
   for (auto _ : state) {
     const double o = seconds_of([&] { chunk_pipeline<cuda_backend>::run_original(backend, p); });
     const double q = seconds_of([&] { (void)pipe.run(p); });
@@ -43,6 +47,10 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
     opt += q;
     ratios.push_back(o / q);
     pairs.emplace_back(o * 1e3, q * 1e3);
+    const auto& its = pipe.statistics().iterations;
+    double gap = 0;
+    for (std::size_t k = 3; k < its.size(); ++k) gap = std::max(gap, its[k].launch_ms - its[k - 1].launch_ms);
+    timeline.emplace_back(its.empty() ? 0 : its.back().launch_ms, gap);
     optimised += pipe.statistics().optimised_count();
     total += pipe.statistics().iterations.size();
     state.SetIterationTime(q);
@@ -57,8 +65,11 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   state.counters["host_MB"] = double(pipe.statistics().host_bytes) / 1e6;
   state.counters["device_MB"] = double(pipe.statistics().device_bytes) / 1e6;
   std::cerr << "== " << program.describe() << " | wait_budget=" << args.wait_budget
+            << " helper_nice=" << args.helper_nice << " memory_limit=" << args.memory_limit
             << "\npairs original/pipelined ms:";
   for (std::size_t k = 0; k < pairs.size(); ++k) std::cerr << " " << pairs[k].first << "/" << pairs[k].second;
+  std::cerr << "\npipelined last launch / longest launch gap (from iteration 3) ms:";
+  for (const auto& [last, gap] : timeline) std::cerr << " " << last << "/" << gap;
   std::cerr << "\n";
   pipe.statistics().print(std::cerr);
 }
@@ -92,7 +103,12 @@ void bm_unwrap(benchmark::State& state) {
 }
 void bm_blackscholes(benchmark::State& state) {
   auto program = make_blackscholes({});
-  run_pair(state, *program, adaptive(1, 2));
+  // range(0): the helpers' nice increment; range(1) = 1: a memory limit no method fits, so the
+  // driver launches the original kernels with no helper, no event (the driver's own floor).
+  auto args = adaptive(1, 2);
+  args.helper_nice = static_cast<int>(state.range(0));
+  if (state.range(1) == 1) args.memory_limit = 1;
+  run_pair(state, *program, args);
 }
 void bm_unwrap_kernels(benchmark::State& state) {
   double org = 0, opt = 0;
@@ -112,7 +128,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_blackscholes)->Iterations(25)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_blackscholes)->Args({0, 0})->Args({19, 0})->Args({0, 1})->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   if (microsched::cuda_device_count() == 0) {

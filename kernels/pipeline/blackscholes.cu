@@ -98,6 +98,7 @@ class blackscholes_program final : public program_base {
     const std::size_t b = base(job.chunk) + job.begin;
     std::vector<std::uint32_t> key(job.end - job.begin);
     for (std::size_t k = 0; k < key.size(); ++k) key[k] = s_[b + k] > x_[b + k] ? 1u : 0u;
+    if (job.cancelled()) return {};  // launched without it: the result would be discarded
     const auto source = regroup(key);
     std::uint32_t* out = staging_[static_cast<std::size_t>(job.slot)].data() + job.begin;
     for (std::size_t k = 0; k < source.size(); ++k) out[k] = static_cast<std::uint32_t>(job.begin + source[k]);

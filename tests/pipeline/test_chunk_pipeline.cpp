@@ -16,6 +16,7 @@
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/permutation.hpp"
 #include "microsched/pipeline/regroup.hpp"
+#include "microsched/pipeline/worker_pool.hpp"
 
 using namespace microsched::pipeline;
 using testing::fake_backend;
@@ -137,6 +138,8 @@ TEST_CASE("pipeline: ready remaps run the optimised kernel and results equal the
   CHECK(stats.host_bytes == 3 * program.n * sizeof(index_t));
   CHECK(stats.iterations[0].reason == fallback::warm_up);
   TIMING_CHECK(stats.optimised_count() >= program.chunks - 3);
+  for (std::size_t i = 1; i < stats.iterations.size(); ++i)  // host launch timeline
+    CHECK(stats.iterations[i].launch_ms >= stats.iterations[i - 1].launch_ms);
   for (const auto& r : stats.iterations) {
     CHECK(r.kernel_ms >= 0);
     if (r.optimised) CHECK(r.metric_after >= r.metric_before);
@@ -324,6 +327,9 @@ TEST_CASE("pipeline arguments are validated by name") {
   args = {};
   args.wait_budget = 1.5;
   CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("wait_budget"), std::invalid_argument);
+  args = {};
+  args.helper_nice = 20;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("helper_nice"), std::invalid_argument);
 }
 
 TEST_CASE("pipeline: a bounded wait keeps results correct and the control on") {
@@ -343,3 +349,22 @@ TEST_CASE("pipeline: a bounded wait keeps results correct and the control on") {
     TIMING_CHECK(stats.optimised_count() >= program.chunks / 2);
   }
 }
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+TEST_CASE("worker_pool: helpers lower their own priority, not the caller's") {
+  const int caller = getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+  std::atomic<int> seen{-100};
+  {
+    worker_pool pool(1, 5);
+    pool.submit([&] { seen = getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))); });
+    pool.wait_idle();
+  }
+  CHECK(seen.load() == std::min(19, caller + 5));
+  CHECK(getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))) == caller);
+  CHECK_THROWS_AS(worker_pool(1, 20), std::invalid_argument);
+}
+#endif

@@ -1,13 +1,22 @@
 #include "microsched/pipeline/worker_pool.hpp"
 
+#include <algorithm>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "microsched/pipeline/detail/invalid.hpp"
 
 namespace microsched::pipeline {
 
-worker_pool::worker_pool(int threads) {
+worker_pool::worker_pool(int threads, int nice_increment) : nice_(nice_increment) {
   if (threads < 1) detail::invalid("threads", threads, "must be >= 1");
+  if (nice_increment < 0 || nice_increment > 19)
+    detail::invalid("nice_increment", nice_increment, "must be in 0..19");
   threads_.reserve(static_cast<std::size_t>(threads));
   try {
     for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
@@ -52,6 +61,13 @@ std::exception_ptr worker_pool::take_error() {
 }
 
 void worker_pool::run() {
+#if defined(__linux__)
+  if (nice_ > 0) {  // this thread only (Linux nice is per thread); a refusal is harmless
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    const int current = ::getpriority(PRIO_PROCESS, tid);
+    (void)::setpriority(PRIO_PROCESS, tid, std::min(19, current + nice_));
+  }
+#endif
   std::unique_lock lock(mutex_);
   while (true) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

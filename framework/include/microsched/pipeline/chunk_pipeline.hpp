@@ -61,6 +61,11 @@ struct pipeline_arguments {
   //! waits for it up to that long, then launches whichever kernel it can. A miss costs at most
   //! that wait; the loss guard switches the pipeline off if misses make the loop slower.
   double wait_budget = 0;
+  //! Helper threads lower their scheduling priority by this much (Linux nice, 0..19): where a
+  //! helper and the thread launching kernels share a core, the launches go first. Default 0:
+  //! on the H100 host, 19 cost gafort and unwrap many ready remaps (a helper sharing a core with
+  //! the polling main thread starves) and did not change Black-Scholes (results-pipeline.md, run 6).
+  int helper_nice = 0;
   adaptive_arguments control{};
 };
 
@@ -72,6 +77,8 @@ inline void validate(const pipeline_arguments& args) {
   if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
   if (!(args.wait_budget >= 0 && args.wait_budget <= 1))
     detail::invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
+  if (args.helper_nice < 0 || args.helper_nice > 19)
+    detail::invalid("helper_nice", args.helper_nice, "must be in 0..19");
   if (args.poll_interval.count() < 0)
     detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
   validate(args.control);
@@ -456,7 +463,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   if (remap && !pool_) {
     const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
     const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores - 1));
-    pool_ = std::make_unique<worker_pool>(helpers);
+    pool_ = std::make_unique<worker_pool>(helpers, args_.helper_nice);
   }
   stats_.helper_threads = pool_ ? pool_->size() : 0;
 
@@ -477,7 +484,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       submit(program, c);  // warm-up: chunk 0 runs the original kernel
 
   bool abandoned_all = false;
-  long long last_launch = now_ns();
+  const long long run_start = now_ns();
+  long long last_launch = run_start;
   for (std::size_t i = 0; i < n; ++i) {
     harvest(false);
     const bool active = remap && control_.enabled();
@@ -572,6 +580,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     }
     // Loss guard: host wall time from the previous launch to this one.
     const long long launched = now_ns();
+    r.launch_ms = static_cast<double>(launched - run_start) * 1e-6;
     if (timed && i > 0) control_.iteration_time(static_cast<double>(launched - last_launch) * 1e-6);
     last_launch = launched;
 

@@ -30,6 +30,7 @@ struct iteration_record {
   int segments = 0;          //!< s of this chunk's transformation
   double transform_ms = -1;  //!< helper-thread wall time of this chunk's transformation
   double kernel_ms = -1;     //!< GPU time (events); -1 when not timed (control off)
+  double launch_ms = 0;      //!< host time from the start of run() to this launch's return
   double metric_before = 0;  //!< e.g. warp trip cost or memory transactions, original mapping
   double metric_after = 0;   //!< the same after the remap (the part transformed)
   std::string error;         //!< what the transformation threw

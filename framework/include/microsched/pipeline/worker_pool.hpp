@@ -17,8 +17,12 @@ namespace microsched::pipeline {
 
 class worker_pool {
  public:
-  //! Starts `threads` helper threads. Throws std::invalid_argument for threads < 1.
-  explicit worker_pool(int threads);
+  //! Starts `threads` helper threads. Throws std::invalid_argument for threads < 1 or a
+  //! `nice_increment` outside 0..19.
+  //! @param nice_increment  each helper lowers its own scheduling priority by this much (Linux
+  //!   per-thread nice; best effort, ignored elsewhere or when refused), so a helper that shares a
+  //!   core with the thread launching kernels yields that core to it instead of taking turns.
+  explicit worker_pool(int threads, int nice_increment = 0);
   //! Discards queued tasks, lets running ones finish and joins every thread.
   ~worker_pool();
   worker_pool(const worker_pool&) = delete;
@@ -31,9 +35,11 @@ class worker_pool {
   //! The first exception that escaped a task since the last call, or null.
   [[nodiscard]] std::exception_ptr take_error();
   [[nodiscard]] int size() const noexcept { return static_cast<int>(threads_.size()); }
+  [[nodiscard]] int nice_increment() const noexcept { return nice_; }
 
  private:
   void run();
+  int nice_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
