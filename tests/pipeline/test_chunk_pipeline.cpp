@@ -231,6 +231,8 @@ TEST_CASE("pipeline: over the memory cap nothing is remapped and the statistics 
   CHECK(stats.optimised_count() == 0);
   CHECK(stats.iterations[5].reason == fallback::memory_cap);
   CHECK(stats.summary().find("memory cap") != std::string::npos);
+  CHECK(stats.controller_state == std::string("off"));  // not "profiling": the control never ran
+  CHECK(stats.summary().find("control=off") != std::string::npos);
 }
 
 TEST_CASE("pipeline: a cap that fits one slot shrinks the depth instead") {

@@ -609,8 +609,13 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   }
   backend_.synchronize();
   harvest(true);
-  stats_.controller_state = to_string(control_.state());
-  stats_.controller_reason = control_.reason();
+  if (remap) {
+    stats_.controller_state = to_string(control_.state());
+    stats_.controller_reason = control_.reason();
+  } else {  // the control never ran: say so rather than the phase it was created in
+    stats_.controller_state = "off";
+    stats_.controller_reason = "nothing remapped: no method fits the memory limit";
+  }
   if (pool_) {
     if (auto error = pool_->take_error()) {
       try {
