@@ -13,6 +13,7 @@
 #include "microsched/device.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/cuda_backend.hpp"
+#include "microsched/pipeline/kernel_split.hpp"
 #include "pipeline_workloads.hpp"
 
 using namespace microsched::pipeline;
@@ -110,6 +111,37 @@ void bm_blackscholes(benchmark::State& state) {
   if (state.range(1) == 1) args.memory_limit = 1;
   run_pair(state, *program, args);
 }
+//! Kernel splitting under a loop-carried dependence: the original loop against the split loop on
+//! the same population (reset before each run), range(0) = r in percent, 7 helper threads.
+void bm_carried(benchmark::State& state) {
+  auto program = make_carried({});
+  any_split_program p{*program};
+  cuda_backend backend;
+  split_arguments args;
+  args.ratio = static_cast<double>(state.range(0)) / 100.0;
+  args.threads = 7;
+  split_loop loop(backend, args);
+  split_loop<cuda_backend>::run_original(backend, p);  // warm-up
+  double org = 0, opt = 0;
+  std::size_t optimised = 0, total = 0;
+  for (auto _ : state) {
+    program->reset();
+    const double o = seconds_of([&] { split_loop<cuda_backend>::run_original(backend, p); });
+    program->reset();
+    const double q = seconds_of([&] { (void)loop.run(p); });
+    org += o;
+    opt += q;
+    optimised += loop.statistics().optimised_count();
+    total += loop.statistics().iterations.size();
+    state.SetIterationTime(q);
+  }
+  state.counters["original_ms"] = org / double(state.iterations()) * 1e3;
+  state.counters["split_ms"] = opt / double(state.iterations()) * 1e3;
+  state.counters["speedup"] = org / opt;
+  state.counters["optimised_share"] = total ? double(optimised) / double(total) : 0;
+  std::cerr << "== " << program->describe() << " | kernel split r=" << args.ratio << "\n";
+  loop.statistics().print(std::cerr);
+}
 void bm_unwrap_kernels(benchmark::State& state) {
   double org = 0, opt = 0;
   for (auto _ : state) {
@@ -128,6 +160,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_blackscholes)->Args({0, 0})->Args({19, 0})->Args({0, 1})->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

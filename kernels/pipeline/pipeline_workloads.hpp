@@ -8,6 +8,9 @@
 //!   reordering by duplication on the host, img'[t] = img[P[t]], so the kernel reads img'[t].
 //! - blackscholes: option pricing with nothing to gain (zhang2010 §5.6); regrouping by moneyness
 //!   and redirection, which the adaptive control should switch off.
+//! - carried: a gafort-like divergent loop over ONE population, iterated: each iteration's trip
+//!   counts come from the previous iteration's output (a loop-carried dependence), so nothing can
+//!   be remapped ahead; kernel splitting (kernel_split.hpp) remaps the last r of each iteration.
 
 #include <cuda_runtime_api.h>
 
@@ -18,6 +21,7 @@
 #include "microsched/measure/timing_stats.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/cuda_backend.hpp"
+#include "microsched/pipeline/kernel_split.hpp"
 
 namespace microsched::pipeline::workloads {
 
@@ -86,6 +90,47 @@ static_assert(chunk_program<any_program, cuda_backend>);
 [[nodiscard]] std::unique_ptr<program_base> make_gafort(const gafort_options& options);
 [[nodiscard]] std::unique_ptr<program_base> make_unwrap(const unwrap_options& options);
 [[nodiscard]] std::unique_ptr<program_base> make_blackscholes(const blackscholes_options& options);
+
+struct carried_options {
+  std::size_t iterations = 16;
+  std::size_t elements = std::size_t{1} << 20;  //!< population, iterated over
+  std::uint32_t max_trips = 4096;              //!< longest crossover segment
+  double crossover = 0.6;                      //!< share of genes with a crossover, per iteration
+  int classes = 10;                            //!< LAM's R
+  unsigned seed = 4;
+};
+
+//! A loop with a loop-carried dependence (satisfies split_program through any_split_program).
+class split_program_base {
+ public:
+  virtual ~split_program_base() = default;
+  [[nodiscard]] virtual std::size_t iteration_count() const = 0;
+  [[nodiscard]] virtual std::size_t elements() const = 0;
+  virtual void fetch(const split_job& job, stream_t s) = 0;
+  virtual transform_outcome transform(const split_job& job) = 0;
+  virtual void upload(const split_job& job, stream_t s) = 0;
+  virtual void launch_original(std::size_t iteration, split_range range, stream_t s) = 0;
+  virtual void launch_optimised(const split_job& job, stream_t s) = 0;
+  //! Restores the initial population and poisons the outputs (NaN bits).
+  virtual void reset() = 0;
+  //! Every iteration's outputs and the final population, as 32-bit words, copied to the host.
+  [[nodiscard]] virtual std::vector<std::uint32_t> outputs() = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+struct any_split_program {
+  split_program_base& p;
+  [[nodiscard]] std::size_t iteration_count() const { return p.iteration_count(); }
+  [[nodiscard]] std::size_t elements() const { return p.elements(); }
+  void fetch(const split_job& j, stream_t s) { p.fetch(j, s); }
+  transform_outcome transform(const split_job& j) { return p.transform(j); }
+  void upload(const split_job& j, stream_t s) { p.upload(j, s); }
+  void launch_original(std::size_t i, split_range r, stream_t s) { p.launch_original(i, r, s); }
+  void launch_optimised(const split_job& j, stream_t s) { p.launch_optimised(j, s); }
+};
+static_assert(split_program<any_split_program, cuda_backend>);
+
+[[nodiscard]] std::unique_ptr<split_program_base> make_carried(const carried_options& options);
 
 //! Kernel-only timings of unwrap on one frame: original gather vs reordered read.
 struct kernel_pair {

@@ -1,0 +1,340 @@
+#pragma once
+//! @file kernel_split.hpp
+//! Kernel splitting for loop-carried dependences (zhang2011 §5.2, Figure 7).
+//!
+//! chunk_pipeline transforms chunk i+Δ ahead of the GPU, which needs chunks that do not depend on
+//! earlier iterations. When a loop works on one data set and iteration i+1 reads what iteration i
+//! wrote, nothing can be remapped ahead: the remap of iteration i+1 can only start once iteration
+//! i has ended. Kernel splitting hides it anyway: each iteration's kernel is launched in two parts,
+//!
+//!     original kernel on [0, n - m)   (GPU)   |   helper threads remap [n - m, n)   (CPU)
+//!     optimised kernel on [n - m, n)          |
+//!
+//! where m ≈ r·n is the optimisation ratio's share. While the GPU runs the first part, the helper
+//! threads remap the second part from the data iteration i-1 left (copied back by the program's
+//! `fetch`), the main thread copies the remap up and launches the optimised kernel on the second
+//! part. If the remap or its copy is not complete when the first part ends, the second part runs
+//! the original kernel instead (the paper's rule: the loop is never made to wait for a remap).
+//!
+//! Requirement on the program (as in the paper): within one iteration, threads are independent —
+//! the first part does not write what the remap of the second part reads.
+//!
+//! `split_kernel` is the arithmetic (pure, tested on the host); `split_loop` is the driver over a
+//! `pipeline_backend` and a `split_program`, tested on the simulated GPU and on the device.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "microsched/pipeline/chunk_pipeline.hpp"
+#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/pipeline/statistics.hpp"
+#include "microsched/pipeline/worker_pool.hpp"
+
+namespace microsched::pipeline {
+
+//! Threads [begin, end) of one kernel launch.
+struct split_range {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  [[nodiscard]] std::size_t size() const noexcept { return end - begin; }
+  [[nodiscard]] bool empty() const noexcept { return end == begin; }
+  friend bool operator==(const split_range&, const split_range&) = default;
+};
+
+//! One iteration's kernel split in two: `original` first, then `optimised`.
+struct kernel_split {
+  split_range original;   //!< [0, n - m): original kernel, runs while the remap is computed
+  split_range optimised;  //!< [n - m, n): remapped part, optimised kernel if its remap is ready
+};
+
+//! Splits n threads with optimisation ratio r: m = n when r >= 1, otherwise
+//! m = ⌊r·n / granularity⌋ · granularity, so the optimised part is whole warps (its remap can make
+//! them pure) and the original part takes the rest; every thread is in exactly one part.
+//! Throws std::invalid_argument for r outside [0, 1] (or NaN) and granularity < 1.
+[[nodiscard]] inline kernel_split split_kernel(std::size_t n, double r, std::size_t granularity = 32) {
+  if (!(r >= 0.0 && r <= 1.0)) detail::invalid("ratio", r, "must be in [0, 1]");
+  if (granularity < 1) detail::invalid("granularity", granularity, "must be >= 1");
+  std::size_t m = n;
+  if (r < 1.0) {
+    const auto units = static_cast<std::size_t>(r * static_cast<double>(n) / static_cast<double>(granularity));
+    m = std::min(n, units * granularity);
+  }
+  return {{0, n - m}, {n - m, n}};
+}
+
+//! `pieces` + 1 boundaries cutting `range` into at most `pieces` parts whose inner boundaries are
+//! `range.begin` + multiples of `granularity` (one part per helper thread). Parts may be empty
+//! only when the range has fewer granules than pieces. Throws for pieces < 1 or granularity < 1.
+[[nodiscard]] inline std::vector<std::size_t> split_pieces(split_range range, int pieces,
+                                                           std::size_t granularity = 32) {
+  if (pieces < 1) detail::invalid("pieces", pieces, "must be >= 1");
+  if (granularity < 1) detail::invalid("granularity", granularity, "must be >= 1");
+  const std::size_t units = (range.size() + granularity - 1) / granularity;
+  const auto p = static_cast<std::size_t>(pieces);
+  std::vector<std::size_t> bounds(p + 1);
+  for (std::size_t k = 0; k <= p; ++k)
+    bounds[k] = range.begin + std::min(range.size(), units * k / p * granularity);
+  return bounds;
+}
+
+//! User-facing arguments of the split loop.
+struct split_arguments {
+  double ratio = 0.5;          //!< r: share of each iteration's threads that is remapped
+  int threads = 2;             //!< helper threads remapping the optimised part
+  std::size_t granularity = 32;  //!< the optimised part and the pieces are whole multiples
+  std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
+  //! Testing only: wait for every remap and its copy, so the optimised kernel always runs.
+  bool wait_for_remap = false;
+};
+
+//! Throws std::invalid_argument naming the first bad value.
+inline void validate(const split_arguments& args) {
+  if (!(args.ratio >= 0.0 && args.ratio <= 1.0)) detail::invalid("ratio", args.ratio, "must be in [0, 1]");
+  if (args.threads < 1 || args.threads > 256) detail::invalid("threads", args.threads, "must be in 1..256");
+  if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
+  if (args.poll_interval.count() < 0)
+    detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
+}
+
+//! What a program's callbacks are given: the iteration and the threads concerned (for `transform`,
+//! one helper's piece; otherwise the whole optimised part).
+struct split_job {
+  std::size_t iteration = 0;
+  split_range range;
+  //! Set when the iteration went on without this remap: a long transformation may return early.
+  const std::atomic<bool>* cancel = nullptr;
+  [[nodiscard]] bool cancelled() const noexcept {
+    return cancel != nullptr && cancel->load(std::memory_order_relaxed);
+  }
+};
+
+//! What a loop with a loop-carried dependence supplies. `transform` runs on helper threads for
+//! disjoint pieces at once; everything else on the thread that called run().
+template <class P, class B>
+concept split_program = requires(P& p, const P& cp, const split_job& job, typename B::stream_type s,
+                                 std::size_t iteration, split_range range) {
+  { cp.iteration_count() } -> std::convertible_to<std::size_t>;
+  { cp.elements() } -> std::convertible_to<std::size_t>;
+  //! Enqueue the copy to the host of what transform() reads for job.range (the stream has
+  //! waited for the previous iteration).
+  p.fetch(job, s);
+  { p.transform(job) } -> std::same_as<transform_outcome>;
+  p.upload(job, s);                                //!< enqueue the remap's copy to the device
+  p.launch_original(iteration, range, s);          //!< the original kernel on those threads
+  p.launch_optimised(job, s);                      //!< the remapped kernel on job.range
+};
+
+template <pipeline_backend Backend>
+class split_loop {
+ public:
+  //! Throws std::invalid_argument for bad arguments.
+  split_loop(Backend& backend, const split_arguments& args) : backend_(backend), args_(args) {
+    validate(args_);
+  }
+  split_loop(const split_loop&) = delete;
+  split_loop& operator=(const split_loop&) = delete;
+
+  //! The original loop: one original launch on every thread per iteration.
+  template <split_program<Backend> Program>
+  static void run_original(Backend& backend, Program& program) {
+    for (std::size_t i = 0; i < program.iteration_count(); ++i)
+      program.launch_original(i, split_range{0, program.elements()}, backend.compute_stream());
+    backend.synchronize();
+  }
+
+  //! Runs every iteration split in two and returns what happened. A transformation that throws
+  //! is recorded and that iteration's second part runs the original kernel; errors of the backend
+  //! or of a launch propagate after the helper threads have stopped.
+  template <split_program<Backend> Program>
+  const pipeline_statistics& run(Program& program);
+
+  [[nodiscard]] const pipeline_statistics& statistics() const noexcept { return stats_; }
+
+ private:
+  struct task {
+    std::vector<std::size_t> bounds;
+    std::vector<transform_outcome> outcomes;  // one per piece, written by that piece only
+    std::atomic<int> left{0};
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> failed{false};
+    std::atomic<long long> start_ns{0};
+    std::atomic<long long> end_ns{0};
+    std::mutex error_mutex;
+    std::string error;
+    [[nodiscard]] bool finished() const { return left.load(std::memory_order_acquire) == 0; }
+  };
+
+  [[nodiscard]] static long long now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void pause() const {
+    if (args_.poll_interval.count() > 0)
+      std::this_thread::sleep_for(args_.poll_interval);
+    else
+      std::this_thread::yield();
+  }
+  //! Host wait (polling) for an abandoned task's pieces: they may still read the fetched data or
+  //! write the staging that the next iteration reuses.
+  void drain(const std::shared_ptr<task>& t) const {
+    while (t && !t->finished()) pause();
+  }
+
+  Backend& backend_;
+  split_arguments args_;
+  pipeline_statistics stats_;
+  std::unique_ptr<worker_pool> pool_;
+  int fetched_ = -1, original_done_ = -1, copied_ = -1, iteration_done_ = -1;
+};
+
+template <pipeline_backend Backend>
+template <split_program<Backend> Program>
+const pipeline_statistics& split_loop<Backend>::run(Program& program) {
+  const std::size_t iterations = program.iteration_count();
+  const std::size_t n = program.elements();
+  const kernel_split split = split_kernel(n, args_.ratio, args_.granularity);
+  stats_ = pipeline_statistics{};
+  stats_.method = "kernel split";
+  stats_.slots = 1;
+  stats_.depth = 0;  // nothing is transformed ahead: the remap overlaps the first part only
+  stats_.controller_state = "off";
+  stats_.controller_reason = "kernel split, r fixed by the caller";
+  stats_.iterations.assign(iterations, iteration_record{});
+  if (fetched_ < 0) {
+    fetched_ = backend_.make_event();
+    original_done_ = backend_.make_event();
+    copied_ = backend_.make_event();
+    iteration_done_ = backend_.make_event();
+  }
+  const bool remap = !split.optimised.empty();
+  if (remap && !pool_) pool_ = std::make_unique<worker_pool>(args_.threads);
+  stats_.helper_threads = pool_ ? pool_->size() : 0;
+
+  std::shared_ptr<task> previous;
+  struct stop_helpers {  // no helper may touch the program after run() returns
+    std::shared_ptr<task>& t;
+    worker_pool* pool;
+    ~stop_helpers() {
+      if (t) t->cancel.store(true, std::memory_order_release);
+      if (pool) pool->wait_idle();
+    }
+  } stop{previous, pool_.get()};
+
+  const auto compute = backend_.compute_stream();
+  const auto copy = backend_.copy_stream();
+  const long long run_start = now_ns();
+  for (std::size_t i = 0; i < iterations; ++i) {
+    iteration_record& r = stats_.iterations[i];
+    r.iteration = i;
+    r.ratio = static_cast<double>(split.optimised.size()) / static_cast<double>(std::max<std::size_t>(1, n));
+    r.segments = 1;
+    // First part: the original kernel on [0, n - m).
+    if (!split.original.empty()) program.launch_original(i, split.original, compute);
+    if (!remap) {
+      r.reason = fallback::controller_off;
+      r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;
+      continue;
+    }
+    backend_.record(original_done_, compute);
+    drain(previous);  // the fetch below overwrites what an abandoned remap may still read
+
+    // What the second part's remap reads was written by iteration i-1: copy it back once that
+    // iteration ended (in parallel with the first part), then remap on the helper threads.
+    const split_job whole{i, split.optimised, nullptr};
+    if (i > 0) backend_.wait(copy, iteration_done_);
+    program.fetch(whole, copy);
+    backend_.record(fetched_, copy);
+    auto t = std::make_shared<task>();
+    previous = t;
+    t->bounds = split_pieces(split.optimised, args_.threads, args_.granularity);
+    t->outcomes.assign(static_cast<std::size_t>(args_.threads), transform_outcome{});
+    const auto first_part_done = [&] { return !args_.wait_for_remap && backend_.query(original_done_); };
+    bool submitted = false, uploaded = false, ready = false;
+    while (true) {
+      if (!submitted && backend_.query(fetched_)) {
+        t->left.store(args_.threads, std::memory_order_release);
+        for (int p = 0; p < args_.threads; ++p) {
+          pool_->submit([t, p, i, &program] {
+            const auto k = static_cast<std::size_t>(p);
+            if (!t->cancel.load(std::memory_order_acquire) && t->bounds[k] < t->bounds[k + 1]) {
+              long long expected = 0;
+              t->start_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_acq_rel);
+              try {
+                t->outcomes[k] = program.transform(split_job{i, {t->bounds[k], t->bounds[k + 1]}, &t->cancel});
+              } catch (const std::exception& e) {
+                const std::lock_guard lock(t->error_mutex);
+                if (t->error.empty()) t->error = e.what();
+                t->failed.store(true, std::memory_order_release);
+                t->cancel.store(true, std::memory_order_release);
+              } catch (...) {
+                const std::lock_guard lock(t->error_mutex);
+                if (t->error.empty()) t->error = "unknown exception in the transformation";
+                t->failed.store(true, std::memory_order_release);
+                t->cancel.store(true, std::memory_order_release);
+              }
+              const long long end = now_ns();
+              long long seen = t->end_ns.load(std::memory_order_relaxed);
+              while (seen < end && !t->end_ns.compare_exchange_weak(seen, end, std::memory_order_acq_rel)) {
+              }
+            }
+            t->left.fetch_sub(1, std::memory_order_acq_rel);
+          });
+        }
+        submitted = true;
+      }
+      if (submitted && t->failed.load(std::memory_order_acquire)) break;
+      if (submitted && !uploaded && t->finished()) {
+        program.upload(whole, copy);
+        backend_.record(copied_, copy);
+        uploaded = true;
+      }
+      if (uploaded && backend_.query(copied_)) {
+        ready = true;
+        break;
+      }
+      if (first_part_done()) break;  // the GPU would wait: go on without the remap
+      pause();
+    }
+
+    // Second part: optimised if its remap is on the device, otherwise the original kernel.
+    if (ready) {
+      program.launch_optimised(whole, compute);
+      r.optimised = true;
+      r.reason = fallback::none;
+    } else {
+      t->cancel.store(true, std::memory_order_release);
+      // The fetch reads what this launch writes: order them (a no-op once the fetch is done).
+      backend_.wait(compute, fetched_);
+      program.launch_original(i, split.optimised, compute);
+      r.reason = t->failed.load(std::memory_order_acquire) ? fallback::transform_failed : fallback::not_ready;
+    }
+    backend_.record(iteration_done_, compute);
+    r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;
+    const long long start = t->start_ns.load(std::memory_order_acquire);
+    if (start > 0)
+      r.transform_ms = static_cast<double>(std::max(0LL, (t->finished() ? t->end_ns.load(std::memory_order_acquire) : now_ns()) - start)) * 1e-6;
+    if (ready)
+      for (const transform_outcome& o : t->outcomes) {
+        r.metric_before += o.before;
+        r.metric_after += o.after;
+      }
+    if (t->failed.load(std::memory_order_acquire)) {
+      const std::lock_guard lock(t->error_mutex);
+      r.error = t->error;
+    }
+  }
+  backend_.synchronize();
+  return stats_;
+}
+
+}  // namespace microsched::pipeline
