@@ -14,6 +14,14 @@
 //                                  [_skip: empty-space skipping]; counters speedup (against the
 //                                  fastest vanilla window) and speedup_w1 (against window 1)
 //   raycast_hessian[_skip]_tune/<size>/window/every/blocks_per_sm/contexts  tuning, step 0.0125
+//   raycast_tiles[_skip]/<size>/tile=<t>/vanilla_w<w>          vanilla per task order and window
+//   raycast_tiles[_skip]_tune/<size>/tile/cap/blocks_per_sm/contexts/window/every  switching:
+//                                  task order (rows, 8x4 or 16x16 tiles), register cap (min
+//                                  blocks/SM of the launch bounds, 0 = none), grid, pool, window,
+//                                  deferral; step 0.0125; counters speedup_w1_rows (against the
+//                                  textbook vanilla: window 1, row-major), speedup_w1 (window 1,
+//                                  same order), speedup (against the fastest vanilla of every
+//                                  order and window)
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288).
 #include <benchmark/benchmark.h>
 
@@ -69,6 +77,7 @@ raycast_runner& rc_at(int size) {
 raycast_runner& rc_set(int size, bool hessian, float h, int window) {
   auto& r = rc_at(size);
   r.set_skip_empty(false);
+  r.set_tile(0, 0);
   r.set_hessian(hessian);
   r.set_step_size(h);
   r.set_march_window(window);
@@ -334,6 +343,97 @@ void register_raycast_hessian() {
   }
 }
 
+//! Task order x register cap x grid x pool x window at step 0.0125 (see the header comment).
+struct rc_tile {
+  const char* name;
+  int w, h;
+};
+constexpr rc_tile rc_tiles[] = {{"rows", 0, 0}, {"8x4", 8, 4}, {"16x16", 16, 16}};
+
+double rc_tile_vanilla_ms(int size, bool skip, const rc_tile& t, int window) {
+  const std::string key = "rcT" + std::to_string(size) + (skip ? "s" : "n") + t.name + "w" +
+                          std::to_string(window);
+  auto& cache = vanilla_cache();
+  if (!cache.count(key)) {
+    auto& r = rc_set(size, true, 0.0125f, window);
+    r.set_skip_empty(skip);
+    r.set_tile(t.w, t.h);
+    cache[key] = r.time_vanilla({1, repetitions}).median_ms;
+  }
+  return cache[key];
+}
+double rc_tile_vanilla_best_ms(int size, bool skip) {
+  double best = 1e30;
+  for (const auto& t : rc_tiles) {
+    for (const int w : vanilla_windows) best = std::min(best, rc_tile_vanilla_ms(size, skip, t, w));
+  }
+  return best;
+}
+
+void register_raycast_tiles() {
+  for (const bool skip : {false, true}) {
+    const std::string group = skip ? "raycast_tiles_skip" : "raycast_tiles";
+    for (const int size : {512, 2048}) {
+      for (const auto& t : rc_tiles) {
+        for (const int w : vanilla_windows) {
+          const std::string name = group + "/" + std::to_string(size) + "/tile=" + t.name +
+                                   "/vanilla_w" + std::to_string(w) + "/step=0.0125";
+          benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+            run_manual(state, [&] {
+              timing_stats st;
+              st.median_ms = rc_tile_vanilla_ms(size, skip, t, w);
+              return st;
+            });
+            state.counters["window"] = w;
+          })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+        }
+      }
+    }
+  }
+  const int window_every[][2] = {{16, 1}, {16, 2}, {32, 1}, {64, 1}};
+  for (const bool skip : {false, true}) {
+    const std::string group = skip ? "raycast_tiles_skip_tune/" : "raycast_tiles_tune/";
+    for (const int size : {512, 2048}) {
+      for (const auto& t : rc_tiles) {
+        for (const int cap : compiled_register_caps()) {
+          for (const int blocks : size == 512 ? std::vector<int>{3, 4, 5, 6, 8, 10} : std::vector<int>{0}) {
+            for (const int contexts : compiled_pool_sizes()) {
+              for (const auto& we : window_every) {
+                if (size == 2048 && (we[0] != 16 || contexts != 64)) continue;
+                const std::string name =
+                    group + std::to_string(size) + "/tile=" + t.name + "/cap=" + std::to_string(cap) +
+                    "/blocks_per_sm=" + std::to_string(blocks) + "/contexts=" + std::to_string(contexts) +
+                    "/window=" + std::to_string(we[0]) + "/every=" + std::to_string(we[1]) + "/step=0.0125";
+                const int window = we[0];
+                const int every = we[1];
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+                  const double best = rc_tile_vanilla_best_ms(size, skip);
+                  const double w1_rows = rc_tile_vanilla_ms(size, skip, rc_tiles[0], 1);
+                  const double w1 = rc_tile_vanilla_ms(size, skip, t, 1);
+                  auto& r = rc_set(size, true, 0.0125f, window);
+                  r.set_skip_empty(skip);
+                  r.set_tile(t.w, t.h);
+                  run_manual(state, [&] {
+                    variant v = make_variant(blocks, contexts, every, 33);
+                    v.min_blocks_per_sm = cap;
+                    return r.time_switching(v, {1, repetitions});
+                  });
+                  state.counters["vanilla_ms"] = best;
+                  state.counters["vanilla_w1_ms"] = w1;
+                  state.counters["vanilla_w1_rows_ms"] = w1_rows;
+                  state.counters["speedup"] = best / state.counters["ms"];
+                  state.counters["speedup_w1"] = w1 / state.counters["ms"];
+                  state.counters["speedup_w1_rows"] = w1_rows / state.counters["ms"];
+                })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -349,6 +449,7 @@ int main(int argc, char** argv) {
   register_raycast();
   register_raycast_large();
   register_raycast_hessian();
+  register_raycast_tiles();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

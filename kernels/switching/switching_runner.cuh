@@ -31,35 +31,53 @@ decltype(auto) with_pool_size(int contexts, F&& f) {
                               ": compiled pool sizes are 64 and 128");
 }
 
-template <class Program>
+//! Throws unless the variant asks for the register cap this code was compiled with.
+template <int MinBlocks>
+void require_cap(const variant& v) {
+  if (v.min_blocks_per_sm == MinBlocks) return;
+  throw std::invalid_argument("register cap (min blocks/SM) = " + std::to_string(v.min_blocks_per_sm) +
+                              ": this kernel is compiled for " + std::to_string(MinBlocks) +
+                              " (the ray caster: see compiled_register_caps(); other workloads: 0)");
+}
+
+template <class Program, int Contexts, int MinBlocks>
+using switching_for = switching::switching_scheduler<Program, block_threads, Contexts, MinBlocks>;
+
+template <int MinBlocks = 0, class Program>
 timing_stats time_switching(event_timer& timer, const Program& program, task_id n,
                             const variant& v, const timing_options& options, cudaStream_t stream) {
+  require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching::switching_scheduler<Program, block_threads, decltype(c)::value> sched(v.schedule,
-                                                                                     v.switching);
+    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule, v.switching);
     (void)sched.plan(n);
     return timer.time([&](cudaStream_t s) { sched.run(program, n, s); }, options, stream);
   });
 }
 
-template <class Program>
-void run_counted(const Program& program, std::uint32_t* counts, task_id n, const variant& v,
-                 cudaStream_t stream) {
+template <int MinBlocks = 0, class Program>
+void run_switching(const Program& program, task_id n, const variant& v, cudaStream_t stream) {
+  require_cap<MinBlocks>(v);
   with_pool_size(v.contexts_per_warp, [&](auto c) {
-    using counted = switching::counted_managed_program<Program>;
-    switching::switching_scheduler<counted, block_threads, decltype(c)::value> sched(v.schedule,
-                                                                                     v.switching);
-    sched.run(counted{program, counts}, n, stream);
+    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule, v.switching);
+    sched.run(program, n, stream);
   });
 }
 
-template <class Program>
+template <int MinBlocks = 0, class Program>
+void run_counted(const Program& program, std::uint32_t* counts, task_id n, const variant& v,
+                 cudaStream_t stream) {
+  run_switching<MinBlocks>(switching::counted_managed_program<Program>{program, counts}, n, v,
+                           stream);
+}
+
+template <int MinBlocks = 0, class Program>
 std::string resources(const Program&, task_id n, const variant& v) {
+  require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching::switching_scheduler<Program, block_threads, decltype(c)::value> sched(v.schedule,
-                                                                                     v.switching);
+    using sched_t = switching_for<Program, decltype(c)::value, MinBlocks>;
+    sched_t sched(v.schedule, v.switching);
     const auto plan = sched.plan(n);
-    return to_string(plan.resources) + ", " + std::to_string(sched.shared_bytes) +
+    return to_string(plan.resources) + ", " + std::to_string(sched_t::shared_bytes) +
            " B pools/block, grid " + std::to_string(plan.blocks);
   });
 }

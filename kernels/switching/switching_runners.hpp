@@ -23,10 +23,16 @@ struct variant {
   schedule_arguments schedule{};
   switching::switching_arguments switching{};
   int contexts_per_warp = 64;  //!< one of compiled_pool_sizes()
+  //! Register cap of the switching kernel: __launch_bounds__(128, min_blocks_per_sm), so that
+  //! this many blocks of 128 threads fit an SM's registers (0 = no cap). The ray caster is
+  //! compiled for compiled_register_caps(); the Monte Carlo runner for 0 only.
+  int min_blocks_per_sm = 0;
 };
 
 //! Pool sizes (contexts per warp) the runners are compiled for.
 [[nodiscard]] std::vector<int> compiled_pool_sizes();
+//! Register caps (min_blocks_per_sm) the ray caster's switching kernel is compiled for.
+[[nodiscard]] std::vector<int> compiled_register_caps();
 //! "hybrid chunk=64 blocks/SM=4, 64 contexts/warp, immediate"
 [[nodiscard]] std::string to_string(const variant& v);
 
@@ -80,6 +86,13 @@ struct raycast_settings {
   bool hessian = true;
   //! Empty-space skipping (a Lipschitz bound of psi): fewer samples taken, the same image.
   bool skip_empty = false;
+  //! Task order: 0 x 0 = row-major (task t is pixel t, a warp of the vanilla kernel is 32
+  //! pixels of one row: the textbook mapping); otherwise tiles of tile_width x tile_height
+  //! pixels, row-major inside a tile and tiles row-major, so consecutive tasks are neighbouring
+  //! pixels (8 x 4: a vanilla warp, and a chunk of 32 from the task pool, is an 8 x 4 tile).
+  //! Both must divide the image size. The image does not depend on it.
+  int tile_width = 0;
+  int tile_height = 0;
 };
 
 //! Result of comparing a scheduled image with the vanilla one.
@@ -104,6 +117,8 @@ class raycast_runner {
   void set_hessian(bool hessian);
   //! Empty-space skipping on or off (the image stays the same, so the reference is kept).
   void set_skip_empty(bool skip);
+  //! Task order: tiles of w x h pixels, or 0 x 0 for row-major (the image stays the same).
+  void set_tile(int w, int h);
   [[nodiscard]] std::string describe() const;
 
   timing_stats time_vanilla(const timing_options& options);
@@ -114,8 +129,8 @@ class raycast_runner {
   image_check check(const variant& v, int tolerance, double allowed_fraction);
   //! RGBA8 per pixel, row-major from the top.
   [[nodiscard]] std::vector<std::uint32_t> render_vanilla();
-  //! The vanilla image at window 1 without skipping (the textbook kernel), whatever the
-  //! settings: the window and skipping must not change the image.
+  //! The vanilla image at window 1 without skipping, row-major (the textbook kernel), whatever
+  //! the settings: the window, skipping and the tile order must not change the image.
   [[nodiscard]] std::vector<std::uint32_t> render_vanilla_textbook();
   [[nodiscard]] std::vector<std::uint32_t> render_switching(const variant& v);
   [[nodiscard]] std::string resources(const variant& v);

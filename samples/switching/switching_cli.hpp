@@ -21,6 +21,7 @@ struct switching_cli {
   int switch_every = 1;
   int default_then = 0;
   int threshold = 33;
+  int register_cap = 0;
   int repetitions = 5;
 
   void add_to(CLI::App& app) {
@@ -44,6 +45,11 @@ struct switching_cli {
                    "vote threshold: when at least this many lanes of a warp need the branch, run "
                    "it divergently like vanilla (33 = always switch)")
         ->capture_default_str();
+    app.add_option("--register-cap", register_cap,
+                   "cap the switching kernel's registers so that this many blocks of 128 threads "
+                   "fit an SM (__launch_bounds__; 0 = no cap; the ray caster is compiled for 0, 8 "
+                   "and 10, the Monte Carlo test for 0)")
+        ->capture_default_str();
     app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
         ->capture_default_str();
   }
@@ -55,6 +61,7 @@ struct switching_cli {
     v.schedule.blocks_per_sm = blocks_per_sm;
     validate(v.schedule);
     v.contexts_per_warp = contexts;
+    v.min_blocks_per_sm = register_cap;
     v.switching.switch_every = switch_every;
     v.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
     v.switching.vanilla_threshold = threshold;

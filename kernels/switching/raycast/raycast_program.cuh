@@ -55,7 +55,27 @@ struct scene {
   //! Empty-space skipping: after a sample, skip the samples that provably cross no isosurface
   //! (a Lipschitz bound of psi on the way to them). The image is the same as without it.
   bool skip_empty = false;
+  //! Task order: 0 = row-major (task t is pixel t); otherwise tiles of tile_w x tile_h pixels
+  //! (both dividing the image), row-major inside a tile and tiles row-major, so that a warp's
+  //! and a pool chunk's consecutive tasks are neighbouring pixels. The image is the same.
+  int tile_w = 0;
+  int tile_h = 0;
 };
+
+//! The pixel (row-major index) of task t under the scene's task order.
+MICROSCHED_HD std::uint32_t task_pixel(const scene& s, task_id t) {
+  const auto task = static_cast<std::uint32_t>(t);
+  if (s.tile_w <= 0) return task;
+  const auto tw = static_cast<std::uint32_t>(s.tile_w);
+  const auto per_tile = tw * static_cast<std::uint32_t>(s.tile_h);
+  const std::uint32_t tile = task / per_tile;
+  const std::uint32_t within = task - tile * per_tile;
+  const std::uint32_t tiles_x = static_cast<std::uint32_t>(s.cam.width) / tw;
+  const std::uint32_t ty = tile / tiles_x;
+  const std::uint32_t px = (tile - ty * tiles_x) * tw + within % tw;
+  const std::uint32_t py = ty * static_cast<std::uint32_t>(s.tile_h) + within / tw;
+  return py * static_cast<std::uint32_t>(s.cam.width) + px;
+}
 
 //! Where sample n of ray r lies.
 MICROSCHED_HD float sample_t(const ray_state& r, int n, float step_size) {
@@ -220,7 +240,8 @@ inline constexpr float sobel_spacing = 0.08f;  //!< h, the stencils' sample spac
 //! 125 samples, the gradient's 27 among them), Blinn-Phong, compositing with an opacity from the
 //! Hessian's (Frobenius) magnitude. Kept out of line (by value in, by value out, so the ray stays
 //! in registers): a kernel that inlines it at several sites grows past the instruction cache.
-__device__ __noinline__ ray_state shade_hit_hessian(ray_state r, vec3 eye, float step_size) {
+//! static: every translation unit that includes this (one per register cap) keeps its own.
+static __device__ __noinline__ ray_state shade_hit_hessian(ray_state r, vec3 eye, float step_size) {
   const vec3 p = refine_hit(r, eye, step_size);
   constexpr float h = sobel_spacing;
   vec3 g{0, 0, 0};
@@ -266,7 +287,7 @@ __device__ __noinline__ ray_state shade_hit_hessian(ray_state r, vec3 eye, float
 
 //! The cheaper stand-in (second_derivative::axis_differences): the gradient's 27 samples also
 //! give smoothed axis second differences; opacity from |their sum|.
-__device__ __noinline__ ray_state shade_hit_axis(ray_state r, vec3 eye, float step_size) {
+static __device__ __noinline__ ray_state shade_hit_axis(ray_state r, vec3 eye, float step_size) {
   const vec3 p = refine_hit(r, eye, step_size);
   constexpr float h = sobel_spacing;
   vec3 g{0, 0, 0};
@@ -320,9 +341,9 @@ struct raycast_program {
   std::uint32_t* image = nullptr;  //!< RGBA8 per pixel
 
   __device__ context begin(task_id t) const {
-    const auto px = static_cast<int>(t % static_cast<task_id>(view.cam.width));
-    const auto py = static_cast<int>(t / static_cast<task_id>(view.cam.width));
-    return start_ray(view, px, py);
+    const std::uint32_t pixel = task_pixel(view, t);  // row-major, or tiles (scene::tile_w)
+    const auto width = static_cast<std::uint32_t>(view.cam.width);
+    return start_ray(view, static_cast<int>(pixel % width), static_cast<int>(pixel / width));
   }
 
   template <class Gate>
@@ -333,7 +354,9 @@ struct raycast_program {
     return gate.active() && ray_done(ray, view);
   }
 
-  __device__ void end(task_id t, const context& ray) const { image[t] = final_colour(ray); }
+  __device__ void end(task_id t, const context& ray) const {
+    image[task_pixel(view, t)] = final_colour(ray);
+  }
   // example-end raycast-program
 };
 

@@ -1,11 +1,20 @@
 #include <cstdlib>
 
 #include "raycast/raycast_program.cuh"
+#include "raycast/raycast_switching.cuh"
 #include "switching_runner.cuh"
 
 namespace microsched::switching_workloads {
 
 using kernels::raycast::raycast_program;
+
+namespace {
+void check_tile(const raycast_settings& s, int w, int h) {
+  if (w == 0 && h == 0) return;
+  if (w < 1 || s.width % w != 0) throw_invalid("tile width", w, "must divide the image width (or 0x0: rows)");
+  if (h < 1 || s.height % h != 0) throw_invalid("tile height", h, "must divide the image height (or 0x0: rows)");
+}
+}  // namespace
 
 struct raycast_runner::impl {
   raycast_settings settings;
@@ -26,6 +35,8 @@ struct raycast_runner::impl {
     p.view.step_size = settings.step_size;
     p.view.march_window = settings.march_window;
     p.view.skip_empty = settings.skip_empty;
+    p.view.tile_w = settings.tile_width;
+    p.view.tile_h = settings.tile_height;
     p.view.derivatives = settings.hessian ? kernels::raycast::second_derivative::sobel_hessian
                                           : kernels::raycast::second_derivative::axis_differences;
     p.image = out;
@@ -51,6 +62,7 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
   if (settings.march_window < 1 || settings.march_window > 4096) {
     throw_invalid("window", settings.march_window, "must be in 1..4096");
   }
+  check_tile(settings, settings.tile_width, settings.tile_height);
   impl_ = std::make_unique<impl>(settings);
 }
 raycast_runner::~raycast_runner() = default;
@@ -70,6 +82,12 @@ void raycast_runner::set_march_window(int window) {
 
 void raycast_runner::set_skip_empty(bool skip) { impl_->settings.skip_empty = skip; }
 
+void raycast_runner::set_tile(int w, int h) {
+  check_tile(impl_->settings, w, h);
+  impl_->settings.tile_width = w;
+  impl_->settings.tile_height = h;
+}
+
 void raycast_runner::set_hessian(bool hessian) {
   if (impl_->settings.hessian == hessian) return;
   impl_->settings.hessian = hessian;
@@ -82,7 +100,10 @@ std::string raycast_runner::describe() const {
          " step=" + std::to_string(s.step_size) + " window=" + std::to_string(s.march_window) +
          (s.hessian ? " second derivative: Sobel Hessian (125 samples)"
                     : " second derivative: axis differences (27 samples)") +
-         (s.skip_empty ? ", empty-space skipping" : "");
+         (s.skip_empty ? ", empty-space skipping" : "") +
+         (s.tile_width > 0 ? ", tasks in " + std::to_string(s.tile_width) + "x" +
+                                 std::to_string(s.tile_height) + " tiles"
+                           : ", tasks row-major");
 }
 
 timing_stats raycast_runner::time_vanilla(const timing_options& options) {
@@ -99,8 +120,10 @@ timing_stats raycast_runner::time_termination(const schedule_arguments& args,
 }
 
 timing_stats raycast_runner::time_switching(const variant& v, const timing_options& options) {
-  return detail::time_switching(impl_->timer, impl_->program(), impl_->pixels(), v, options,
-                                impl_->stream.get());
+  return detail::with_register_cap(v, [&](auto cap) {
+    return cap.time(impl_->timer, impl_->program(), impl_->pixels(), v, options,
+                    impl_->stream.get());
+  });
 }
 
 image_check raycast_runner::check(const variant& v, int tolerance, double allowed_fraction) {
@@ -109,7 +132,9 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
   const cudaStream_t s = m.stream.get();
   m.image.fill_bytes(0xff, s);
   m.counts.fill_bytes(0, s);
-  detail::run_counted(m.program(), m.counts.data(), m.pixels(), v, s);
+  detail::with_register_cap(v, [&](auto cap) {
+    cap.run_counted(m.program(), m.counts.data(), m.pixels(), v, s);
+  });
   m.stream.synchronize();
   image_check r;
   r.tasks.tasks = m.pixels();
@@ -153,6 +178,8 @@ std::vector<std::uint32_t> raycast_runner::render_vanilla_textbook() {
   auto p = m.program(m.image.data());
   p.view.march_window = 1;
   p.view.skip_empty = false;
+  p.view.tile_w = 0;  // row-major
+  p.view.tile_h = 0;
   m.image.fill_bytes(0xff, m.stream.get());
   detail::run_vanilla(p, m.pixels(), m.stream.get());
   m.stream.synchronize();
@@ -161,17 +188,14 @@ std::vector<std::uint32_t> raycast_runner::render_vanilla_textbook() {
 
 std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
   auto& m = *impl_;
-  detail::with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching::switching_scheduler<raycast_program, detail::block_threads, decltype(c)::value> sched(
-        v.schedule, v.switching);
-    sched.run(m.program(), m.pixels(), m.stream.get());
-  });
+  detail::with_register_cap(v, [&](auto cap) { cap.run(m.program(), m.pixels(), v, m.stream.get()); });
   m.stream.synchronize();
   return m.image.to_host(m.stream.get());
 }
 
 std::string raycast_runner::resources(const variant& v) {
-  return detail::resources(impl_->program(), impl_->pixels(), v);
+  return detail::with_register_cap(
+      v, [&](auto cap) { return cap.resources(impl_->program(), impl_->pixels(), v); });
 }
 
 }  // namespace microsched::switching_workloads

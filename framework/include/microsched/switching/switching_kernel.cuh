@@ -20,9 +20,11 @@ template <class Program, int ContextsPerWarp>
 using pool_for = context_pool<typename Program::context, ContextsPerWarp, Program::managed_branches>;
 
 //! Launch with dynamic shared memory of pool_shared_bytes(sizeof(pool temp_storage),
-//! BlockThreads): one pool per warp.
-template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy>
-__global__ void __launch_bounds__(BlockThreads)
+//! BlockThreads): one pool per warp. MinBlocksPerSM > 0 caps the registers so that that many
+//! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap).
+template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy,
+          int MinBlocksPerSM = 0>
+__global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksPerSM : 1))
     switching_kernel(const Program program, const driver_params params,
                      const switching_arguments args) {
   static_assert(BlockThreads % warp_size == 0, "BlockThreads must be a multiple of 32");

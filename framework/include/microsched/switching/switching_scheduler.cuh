@@ -24,16 +24,21 @@ namespace microsched::switching {
 //! @tparam Program a managed task program (see managed_program.hpp)
 //! @tparam BlockThreads threads per block (a multiple of 32)
 //! @tparam ContextsPerWarp detached contexts per warp's pool (1..255)
-template <class Program, int BlockThreads = 128, int ContextsPerWarp = 64>
+//! @tparam MinBlocksPerSM register cap: compile the kernel so that this many blocks of
+//!   BlockThreads fit an SM's register file (__launch_bounds__; 0 = no cap). Local-memory spills
+//!   show in plan().resources.
+template <class Program, int BlockThreads = 128, int ContextsPerWarp = 64, int MinBlocksPerSM = 0>
 class switching_scheduler {
   static_assert(check_managed_program<Program>());
   static_assert(BlockThreads % warp_size == 0 && BlockThreads >= warp_size && BlockThreads <= 1024,
                 "BlockThreads must be a multiple of 32 in 32..1024");
+  static_assert(MinBlocksPerSM >= 0 && MinBlocksPerSM <= 32, "MinBlocksPerSM must be in 0..32");
 
  public:
   using pool_type = pool_for<Program, ContextsPerWarp>;
   static constexpr int block_threads = BlockThreads;
   static constexpr int contexts_per_warp = ContextsPerWarp;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSM;
   //! Dynamic shared memory per block, known at compile time.
   static constexpr std::size_t shared_bytes =
       pool_shared_bytes(sizeof(typename pool_type::temp_storage), BlockThreads);
@@ -77,12 +82,15 @@ class switching_scheduler {
   [[nodiscard]] kernel_t* kernel() const {
     switch (args_.strategy) {
       case pool_strategy::local:
-        return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::local>;
+        return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::local,
+                                MinBlocksPerSM>;
       case pool_strategy::global:
-        return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global>;
+        return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global,
+                                MinBlocksPerSM>;
       case pool_strategy::hybrid: break;
     }
-    return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid>;
+    return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
+                                MinBlocksPerSM>;
   }
 
   schedule_arguments args_;

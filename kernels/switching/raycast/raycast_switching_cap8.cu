@@ -1,0 +1,4 @@
+// The ray caster's switching kernels with register cap 8 (min blocks/SM; 0 = none).
+#include "raycast/raycast_switching_impl.cuh"
+
+template struct microsched::switching_workloads::detail::raycast_switching<8>;
