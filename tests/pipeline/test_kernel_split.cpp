@@ -236,11 +236,43 @@ TEST_CASE("split loop: a remap that never ends in time runs the original kernel 
   fake_backend backend;
   split_fake_program program;
   program.transform_mode = split_fake_program::mode::never_ends;
-  split_loop loop(backend, split_args(0.5, false));
+  auto args = split_args(0.5, false);
+  args.give_up_after = 0;  // keep splitting
+  split_loop loop(backend, args);
   const auto& stats = loop.run(program);
   CHECK(program.results_correct());
   CHECK(stats.optimised_count() == 0);
-  for (const auto& r : stats.iterations) CHECK(r.reason == fallback::not_ready);
+  CHECK(stats.iterations[0].reason == fallback::not_ready);
+  // Later iterations: not ready, or unsplit while the cancelled remap was still returning.
+  for (const auto& r : stats.iterations)
+    CHECK((r.reason == fallback::not_ready || r.reason == fallback::slot_busy));
+  CHECK(stats.controller_state == std::string("fixed"));
+}
+
+TEST_CASE("split loop: automatic shut-down after consecutive misses, then the original loop") {
+  fake_backend backend;
+  split_fake_program program;
+  program.transform_mode = split_fake_program::mode::never_ends;
+  split_loop loop(backend, split_args(0.5, false));  // give_up_after = 2
+  const auto& stats = loop.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.optimised_count() == 0);
+  CHECK(stats.iterations[0].reason == fallback::not_ready);
+  for (std::size_t i = 2; i < stats.iterations.size(); ++i) {
+    CHECK(stats.iterations[i].reason == fallback::controller_off);
+    CHECK(stats.iterations[i].ratio == 0);  // unsplit: nothing remapped
+  }
+  CHECK(stats.controller_state == std::string("off"));
+  CHECK(stats.summary().find("control=off (remap missed 2") != std::string::npos);
+}
+
+TEST_CASE("split loop: r = 0 says the control is off") {
+  fake_backend backend;
+  split_fake_program program;
+  split_loop loop(backend, split_args(0.0, false));
+  const auto& stats = loop.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.summary().find("control=off (r = 0") != std::string::npos);
 }
 
 TEST_CASE("split loop: a transformation that throws leaves the original kernel and reports it") {
@@ -251,8 +283,9 @@ TEST_CASE("split loop: a transformation that throws leaves the original kernel a
   const auto& stats = loop.run(program);
   CHECK(program.results_correct());
   CHECK(stats.optimised_count() == 0);
-  CHECK(stats.iterations[1].reason == fallback::transform_failed);
-  CHECK(stats.iterations[1].error == "key function failed");
+  CHECK(stats.iterations[0].reason == fallback::transform_failed);
+  CHECK(stats.iterations[0].error == "key function failed");
+  CHECK(stats.controller_state == std::string("off"));  // misses: failed, then failed or busy
   program.reset();  // the loop can run again on the same helpers
   program.transform_mode = split_fake_program::mode::normal;
   CHECK(loop.run(program).optimised_count() == program.iterations);

@@ -15,6 +15,11 @@
 //! `fetch`), the main thread copies the remap up and launches the optimised kernel on the second
 //! part. If the remap or its copy is not complete when the first part ends, the second part runs
 //! the original kernel instead (the paper's rule: the loop is never made to wait for a remap).
+//! An abandoned remap still running when the next iteration starts makes that iteration run
+//! unsplit; after `give_up_after` consecutive misses the loop stops splitting for good and
+//! launches exactly what the original loop launches (automatic shut-down, as in zhang2011 §5.4).
+//! r is fixed by the caller: the adaptive r of adaptive_control.hpp assumes the remap hides
+//! behind a whole kernel, not behind the first part of a split one.
 //!
 //! Requirement on the program (as in the paper): within one iteration, threads are independent —
 //! the first part does not write what the remap of the second part reads.
@@ -94,6 +99,10 @@ struct split_arguments {
   std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
   //! Testing only: wait for every remap and its copy, so the optimised kernel always runs.
   bool wait_for_remap = false;
+  //! Automatic shut-down: after this many consecutive iterations whose remap missed (not ready,
+  //! failed, or the previous remap still running), the loop stops splitting and launches what the
+  //! original loop launches. 0: never.
+  int give_up_after = 2;
 };
 
 //! Throws std::invalid_argument naming the first bad value.
@@ -101,6 +110,7 @@ inline void validate(const split_arguments& args) {
   if (!(args.ratio >= 0.0 && args.ratio <= 1.0)) detail::invalid("ratio", args.ratio, "must be in [0, 1]");
   if (args.threads < 1 || args.threads > 256) detail::invalid("threads", args.threads, "must be in 1..256");
   if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
+  if (args.give_up_after < 0) detail::invalid("give_up_after", args.give_up_after, "must be >= 0");
   if (args.poll_interval.count() < 0)
     detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
 }
@@ -184,11 +194,6 @@ class split_loop {
     else
       std::this_thread::yield();
   }
-  //! Host wait (polling) for an abandoned task's pieces: they may still read the fetched data or
-  //! write the staging that the next iteration reuses.
-  void drain(const std::shared_ptr<task>& t) const {
-    while (t && !t->finished()) pause();
-  }
 
   Backend& backend_;
   split_arguments args_;
@@ -207,8 +212,7 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
   stats_.method = "kernel split";
   stats_.slots = 1;
   stats_.depth = 0;  // nothing is transformed ahead: the remap overlaps the first part only
-  stats_.controller_state = "off";
-  stats_.controller_reason = "kernel split, r fixed by the caller";
+  stats_.controller_state = "fixed";  // r fixed by the caller; "off" after the shut-down
   stats_.iterations.assign(iterations, iteration_record{});
   if (fetched_ < 0) {
     fetched_ = backend_.make_event();
@@ -233,20 +237,35 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
   const auto compute = backend_.compute_stream();
   const auto copy = backend_.copy_stream();
   const long long run_start = now_ns();
+  bool on = remap;
+  int misses = 0;
+  if (!remap) {
+    stats_.controller_state = "off";
+    stats_.controller_reason = "r = 0: nothing remapped";
+  }
   for (std::size_t i = 0; i < iterations; ++i) {
     iteration_record& r = stats_.iterations[i];
     r.iteration = i;
+    // An abandoned remap still running may read the fetched data or write the staging this
+    // iteration would reuse: the iteration runs unsplit rather than wait for it.
+    const bool busy = on && previous && !previous->finished();
+    if (!on || busy) {
+      program.launch_original(i, split_range{0, n}, compute);
+      if (busy) backend_.record(iteration_done_, compute);  // the next fetch reads what it writes
+      r.reason = busy ? fallback::slot_busy : fallback::controller_off;
+      r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;
+      if (busy && args_.give_up_after > 0 && ++misses >= args_.give_up_after) {
+        on = false;
+        stats_.controller_state = "off";
+        stats_.controller_reason = "remap missed " + std::to_string(misses) + " consecutive iterations";
+      }
+      continue;
+    }
     r.ratio = static_cast<double>(split.optimised.size()) / static_cast<double>(std::max<std::size_t>(1, n));
     r.segments = 1;
     // First part: the original kernel on [0, n - m).
     if (!split.original.empty()) program.launch_original(i, split.original, compute);
-    if (!remap) {
-      r.reason = fallback::controller_off;
-      r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;
-      continue;
-    }
     backend_.record(original_done_, compute);
-    drain(previous);  // the fetch below overwrites what an abandoned remap may still read
 
     // What the second part's remap reads was written by iteration i-1: copy it back once that
     // iteration ended (in parallel with the first part), then remap on the helper threads.
@@ -331,6 +350,12 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
     if (t->failed.load(std::memory_order_acquire)) {
       const std::lock_guard lock(t->error_mutex);
       r.error = t->error;
+    }
+    misses = ready ? 0 : misses + 1;
+    if (!ready && args_.give_up_after > 0 && misses >= args_.give_up_after) {
+      on = false;  // automatic shut-down: from now on, the original loop's launches
+      stats_.controller_state = "off";
+      stats_.controller_reason = "remap missed " + std::to_string(misses) + " consecutive iterations";
     }
   }
   backend_.synchronize();
