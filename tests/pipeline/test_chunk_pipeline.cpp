@@ -62,7 +62,11 @@ struct fake_program {
   }
   [[nodiscard]] std::size_t chunk_count() const { return chunks; }
   [[nodiscard]] std::size_t chunk_elements(std::size_t) const { return n; }
+  bool costly_first = false;  // list a method no limit in the tests fits before "regroup"
   [[nodiscard]] std::vector<remap_method> methods() const {
+    if (costly_first)
+      return {{"reorder-duplication", std::size_t{1} << 40, std::size_t{1} << 40},
+              {"regroup", n * sizeof(index_t), n * sizeof(index_t)}};
     return {{"regroup", n * sizeof(index_t), n * sizeof(index_t)}};
   }
   void prepare(int, int slots) {
@@ -233,6 +237,20 @@ TEST_CASE("pipeline: over the memory cap nothing is remapped and the statistics 
   CHECK(stats.summary().find("memory cap") != std::string::npos);
   CHECK(stats.controller_state == std::string("off"));  // not "profiling": the control never ran
   CHECK(stats.summary().find("control=off") != std::string::npos);
+}
+
+TEST_CASE("pipeline: past the cap the next method is taken (zhang2011 5.4: job swapping after reordering)") {
+  fake_backend backend;
+  fake_program program;
+  program.costly_first = true;
+  auto args = fixed(1.0);
+  args.wait_for_remap = true;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.method == "regroup");
+  CHECK(stats.host_bytes + stats.device_bytes <= args.memory_limit);
+  CHECK(stats.optimised_count() == program.chunks - 1);  // all but the warm-up chunk
 }
 
 TEST_CASE("pipeline: a cap that fits one slot shrinks the depth instead") {
