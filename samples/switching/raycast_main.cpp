@@ -91,6 +91,9 @@ int main(int argc, char** argv) {
                "compare every pixel with the vanilla ray caster (per-channel tolerance 2 on at "
                "most 0.1% of the pixels; see the printed reason) and check each ray ends once");
   samples::switching_cli cli;
+  // 3 blocks of 128 threads per SM at 512x512 (the sweep of 2026-11-22: fewer warps, ~165 rays
+  // each to choose contexts from; 4 was the earlier default).
+  cli.blocks_per_sm = 3;
   cli.add_to(app);
   CLI11_PARSE(app, argc, argv);
 

@@ -13,6 +13,8 @@ switching_check() {
     "$raycast" --verify --step 0.0125 --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
     "$raycast" --verify --step 0.0125 --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
     "$raycast" --verify --step 0.0125 --skip-empty --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --step 0.0125 --skip-empty --tile 8x4 --register-cap 8 --contexts 64 \
+      --output "" >>"$out/raycast.log" 2>&1 || rc=1
     "$raycast" --verify --width 2048 --height 2048 --step 0.0125 --blocks-per-sm 0 --contexts 64 \
       --skip-empty --output "" >>"$out/raycast.log" 2>&1 || rc=1
     cat "$out/raycast.log"
