@@ -128,6 +128,9 @@ class blackscholes_program final : public program_base {
   void poison_outputs() override {
     MICROSCHED_CUDA_TRY(cudaMemset(d_call_.data(), 0xff, d_call_.bytes()));
     MICROSCHED_CUDA_TRY(cudaMemset(d_put_.data(), 0xff, d_put_.bytes()));
+    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
+    // wait for: finish the poison before any kernel of the run can write these outputs.
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
   }
   std::vector<std::uint32_t> outputs() override {
     std::vector<std::uint32_t> h(d_call_.size() * 2);

@@ -144,6 +144,9 @@ class carried_program final : public split_program_base {
     MICROSCHED_CUDA_TRY(cudaMemcpy(d_state_.data(), initial_.data(), d_state_.bytes(), cudaMemcpyHostToDevice));
     MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes()));
     MICROSCHED_CUDA_TRY(cudaMemset(d_map_.data(), 0xff, d_map_.bytes()));
+    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
+    // wait for: finish the poison before any kernel of the run can write these outputs.
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
   }
   std::vector<std::uint32_t> outputs() override {
     const std::size_t out_words = d_out_.size();

@@ -182,7 +182,12 @@ class unwrap_program final : public program_base {
         reinterpret_cast<const uchar4*>(reordered), reinterpret_cast<float4*>(out), n4);
     MICROSCHED_CHECK_LAUNCH("unwrap_reordered_full");
   }
-  void poison_outputs() override { MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes())); }
+  void poison_outputs() override {
+    MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes()));
+    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
+    // wait for: finish the poison before any kernel of the run can write these outputs.
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  }
   std::vector<std::uint32_t> outputs() override {
     std::vector<std::uint32_t> h(d_out_.size());
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
