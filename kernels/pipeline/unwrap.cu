@@ -4,6 +4,10 @@
 // P is the same for every frame, so the analysis is done once (zhang2011 §5.2, "the suitable
 // data order does not vary"): a gather plan, per block of samples, sorted by pixel address, so
 // the per-frame copy walks each frame forward, page by page, instead of around the circles.
+// Fallback past the memory cap: block-local job swapping (zhang2011 §4.1), computed once because
+// P is fixed: each block of 256 jobs (8 radii x 32 angles) is regrouped so a warp's img
+// references fall in few 32-byte segments; the kernel exchanges jobs through shared memory, reads
+// no copy of the frame, and the pipeline adds one byte per sample on the device.
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -11,6 +15,7 @@
 #include "microsched/error.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/pipeline/cuda_memory.hpp"
+#include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/reorder.hpp"
 #include "pipeline_workloads.hpp"
 
@@ -48,6 +53,36 @@ __global__ void unwrap_reordered(const std::uint8_t* reordered, std::uint32_t m,
 
 constexpr int block = 256;
 constexpr std::size_t plan_block = 16384;  //!< samples per sorted block of the gather plan
+
+// Job swapping tiles: one block of threads per tile of swap_radii x swap_angles jobs.
+constexpr std::uint32_t swap_radii = 8;
+constexpr std::uint32_t swap_angles = 32;
+constexpr std::uint32_t swap_jobs = swap_radii * swap_angles;
+static_assert(swap_jobs == block, "a job-swapping tile is one block of threads");
+static_assert(swap_jobs <= 256, "a tile's swap index must fit one byte");
+
+//! Job swapping inside each tile (zhang2011 §4.1, reference redirection): thread i of the block
+//! does the tile's job swap[i] (slot s = (radius r0 + s / 32, angle a0 + s % 32)). The map and
+//! the outputs go through shared memory so both stay coalesced; only img[P[job]] is swapped.
+__global__ void __launch_bounds__(swap_jobs) unwrap_swapped(const std::uint8_t* img, const std::uint32_t* map,
+                                                            const std::uint8_t* swap, float* out,
+                                                            std::uint32_t radii, std::uint32_t angles,
+                                                            std::uint32_t tiles_a) {
+  __shared__ std::uint32_t ref[swap_jobs];  // (slot) P of the tile's jobs
+  __shared__ float value[swap_jobs];        // (slot) results, written by the swapped thread
+  const std::uint32_t tile = blockIdx.x;
+  const std::uint32_t r0 = tile / tiles_a * swap_radii, a0 = tile % tiles_a * swap_angles;
+  const std::uint32_t i = threadIdx.x;
+  const std::uint32_t r = r0 + i / swap_angles, a = a0 + i % swap_angles;
+  const bool mine = r < radii && a < angles;
+  const std::size_t job = static_cast<std::size_t>(r) * angles + a;
+  if (mine) ref[i] = map[job];
+  __syncthreads();
+  const std::uint32_t s = swap[static_cast<std::size_t>(tile) * swap_jobs + i];
+  if (r0 + s / swap_angles < radii && a0 + s % swap_angles < angles) value[s] = tone(img[ref[s]]);
+  __syncthreads();
+  if (mine) out[job] = value[i];
+}
 
 struct polar {
   std::vector<std::uint32_t> map;
@@ -111,14 +146,30 @@ class unwrap_program final : public program_base {
     MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_reordered_full));
     MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_original));
     MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_reordered));
+    MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_swapped));
   }
   std::size_t chunk_count() const override { return o_.chunks; }
   std::size_t chunk_elements(std::size_t) const override { return n_; }
   //! All or nothing: a partial reordered copy still needs the whole frame on the device.
+  //! Data reordering first; past the memory cap job swapping (zhang2011 §5.4), which keeps one
+  //! byte per sample on the device (the tile-local swap) and a small host buffer to build it.
   std::vector<remap_method> methods() const override {
-    return {{"reorder-duplication", n_, n_, /*partial=*/false}};
+    return {{"reorder-duplication", n_, n_, /*partial=*/false},
+            {"job-swapping", 0, 0, /*partial=*/false, swap_batch_tiles() * swap_jobs, tiles() * swap_jobs}};
   }
-  void prepare(int, int slots) override {
+  std::size_t tiles_a() const { return (static_cast<std::size_t>(o_.angles) + swap_angles - 1) / swap_angles; }
+  std::size_t tiles() const {
+    return (static_cast<std::size_t>(o_.radii) + swap_radii - 1) / swap_radii * tiles_a();
+  }
+  std::size_t swap_batch_tiles() const { return std::min<std::size_t>(tiles(), 64); }
+  void prepare(int method, int slots) override {
+    if (method == job_swapping) {
+      staging_.clear();  // only what the chosen method needs stays allocated
+      d_reordered_.clear();
+      prepare_job_swap();
+      return;
+    }
+    d_swap_ = device_buffer<std::uint8_t>();
     if (static_cast<int>(staging_.size()) == slots) return;  // staging kept across runs
     staging_.clear();
     d_reordered_.clear();
@@ -130,7 +181,60 @@ class unwrap_program final : public program_base {
   const std::uint8_t* frame(std::size_t chunk) const {
     return frames_.data() + (chunk % static_cast<std::size_t>(o_.frames)) * pixels_;
   }
+  //! The swap of every tile, built once (P is the same for every frame) through a host buffer of
+  //! swap_batch_tiles() tiles, with the memory transactions per warp after the swap.
+  void prepare_job_swap() {
+    if (d_swap_.size() == tiles() * swap_jobs) return;  // kept across runs
+    d_swap_ = device_buffer<std::uint8_t>(tiles() * swap_jobs);
+    swap_after_prefix_.assign(tiles() + 1, 0);
+    std::vector<std::uint8_t> batch(swap_batch_tiles() * swap_jobs);
+    std::vector<index_t> refs;
+    std::vector<std::uint8_t> slots;
+    std::vector<index_t> seg;
+    const auto radii = static_cast<std::size_t>(o_.radii), angles = static_cast<std::size_t>(o_.angles);
+    for (std::size_t t0 = 0; t0 < tiles(); t0 += swap_batch_tiles()) {
+      const std::size_t t1 = std::min(tiles(), t0 + swap_batch_tiles());
+      for (std::size_t tile = t0; tile < t1; ++tile) {
+        const std::size_t r0 = tile / tiles_a() * swap_radii, a0 = tile % tiles_a() * swap_angles;
+        refs.clear();
+        slots.clear();
+        std::vector<std::uint8_t> idle;
+        for (std::uint32_t i = 0; i < swap_jobs; ++i) {
+          const std::size_t r = r0 + i / swap_angles, a = a0 + i % swap_angles;
+          if (r < radii && a < angles) {
+            refs.push_back(polar_.map[r * angles + a]);
+            slots.push_back(static_cast<std::uint8_t>(i));
+          } else {
+            idle.push_back(static_cast<std::uint8_t>(i));
+          }
+        }
+        const std::vector<index_t> q = job_swap(refs, {.element_bytes = 1, .segment_bytes = 32});
+        std::uint8_t* out = batch.data() + (tile - t0) * swap_jobs;
+        std::size_t k = 0;
+        double sectors = 0;
+        for (std::size_t w = 0; w < q.size(); w += 32) {
+          seg.clear();
+          for (std::size_t j = w; j < std::min(q.size(), w + 32); ++j) seg.push_back(refs[q[j]] / 32);
+          std::sort(seg.begin(), seg.end());
+          sectors += static_cast<double>(std::unique(seg.begin(), seg.end()) - seg.begin());
+        }
+        for (const index_t j : q) out[k++] = slots[j];
+        for (const std::uint8_t i : idle) out[k++] = i;
+        swap_after_prefix_[tile + 1] = swap_after_prefix_[tile] + sectors;
+      }
+      MICROSCHED_CUDA_TRY(cudaMemcpy(d_swap_.data() + t0 * swap_jobs, batch.data(), (t1 - t0) * swap_jobs,
+                                     cudaMemcpyHostToDevice));
+    }
+  }
   transform_outcome transform(const transform_job& job) override {
+    const std::size_t w0 = job.begin / 32, w1 = (job.end + 31) / 32;
+    const double before = polar_.warp_transactions_prefix[w1] - polar_.warp_transactions_prefix[w0];
+    if (job.method == job_swapping) {
+      // Nothing per frame: the swap was built once. The measure: sectors of img[P] per warp,
+      // original warps of this piece against swapped warps of its share of the tiles.
+      const std::size_t k0 = job.begin * tiles() / n_, k1 = job.end * tiles() / n_;
+      return {before, swap_after_prefix_[k1] - swap_after_prefix_[k0]};
+    }
     // img'[t] = img[P[t]] for t in [begin, end), following the plan of each block it overlaps.
     const std::uint8_t* img = frame(job.chunk);
     std::uint8_t* out = staging_[static_cast<std::size_t>(job.slot)].data();
@@ -146,11 +250,10 @@ class unwrap_program final : public program_base {
         if (whole || t - job.begin < count) out[t] = img[plan_src_[k]];
       }
     }
-    const std::size_t w0 = job.begin / 32, w1 = (job.end + 31) / 32;
-    return {polar_.warp_transactions_prefix[w1] - polar_.warp_transactions_prefix[w0],
-            static_cast<double>(w1 - w0)};
+    return {before, static_cast<double>(w1 - w0)};
   }
   void upload(const transform_job& job, stream_t s) override {
+    if (job.method == job_swapping) return;  // the swap is on the device since prepare()
     const auto slot = static_cast<std::size_t>(job.slot);
     MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_reordered_[slot].data() + job.begin,
                                         staging_[slot].data() + job.begin, job.end - job.begin,
@@ -164,6 +267,15 @@ class unwrap_program final : public program_base {
     MICROSCHED_CHECK_LAUNCH("unwrap_original");
   }
   void launch_optimised(const transform_job& job, stream_t s) override {
+    if (job.method == job_swapping) {
+      MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_img_.data(), frame(job.chunk), pixels_, cudaMemcpyHostToDevice, s));
+      unwrap_swapped<<<static_cast<unsigned>(tiles()), swap_jobs, 0, s>>>(
+          d_img_.data(), d_map_.data(), d_swap_.data(), d_out_.data() + job.chunk * n_,
+          static_cast<std::uint32_t>(o_.radii), static_cast<std::uint32_t>(o_.angles),
+          static_cast<std::uint32_t>(tiles_a()));
+      MICROSCHED_CHECK_LAUNCH("unwrap_swapped");
+      return;
+    }
     if (job.transformed == n_ && n_ % 4 == 0) {
       launch_full(d_reordered_[static_cast<std::size_t>(job.slot)].data(), d_out_.data() + job.chunk * n_, s);
       return;
@@ -247,6 +359,9 @@ class unwrap_program final : public program_base {
   std::vector<std::uint32_t> plan_src_;  // its pixel address
   std::vector<pinned_buffer<std::uint8_t>> staging_;
   std::vector<device_buffer<std::uint8_t>> d_reordered_;
+  static constexpr int job_swapping = 1;  //!< index of "job-swapping" in methods()
+  device_buffer<std::uint8_t> d_swap_;    //!< (tile, thread) slot of the job the thread does
+  std::vector<double> swap_after_prefix_;  //!< sectors of img[P] per tile after the swap, prefix sums
 };
 
 }  // namespace

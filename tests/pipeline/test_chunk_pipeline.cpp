@@ -63,7 +63,9 @@ struct fake_program {
   [[nodiscard]] std::size_t chunk_count() const { return chunks; }
   [[nodiscard]] std::size_t chunk_elements(std::size_t) const { return n; }
   bool costly_first = false;  // list a method no limit in the tests fits before "regroup"
+  std::vector<remap_method> listed;  // when not empty: the methods listed
   [[nodiscard]] std::vector<remap_method> methods() const {
+    if (!listed.empty()) return listed;
     if (costly_first)
       return {{"reorder-duplication", std::size_t{1} << 40, std::size_t{1} << 40},
               {"regroup", n * sizeof(index_t), n * sizeof(index_t)}};
@@ -251,6 +253,53 @@ TEST_CASE("pipeline: past the cap the next method is taken (zhang2011 5.4: job s
   CHECK(stats.method == "regroup");
   CHECK(stats.host_bytes + stats.device_bytes <= args.memory_limit);
   CHECK(stats.optimised_count() == program.chunks - 1);  // all but the warm-up chunk
+  CHECK(stats.method_index == 1);
+  CHECK(stats.method_note.find("reorder-duplication over the memory cap") != std::string::npos);
+  CHECK(stats.method_note.find("took regroup") != std::string::npos);
+}
+
+TEST_CASE("pipeline: one-off method bytes count against the cap; a method that fits is taken with its note") {
+  // Like unwrap: reordering costs n + n bytes per slot; job swapping one-off bytes, any depth.
+  fake_backend backend;
+  fake_program program;
+  const std::size_t n = program.n;
+  program.listed = {{"reorder-duplication", n, n, false}, {"job-swapping", 0, 0, false, n / 4, n}};
+  auto args = fixed(1.0);
+  args.wait_for_remap = true;
+  SUBCASE("room for one reordered slot: reordering, depth shrunk") {
+    args.memory_limit = 2 * n;
+    chunk_pipeline pipe(backend, args);
+    const auto& stats = pipe.run(program);
+    CHECK(stats.method == "reorder-duplication");
+    CHECK(stats.method_index == 0);
+    CHECK(stats.method_note.empty());
+    CHECK(stats.slots == 1);
+    CHECK(program.results_correct());
+  }
+  SUBCASE("less than one reordered slot: job swapping with every slot it wants") {
+    args.memory_limit = 2 * n - 1;
+    chunk_pipeline pipe(backend, args);
+    const auto& stats = pipe.run(program);
+    CHECK(stats.method == "job-swapping");
+    CHECK(stats.method_index == 1);
+    CHECK(stats.slots == args.depth + 1);
+    CHECK(stats.host_bytes == n / 4);
+    CHECK(stats.device_bytes == n);
+    CHECK(stats.method_note.find("needs " + std::to_string(2 * n) + " B for one slot") != std::string::npos);
+    CHECK(stats.summary().find("took job-swapping") != std::string::npos);
+    CHECK(stats.optimised_count() == program.chunks - 1);
+    CHECK(program.results_correct());
+  }
+  SUBCASE("less than the one-off bytes: nothing remapped, both methods named") {
+    args.memory_limit = n + n / 4 - 1;
+    chunk_pipeline pipe(backend, args);
+    const auto& stats = pipe.run(program);
+    CHECK(stats.method.empty());
+    CHECK(stats.method_index == -1);
+    CHECK(stats.method_note.find("job-swapping over the memory cap") != std::string::npos);
+    CHECK(stats.iterations[3].reason == fallback::memory_cap);
+    CHECK(program.results_correct());
+  }
 }
 
 TEST_CASE("pipeline: a cap that fits one slot shrinks the depth instead") {

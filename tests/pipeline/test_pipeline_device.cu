@@ -14,8 +14,8 @@ using namespace microsched::pipeline::workloads;
 
 namespace {
 
-void check_equal_to_original(program_base& program, const pipeline_arguments& args,
-                             std::size_t min_optimised) {
+pipeline_statistics check_equal_to_original(program_base& program, const pipeline_arguments& args,
+                                            std::size_t min_optimised) {
   cuda_backend backend;
   any_program p{program};
   program.poison_outputs();
@@ -31,6 +31,7 @@ void check_equal_to_original(program_base& program, const pipeline_arguments& ar
   for (std::size_t i = 0; i < result.size(); ++i) mismatched += result[i] != reference[i] ? 1 : 0;
   CHECK(mismatched == 0);
   CHECK(stats.optimised_count() >= min_optimised);
+  return stats;
 }
 
 pipeline_arguments fixed(double ratio) {
@@ -62,6 +63,28 @@ TEST_CASE("unwrap: reordered kernel equals the original") {
   // A sample count that is not a multiple of 4 takes the one-sample-per-thread kernel.
   auto odd = make_unwrap({.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511});
   check_equal_to_original(*odd, fixed(1.0), 1);
+}
+
+TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals the original") {
+  // One reordered slot (n host + n device bytes) does not fit 100 kB; job swapping (one byte per
+  // sample on the device, a 16 kB host buffer) does. The odd shape has partial tiles.
+  for (const unwrap_options& o :
+       {unwrap_options{.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512},
+        unwrap_options{.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511}}) {
+    auto program = make_unwrap(o);
+    for (pipeline_arguments args : {fixed(1.0), pipeline_arguments{}}) {
+      args.memory_limit = 100000;
+      const pipeline_statistics stats =
+          check_equal_to_original(*program, args, args.wait_for_remap ? o.chunks - 1 : 0);
+      CHECK(stats.method == "job-swapping");
+      CHECK(stats.method_index == 1);
+      CHECK(stats.method_note.find("reorder-duplication over the memory cap") != std::string::npos);
+      CHECK(stats.summary().find("took job-swapping") != std::string::npos);
+      CHECK(stats.host_bytes + stats.device_bytes <= args.memory_limit);
+      for (const iteration_record& r : stats.iterations)
+        if (r.optimised) CHECK(r.metric_after <= r.metric_before);  // sectors of img[P]
+    }
+  }
 }
 
 TEST_CASE("blackscholes: redirected kernel equals the original, adaptive control included") {

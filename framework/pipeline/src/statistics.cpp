@@ -27,7 +27,9 @@ std::size_t pipeline_statistics::optimised_count() const {
 
 std::string pipeline_statistics::summary() const {
   std::ostringstream s;
-  s << "method=" << (method.empty() ? "none (memory cap)" : method) << " host=" << host_bytes
+  s << "method=" << (method.empty() ? "none (memory cap)" : method);
+  if (!method_note.empty()) s << " [" << method_note << "]";
+  s << " host=" << host_bytes
     << "B device=" << device_bytes << "B limit=" << memory_limit << "B slots=" << slots
     << " depth=" << depth << " helpers=" << helper_threads << " optimised=" << optimised_count()
     << "/" << iterations.size() << " control=" << controller_state;

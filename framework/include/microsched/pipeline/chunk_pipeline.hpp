@@ -43,7 +43,17 @@ struct remap_method {
   //! original input), so the pipeline always transforms whole chunks (r = 1) and the adaptive
   //! control only profiles and guards against losses.
   bool partial = true;
+  //! One-off bytes, independent of the slots: e.g. job swapping for a reference pattern that is
+  //! the same in every chunk keeps one mapping on the device, however deep the pipeline.
+  std::size_t host_bytes_fixed = 0;
+  std::size_t device_bytes_fixed = 0;
 };
+
+//! Bytes a method needs for `slots` staging slots (its one-off bytes included).
+[[nodiscard]] inline std::size_t method_bytes(const remap_method& m, std::size_t slots) noexcept {
+  return m.host_bytes_fixed + m.device_bytes_fixed +
+         (m.host_bytes_per_slot + m.device_bytes_per_slot) * slots;
+}
 
 //! User-facing arguments of the pipeline.
 struct pipeline_arguments {
@@ -254,11 +264,22 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
   const std::vector<remap_method> methods = program.methods();
   const int wanted = args_.depth + 1;  // chunk i+Δ is transformed while chunk i's slot is read
   method_ = -1;
+  stats_.method_note.clear();
+  auto note = [&](const std::string& text) {
+    if (!stats_.method_note.empty()) stats_.method_note += "; ";
+    stats_.method_note += text;
+  };
   for (std::size_t m = 0; m < methods.size(); ++m) {
     const std::size_t per_slot = methods[m].host_bytes_per_slot + methods[m].device_bytes_per_slot;
-    const std::size_t fit =
-        per_slot == 0 ? static_cast<std::size_t>(wanted) : args_.memory_limit / per_slot;
-    if (fit < 1) continue;
+    const std::size_t fixed = methods[m].host_bytes_fixed + methods[m].device_bytes_fixed;
+    std::size_t fit = 0;
+    if (fixed <= args_.memory_limit)
+      fit = per_slot == 0 ? static_cast<std::size_t>(wanted) : (args_.memory_limit - fixed) / per_slot;
+    if (fit < 1) {
+      note(methods[m].name + " over the memory cap (needs " + std::to_string(method_bytes(methods[m], 1)) +
+           " B for one slot, limit " + std::to_string(args_.memory_limit) + " B)");
+      continue;
+    }
     method_ = static_cast<int>(m);
     partial_ = methods[m].partial;
     const int slots = static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(wanted)));
@@ -266,8 +287,12 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
     stats_.method = methods[m].name;
     stats_.slots = slots;
     stats_.depth = depth_;
-    stats_.host_bytes = methods[m].host_bytes_per_slot * static_cast<std::size_t>(slots);
-    stats_.device_bytes = methods[m].device_bytes_per_slot * static_cast<std::size_t>(slots);
+    stats_.method_index = static_cast<int>(m);
+    stats_.host_bytes =
+        methods[m].host_bytes_fixed + methods[m].host_bytes_per_slot * static_cast<std::size_t>(slots);
+    stats_.device_bytes =
+        methods[m].device_bytes_fixed + methods[m].device_bytes_per_slot * static_cast<std::size_t>(slots);
+    if (m > 0) note("took " + methods[m].name);
     program.prepare(method_, slots);
     slots_.assign(static_cast<std::size_t>(slots), slot_state{});
     while (released_events_.size() < static_cast<std::size_t>(slots)) {  // made once, reused
@@ -279,6 +304,7 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
     return;
   }
   stats_.method.clear();
+  stats_.method_index = -1;
   stats_.slots = 0;
   stats_.depth = 0;
 }

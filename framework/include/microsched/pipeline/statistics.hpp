@@ -38,6 +38,10 @@ struct iteration_record {
 
 struct pipeline_statistics {
   std::string method;                 //!< remap method chosen ("" when none fits)
+  int method_index = -1;              //!< its index in the program's methods() (-1: none)
+  //! Why a method listed before it was not taken (each one over the memory cap, with the bytes it
+  //! needs), then "took NAME"; empty when the first method was taken.
+  std::string method_note;
   std::size_t host_bytes = 0;         //!< host memory the pipeline added (pinned staging)
   std::size_t device_bytes = 0;       //!< device memory the pipeline added
   std::size_t memory_limit = 0;       //!< the user's cap
