@@ -14,6 +14,8 @@
 
 #include "fake_backend.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
+#include "microsched/pipeline/key_function.hpp"
+#include "microsched/pipeline/lam.hpp"
 #include "microsched/pipeline/permutation.hpp"
 #include "microsched/pipeline/regroup.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
@@ -48,6 +50,9 @@ struct fake_program {
   std::chrono::microseconds optimised_kernel_time{1500};
   std::chrono::microseconds transform_time{200};
   std::function<void(const transform_job&)> hook;  // may throw
+  //! When set, the transformation is LAM over keys computed by this function of (chunk, element)
+  //! instead of regrouping on input[chunk].
+  std::function<std::uint32_t(std::size_t, std::size_t)> key_of;
   std::vector<std::vector<std::uint32_t>> input;
   std::vector<std::uint64_t> output;
   std::vector<std::vector<index_t>> staging, device;
@@ -79,6 +84,15 @@ struct fake_program {
   transform_outcome transform(const transform_job& job) {
     if (hook) hook(job);
     std::this_thread::sleep_for(transform_time);
+    if (key_of) {
+      const key_function keys =
+          key_function::per_element([&](std::size_t i) { return key_of(job.chunk, i); });
+      thread_local lam_workspace workspace;
+      auto& out = staging[static_cast<std::size_t>(job.slot)];
+      const std::span<index_t> source(out.data() + job.begin, job.end - job.begin);
+      (void)lam_source(keys, job.begin, job.end, {.classes = 4}, workspace, source);
+      return {};
+    }
     std::span<const std::uint32_t> keys(input[job.chunk].data() + job.begin, job.end - job.begin);
     const std::vector<index_t> source = regroup(keys);
     auto& out = staging[static_cast<std::size_t>(job.slot)];
@@ -239,6 +253,34 @@ TEST_CASE("pipeline: over the memory cap nothing is remapped and the statistics 
   CHECK(stats.summary().find("memory cap") != std::string::npos);
   CHECK(stats.controller_state == std::string("off"));  // not "profiling": the control never ran
   CHECK(stats.summary().find("control=off") != std::string::npos);
+}
+
+TEST_CASE("pipeline: keys from a user function; one that throws leaves the original kernel running") {
+  fake_backend backend;
+  fake_program program;
+  std::vector<std::vector<std::uint8_t>> cross(program.chunks, std::vector<std::uint8_t>(program.n));
+  std::vector<std::vector<std::uint32_t>> length(program.chunks, std::vector<std::uint32_t>(program.n));
+  std::mt19937 rng(3);
+  for (std::size_t c = 0; c < program.chunks; ++c)
+    for (std::size_t i = 0; i < program.n; ++i) {
+      cross[c][i] = static_cast<std::uint8_t>(rng() % 2);
+      length[c][i] = rng() % 300;
+    }
+  // A key computed from two arrays; chunk 3's function throws.
+  program.key_of = [&](std::size_t chunk, std::size_t i) -> std::uint32_t {
+    if (chunk == 3 && i == 100) throw std::runtime_error("no key for chunk 3");
+    return cross[chunk][i] ? length[chunk][i] : 0u;
+  };
+  auto args = fixed(1.0);
+  args.wait_for_remap = true;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.iterations[3].reason == fallback::transform_failed);
+  CHECK(!stats.iterations[3].optimised);
+  CHECK(stats.iterations[3].error == "no key for chunk 3");
+  for (std::size_t i = 1; i < program.chunks; ++i)
+    if (i != 3) CHECK(stats.iterations[i].optimised);
 }
 
 TEST_CASE("pipeline: past the cap the next method is taken (zhang2011 5.4: job swapping after reordering)") {

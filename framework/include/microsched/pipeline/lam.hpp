@@ -52,6 +52,7 @@ struct lam_workspace {
   std::vector<index_t> to_mix;
   std::vector<int> warp_label;
   std::vector<index_t> destination;
+  std::vector<std::uint32_t> keys;  //!< keys computed by a key_function (key_function.hpp)
 };
 
 //! Class of each value: R equal-width sub-ranges of [min(values), max(values)].
