@@ -43,22 +43,27 @@ TEST_CASE("key functions: LAM, regrouping and job swapping equal the precomputed
   for (std::size_t i = 0; i < n; ++i) precomputed[i] = pop.cross[i] ? pop.length[i] : 0u;
   const key_function per_element =
       key_function::per_element([&](std::size_t i) { return pop.cross[i] ? pop.length[i] : 0u; });
-  const key_function per_range = key_function::per_range([&](std::size_t b, std::span<std::uint32_t> out) {
-    for (std::size_t k = 0; k < out.size(); ++k) out[k] = pop.cross[b + k] ? pop.length[b + k] : 0u;
-  });
+  const key_function per_range =
+      key_function::per_range([&](std::size_t b, std::span<std::uint32_t> out) {
+        for (std::size_t k = 0; k < out.size(); ++k)
+          out[k] = pop.cross[b + k] ? pop.length[b + k] : 0u;
+      });
   const key_function array = key_function::array(precomputed);
   for (const key_function* f : {&per_element, &per_range, &array}) {
-    for (const auto& [begin, end] : {std::pair<std::size_t, std::size_t>{0, n}, {96, 4000}, {4000, n}}) {
+    for (const auto& [begin, end] :
+         {std::pair<std::size_t, std::size_t>{0, n}, {96, 4000}, {4000, n}}) {
       const std::span<const std::uint32_t> keys(precomputed.data() + begin, end - begin);
       CHECK(f->keys(begin, end) == std::vector<std::uint32_t>(keys.begin(), keys.end()));
       lam_workspace workspace, reference_workspace;
       std::vector<index_t> source(end - begin), expected(end - begin);
       const lam_arguments args{.classes = 10};
       const std::size_t moved = lam_source(*f, begin, end, args, workspace, source);
-      CHECK(moved == lam_source(keys, args, reference_workspace, expected, static_cast<index_t>(begin)));
+      CHECK(moved ==
+            lam_source(keys, args, reference_workspace, expected, static_cast<index_t>(begin)));
       CHECK(source == expected);
       std::vector<index_t> local(source.size());
-      for (std::size_t t = 0; t < source.size(); ++t) local[t] = source[t] - static_cast<index_t>(begin);
+      for (std::size_t t = 0; t < source.size(); ++t)
+        local[t] = source[t] - static_cast<index_t>(begin);
       CHECK(is_bijection(local));
       CHECK(regroup(*f, begin, end) == regroup(keys));
       CHECK(job_swap(*f, begin, end) == job_swap(keys));
@@ -87,7 +92,8 @@ TEST_CASE("key functions: data reordering with computed references") {
   CHECK_THROWS_AS(reorder<std::uint32_t>(a, outside, out, 0, 10, scratch), std::invalid_argument);
 }
 
-TEST_CASE("key functions: what the user's function throws propagates; empty functions are rejected") {
+TEST_CASE(
+    "key functions: what the user's function throws propagates; empty functions are rejected") {
   const key_function throwing = key_function::per_element([](std::size_t i) -> std::uint32_t {
     if (i == 70) throw std::runtime_error("no key for element 70");
     return 0;
@@ -111,8 +117,8 @@ TEST_CASE("documentation example: a branch key computed from two inputs") {
   std::vector<index_t> staging(n);
   // example-begin key-function
   // gafort-like: the loop's trip count is no input array; it comes from two of them.
-  const key_function trips = key_function::per_element(
-      [&](std::size_t i) { return pop.cross[i] ? pop.length[i] : 0u; });
+  const key_function trips =
+      key_function::per_element([&](std::size_t i) { return pop.cross[i] ? pop.length[i] : 0u; });
   // The program's transform(job), on helper threads: LAM over the keys of the job's range,
   // writing the mapping the redirected kernel reads (thread t does element staging[t]). If the
   // function throws, the pipeline reports it and runs the original kernel for that chunk.
@@ -129,10 +135,11 @@ TEST_CASE("documentation example: a branch key computed from two inputs") {
   for (std::size_t i = 0; i < n; ++i) precomputed[i] = pop.cross[i] ? pop.length[i] : 0u;
   lam_workspace workspace;
   std::vector<index_t> expected(n);
-  (void)lam_source(std::span<const std::uint32_t>(precomputed.data(), n / 2), {.classes = 10}, workspace,
-                   std::span<index_t>(expected.data(), n / 2), 0);
-  (void)lam_source(std::span<const std::uint32_t>(precomputed.data() + n / 2, n / 2), {.classes = 10}, workspace,
-                   std::span<index_t>(expected.data() + n / 2, n / 2), static_cast<index_t>(n / 2));
+  (void)lam_source(std::span<const std::uint32_t>(precomputed.data(), n / 2), {.classes = 10},
+                   workspace, std::span<index_t>(expected.data(), n / 2), 0);
+  (void)lam_source(std::span<const std::uint32_t>(precomputed.data() + n / 2, n / 2),
+                   {.classes = 10}, workspace, std::span<index_t>(expected.data() + n / 2, n / 2),
+                   static_cast<index_t>(n / 2));
   CHECK(staging == expected);
   CHECK(is_bijection(staging));
 }

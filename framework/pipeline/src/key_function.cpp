@@ -40,15 +40,18 @@ std::vector<std::uint32_t> key_function::keys(std::size_t begin, std::size_t end
 }
 
 std::size_t lam_source(const key_function& keys, std::size_t begin, std::size_t end,
-                       const lam_arguments& args, lam_workspace& workspace, std::span<index_t> source) {
+                       const lam_arguments& args, lam_workspace& workspace,
+                       std::span<index_t> source) {
   if (begin > end) detail::invalid("end", end, "must be >= begin");
-  if (source.size() != end - begin) detail::invalid("source.size()", source.size(), "must be end - begin");
+  if (source.size() != end - begin)
+    detail::invalid("source.size()", source.size(), "must be end - begin");
   workspace.keys.resize(end - begin);
   keys.fill(begin, workspace.keys);
   return lam_source(workspace.keys, args, workspace, source, static_cast<index_t>(begin));
 }
 
-std::vector<index_t> regroup(const key_function& keys, std::size_t begin, std::size_t end, int warp) {
+std::vector<index_t> regroup(const key_function& keys, std::size_t begin, std::size_t end,
+                             int warp) {
   const std::vector<std::uint32_t> k = keys.keys(begin, end);
   return regroup(std::span<const std::uint32_t>(k), warp);
 }

@@ -55,17 +55,18 @@ class key_function {
 //! (source.size() == end - begin). The keys go to workspace.keys, so after the workspace has grown
 //! once nothing is allocated. Same mapping as lam_source on the precomputed keys with base begin.
 std::size_t lam_source(const key_function& keys, std::size_t begin, std::size_t end,
-                       const lam_arguments& args, lam_workspace& workspace, std::span<index_t> source);
+                       const lam_arguments& args, lam_workspace& workspace,
+                       std::span<index_t> source);
 
 //! Regrouping over the keys of [begin, end); the mapping is relative to begin, like regroup() on
 //! the precomputed keys of the range.
-[[nodiscard]] std::vector<index_t> regroup(const key_function& keys, std::size_t begin, std::size_t end,
-                                           int warp = warp_size);
+[[nodiscard]] std::vector<index_t> regroup(const key_function& keys, std::size_t begin,
+                                           std::size_t end, int warp = warp_size);
 
 //! Job swapping for A[refs(job)] over jobs [begin, end); relative to begin, like job_swap() on the
 //! precomputed references of the range.
-[[nodiscard]] std::vector<index_t> job_swap(const key_function& refs, std::size_t begin, std::size_t end,
-                                            const job_swap_arguments& args = {});
+[[nodiscard]] std::vector<index_t> job_swap(const key_function& refs, std::size_t begin,
+                                            std::size_t end, const job_swap_arguments& args = {});
 
 //! Data reordering by duplication with computed references: out[i] = a[refs(i)] for i in
 //! [begin, end). `scratch` holds the references of the range (resized; reuse it per thread).
