@@ -107,33 +107,59 @@ TEST_CASE("with depth 2 a transformation may take two kernel times: r' = r0*2*To
   CHECK(c.ratio() == doctest::Approx(0.1 * 2 * 10.0 / (2.0 + 2 * 1.0)));
 }
 
-TEST_CASE("the loss guard switches off when pipelined iterations are slower than the original") {
+TEST_CASE("the loss guard sums whole-iteration losses and switches off once past the tolerance") {
   adaptive_arguments a;
   a.loss_window = 4;
   a.loss_tolerance = 0.02;
   adaptive_controller c(a);
   c.original_kernel(1.0);
   c.original_kernel(1.0);
-  for (int k = 0; k < 3; ++k) c.iteration_time(1.5);  // window not full yet
+  // Allowed loss: 0.02 * 1 ms * max(k, 4) = 0.08 ms for the first four iterations.
+  for (int k = 0; k < 3; ++k) c.iteration_time(1.02);  // 0.06 ms behind
   CHECK(c.enabled());
-  c.iteration_time(0.2);  // mean (1.5*3 + 0.2)/4 = 1.175 > 1.02
+  CHECK(c.loss_ms() == doctest::Approx(0.06));
+  c.iteration_time(1.03);  // 0.09 > 0.08
   CHECK_FALSE(c.enabled());
   CHECK(c.reason().find("loss guard") != std::string::npos);
+  c.iteration_time(0.1);  // off: no more judgement
+  CHECK(c.loss_ms() == doctest::Approx(0.09));
 }
 
-TEST_CASE("the loss guard keeps a pipeline that pays, and needs an original time") {
+TEST_CASE("the loss guard stops one long stall at once, before a full window") {
+  adaptive_arguments a;  // defaults: window 8, tolerance 2 %: 0.16 Torg allowed at the start
+  adaptive_controller c(a);
+  c.original_kernel(0.33);
+  c.iteration_time(0.33);
+  CHECK(c.enabled());
+  c.iteration_time(0.33 + 0.06);  // a 0.06 ms idle gap (0.0528 ms allowed)
+  CHECK_FALSE(c.enabled());
+}
+
+TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
   adaptive_arguments a;
   a.loss_window = 4;
   adaptive_controller c(a);
-  for (int k = 0; k < 8; ++k) c.iteration_time(1.9);  // no Torg yet: no judgement
+  for (int k = 0; k < 8; ++k) c.iteration_time(9.0);  // no Torg yet: no judgement
   CHECK(c.enabled());
+  CHECK(c.loss_ms() == 0);
   c.original_kernel(1.0);
   c.original_kernel(3.0);  // mean Torg = 2
-  c.iteration_time(1.9);
+  for (int k = 0; k < 4; ++k) c.iteration_time(1.5);  // 2 ms ahead
+  c.iteration_time(3.3);                              // one slow iteration: 0.7 ms ahead
   CHECK(c.enabled());
-  c.iteration_time(2.5);
-  c.iteration_time(2.5);  // (1.9*2 + 2.5*2)/4 = 2.2 > 2.04
+  // A short step and a long one that make up for it: nothing lost, nothing gained.
+  c.iteration_time(0.1);
+  c.iteration_time(3.9);
+  CHECK(c.enabled());
+  CHECK(c.loss_ms() == doctest::Approx(-0.7));
+  // A steady 5 % loss from here: 0.1 ms per iteration; allowed 0.04 * k ms for k >= 4.
+  int k = 7;
+  while (c.enabled() && k < 100) {
+    c.iteration_time(2.1);
+    ++k;
+  }
   CHECK_FALSE(c.enabled());
+  CHECK(k == 24);  // -0.7 + 0.1 * (k - 7) > 0.04 * k first at k = 24 (1.0 > 0.96)
 }
 
 TEST_CASE("an all-or-nothing method profiles at r = 1, then settles; no guard without adaptation") {

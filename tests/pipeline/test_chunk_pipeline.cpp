@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -479,3 +480,61 @@ TEST_CASE("worker_pool: helpers lower their own priority, not the caller's") {
   CHECK_THROWS_AS(worker_pool(1, 20), std::invalid_argument);
 }
 #endif
+
+TEST_CASE("pipeline: an all-or-nothing method profiles one chunk; a miss switches off with no other helper work") {
+  fake_backend backend;
+  fake_program program;
+  program.kernel_time = 500us;
+  program.transform_time = 0us;
+  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
+                     /*partial=*/false}};
+  // Scripted: never ready (each transformation ends only once its chunk ran without it).
+  std::mutex mutex;
+  std::vector<std::size_t> transformed;
+  program.hook = [&](const transform_job& job) {
+    {
+      const std::lock_guard lock(mutex);
+      if (transformed.empty() || transformed.back() != job.chunk) transformed.push_back(job.chunk);
+    }
+    while (!job.cancelled()) std::this_thread::sleep_for(50us);
+  };
+  pipeline_arguments args;
+  args.depth = 3;
+  args.threads_per_chunk = 2;
+  args.poll_interval = 50us;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.controller_state == std::string("off"));
+  CHECK(stats.controller_reason.find("did not finish") != std::string::npos);
+  CHECK(stats.optimised_count() == 0);
+  // Only chunk Δ = 3 (the one profiling judges) was ever handed to the helpers.
+  CHECK(transformed == std::vector<std::size_t>{3});
+  for (std::size_t i = 1; i < 3; ++i) CHECK(stats.iterations[i].reason == fallback::warm_up);
+  CHECK(stats.iterations[3].reason == fallback::not_ready);
+  for (std::size_t i = 4; i < program.chunks; ++i)
+    CHECK(stats.iterations[i].reason == fallback::controller_off);
+}
+
+TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one chunk, then settles") {
+  fake_backend backend;
+  fake_program program;
+  program.chunks = 16;
+  program.input.resize(program.chunks, program.input[0]);
+  program.output.assign(program.chunks * program.n, poison);
+  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
+                     /*partial=*/false}};
+  pipeline_arguments args;
+  args.depth = 2;
+  args.poll_interval = 50us;
+  args.wait_for_remap = true;  // pins the outcome: the profiled chunk is ready
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(stats.iterations[1].reason == fallback::warm_up);  // not transformed while profiling
+  CHECK(stats.iterations[2].optimised);
+  CHECK(stats.iterations[2].ratio == doctest::Approx(1.0));
+  INFO(stats.controller_reason);
+  CHECK(stats.controller_state == std::string("settled"));
+  CHECK(stats.optimised_count() >= 8);
+}

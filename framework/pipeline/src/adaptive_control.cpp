@@ -45,24 +45,18 @@ void adaptive_controller::original_kernel(double kernel_ms) {
   ++org_count_;
 }
 
-void adaptive_controller::iteration_time(double wall_ms) {
-  if (!args_.adaptive || args_.loss_window == 0 || phase_ == phase::off) return;
-  const auto w = static_cast<std::size_t>(args_.loss_window);
-  if (window_.size() < w) {
-    window_.push_back(wall_ms);
-  } else {
-    window_sum_ -= window_[window_next_];
-    window_[window_next_] = wall_ms;
-    window_next_ = (window_next_ + 1) % w;
-  }
-  window_sum_ += wall_ms;
-  if (window_.size() < w || org_count_ == 0) return;
-  const double mean = window_sum_ / static_cast<double>(w);
+void adaptive_controller::iteration_time(double step_ms) {
+  if (!args_.adaptive || args_.loss_window == 0 || phase_ == phase::off || org_count_ == 0) return;
   const double org = original_mean_ms();
-  if (mean > org * (1.0 + args_.loss_tolerance)) {
+  loss_sum_ += step_ms - org;
+  ++loss_count_;
+  const double allowed =
+      args_.loss_tolerance * org * static_cast<double>(std::max(loss_count_, args_.loss_window));
+  if (loss_sum_ > allowed) {
     std::ostringstream why;
-    why << "loss guard: the last " << w << " pipelined iterations took " << mean
-        << " ms on average, the original kernel " << org << " ms";
+    why << "loss guard: after " << loss_count_ << " pipelined iterations the loop is " << loss_sum_
+        << " ms behind the original (kernel with its copies " << org << " ms per iteration, allowed "
+        << allowed << " ms)";
     shut_down(why.str());
   }
 }

@@ -16,20 +16,28 @@
 //!   it for good. A failure at the smallest r first raises s to 5 (overlap copy and transform),
 //!   then switches off.
 //! - Loss guard (ours): the paper's rule guarantees a chunk never waits for its remap, but the
-//!   drained GPU queue and extra copies can still make the loop slower. The pipeline reports each
-//!   iteration's wall time; when the mean of the last `loss_window` exceeds the mean original
-//!   kernel time by more than `loss_tolerance`, the control switches off.
+//!   helpers' memory traffic, extra copies and host waits can still make the loop slower, and a
+//!   kernel-time comparison does not see them. The pipeline reports each iteration's whole step
+//!   on the GPU's clock (events: end of chunk i-1 to end of chunk i, so its copies and any idle
+//!   gap before it are included); the guard keeps the running loss, the sum of (step - Torg)
+//!   since the control started, in which iterations that gained are credits. It switches off as
+//!   soon as that loss exceeds `loss_tolerance * Torg * max(iterations judged, loss_window)`: a
+//!   steady loss above the tolerance within `loss_window` iterations, one bad iteration (e.g. a
+//!   long idle gap) at once, so the loop is never behind the original by much more than the
+//!   tolerance (results-pipeline.md, run 11). Torg is the original chunk's copies and kernel,
+//!   which is the original loop's step when its GPU queue never drains.
 //! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
 //!   only when complete): r stays 1, profiling decides, then only the loss guard.
 
 #include <string>
-#include <vector>
 
 namespace microsched::pipeline {
 
 //! Arguments of the controller (user-facing).
 struct adaptive_arguments {
-  bool adaptive = true;         //!< false: r = fixed_ratio forever, never switches off
+  //! false: r = fixed_ratio forever, never switches off (opt-in: no loss guard, so it loses where
+  //! remaps are rarely ready, e.g. unwrap on the H100 host: 0.70x in run 10)
+  bool adaptive = true;
   double fixed_ratio = 1.0;     //!< r when not adaptive
   double initial_ratio = 0.1;   //!< r0 for online profiling
   double ratio_step = 0.1;      //!< rs
@@ -38,8 +46,9 @@ struct adaptive_arguments {
   int initial_segments = 1;     //!< s to start with
   int raised_segments = 5;      //!< s after the transformation failed at the smallest r
   bool partial = true;          //!< false: r = 1 always (set by the pipeline from the method)
-  int loss_window = 8;          //!< iterations averaged by the loss guard; 0: no guard
-  double loss_tolerance = 0.02; //!< switch off when iterations are this much slower than Torg
+  int loss_window = 8;          //!< loss guard grace: loss allowed at the start, in iterations
+                                //!< of tolerance; 0: no guard
+  double loss_tolerance = 0.02; //!< switch off once the loop is this much slower than Torg
 };
 
 //! Throws std::invalid_argument naming the first bad value.
@@ -70,8 +79,12 @@ class adaptive_controller {
   //! that transformation used. `transform_ms`: its time (how long it ran, when abandoned).
   void transformation(double ratio, bool success, double transform_ms, double optimised_kernel_ms);
 
-  //! One pipelined iteration took `wall_ms` on the host (launch to next launch): the loss guard.
-  void iteration_time(double wall_ms);
+  //! One pipelined iteration's whole step took `step_ms` (end of the previous chunk to the end of
+  //! this one, on the GPU's clock): the loss guard. Ignored before the first original kernel time.
+  void iteration_time(double step_ms);
+
+  //! Running loss of the guard, sum of (step - Torg) over the iterations judged (ms; < 0: ahead).
+  [[nodiscard]] double loss_ms() const noexcept { return loss_sum_; }
 
   //! Mean of the original kernel times seen (<= 0: none yet).
   [[nodiscard]] double original_mean_ms() const noexcept {
@@ -91,9 +104,8 @@ class adaptive_controller {
   double t_org_ = -1;  // latest original kernel time, <0: none yet
   double org_sum_ = 0;
   int org_count_ = 0;
-  std::vector<double> window_;  // loss guard: last iteration wall times (ring)
-  std::size_t window_next_ = 0;
-  double window_sum_ = 0;
+  double loss_sum_ = 0;  // loss guard: sum of (step - Torg) over the iterations judged
+  int loss_count_ = 0;
   bool decreased_ = false;
   int successes_ = 0;
   std::string reason_;

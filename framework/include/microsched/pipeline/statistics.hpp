@@ -31,6 +31,9 @@ struct iteration_record {
   double transform_ms = -1;  //!< helper-thread wall time of this chunk's transformation
   double kernel_ms = -1;     //!< GPU time (events); -1 when not timed (control off)
   double launch_ms = 0;      //!< host time from the start of run() to this launch's return
+  //! GPU time from the end of the previous chunk to the end of this one (events): its copies,
+  //! kernel and any idle gap before it; what the loss guard compares with Torg. -1: not timed.
+  double step_ms = -1;
   double metric_before = 0;  //!< e.g. warp trip cost or memory transactions, original mapping
   double metric_after = 0;   //!< the same after the remap (the part transformed)
   std::string error;         //!< what the transformation threw
