@@ -156,8 +156,11 @@ class unwrap_program final : public program_base {
   //! All or nothing: a partial reordered copy still needs the whole frame on the device.
   //! Data reordering first; past the memory cap job swapping (zhang2011 §5.4), which keeps one
   //! byte per sample on the device (the tile-local swap) and a small host buffer to build it.
+  //! Reordering also states its one-off host bytes: the cache of per-piece gather plans it
+  //! builds while transforming (8 B per cached sample). The block plan (8 B per sample) is built
+  //! with the workload, whatever the method, and is not the pipeline's.
   std::vector<remap_method> methods() const override {
-    return {{"reorder-duplication", n_, n_, /*partial=*/false},
+    return {{"reorder-duplication", n_, n_, /*partial=*/false, plan_cache_samples() * 8, 0},
             {"job-swapping", 0, 0, /*partial=*/false, swap_batch_tiles() * swap_jobs, tiles() * swap_jobs}};
   }
   std::size_t tiles_a() const { return (static_cast<std::size_t>(o_.angles) + swap_angles - 1) / swap_angles; }
