@@ -58,6 +58,8 @@ struct fake_program {
   std::vector<std::uint64_t> output;
   std::vector<std::vector<index_t>> staging, device;
   std::atomic<int> prepared_slots{0};
+  std::atomic<int> kernels_done{0};  //!< kernels the simulated GPU finished
+  std::vector<int> done_at_launch;   //!< (chunk) kernels finished when it was launched (main thread)
 
   fake_program() {
     std::mt19937 rng(7);
@@ -107,14 +109,21 @@ struct fake_program {
       for (std::size_t t = job.begin; t < job.end; ++t) device[slot][t] = staging[slot][t];
     });
   }
+  void note_launch(std::size_t c) {
+    if (done_at_launch.size() <= c) done_at_launch.resize(c + 1, -1);
+    done_at_launch[c] = kernels_done.load(std::memory_order_acquire);
+  }
   void launch_original(std::size_t c, stream s) {
+    note_launch(c);
     s->enqueue([this, c, s] {
       std::this_thread::sleep_for(kernel_time);  // real time: helpers overlap the simulated GPU
       s->advance(kernel_time);                   // scripted time: what the events measure
       for (std::size_t t = 0; t < n; ++t) output[c * n + t] = element_result(input[c][t], t);
+      kernels_done.fetch_add(1, std::memory_order_release);
     });
   }
   void launch_optimised(const transform_job& job, stream s) {
+    note_launch(job.chunk);
     s->enqueue([this, job, s] {
       std::this_thread::sleep_for(optimised_kernel_time);
       s->advance(optimised_kernel_time);
@@ -123,6 +132,7 @@ struct fake_program {
         const std::size_t e = t < job.transformed ? map[t] : t;
         output[job.chunk * n + e] = element_result(input[job.chunk][e], e);
       }
+      kernels_done.fetch_add(1, std::memory_order_release);
     });
   }
   [[nodiscard]] bool results_correct() const {
@@ -508,8 +518,11 @@ TEST_CASE("pipeline: an all-or-nothing method profiles one chunk; a miss switche
   CHECK(stats.controller_state == std::string("off"));
   CHECK(stats.controller_reason.find("did not finish") != std::string::npos);
   CHECK(stats.optimised_count() == 0);
-  // Only chunk Δ = 3 (the one profiling judges) was ever handed to the helpers.
+  // Only chunk Δ = 3 (the one profiling judges) was ever handed to the helpers, and it had its Δ
+  // kernel times: chunks 0..2 had all ended on the simulated GPU when chunk 3 was launched.
   CHECK(transformed == std::vector<std::size_t>{3});
+  REQUIRE(program.done_at_launch.size() > 3);
+  CHECK(program.done_at_launch[3] == 3);
   for (std::size_t i = 1; i < 3; ++i) CHECK(stats.iterations[i].reason == fallback::warm_up);
   CHECK(stats.iterations[3].reason == fallback::not_ready);
   for (std::size_t i = 4; i < program.chunks; ++i)

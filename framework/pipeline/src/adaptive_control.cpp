@@ -83,7 +83,7 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
     if (!success) {
       std::ostringstream why;
       why << "profiling: transformation (" << transform_ms << " ms at r=" << ratio
-          << ") did not finish within the kernel (" << t_org_ << " ms)";
+          << ") did not finish within its " << depth_ << " kernel time(s) (" << t_org_ << " ms each)";
       shut_down(why.str());
       return;
     }

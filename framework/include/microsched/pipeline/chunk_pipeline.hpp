@@ -581,6 +581,23 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         }
       }
     }
+    // A single-chunk profile judges its chunk against the time a chunk has in steady state:
+    // chunk i+Δ is submitted once kernel i-2 ended and launched once kernel i+Δ-2 ended, Δ kernel
+    // times. Queued pacing launches the profiled chunk Δ after kernel Δ-2, one kernel time short
+    // (results-pipeline.md, run 11: 0.64 ms reorder against ~0.66 ms); so before launching it,
+    // wait until it is ready or kernel Δ-1 ended too. The queue drains at most once.
+    if (single_profile && queue_ahead && i == profiled && task && active && previous_end >= 0 &&
+        control_.state() == adaptive_controller::phase::profiling) {
+      while (!task->failed.load(std::memory_order_acquire) &&
+             !(task->copy_recorded && backend_.query(task->copy_event)) && !backend_.query(previous_end)) {
+        progress_uploads(program, *task);
+        if (args_.poll_interval.count() > 0)
+          std::this_thread::sleep_for(args_.poll_interval);
+        else
+          std::this_thread::yield();
+      }
+      progress_uploads(program, *task);
+    }
     const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
                        task->copy_recorded && backend_.query(task->copy_event);
     if (ready) {
