@@ -264,7 +264,12 @@ class unwrap_program final : public program_base {
     }
     // Past the plan cache: follow the block plan of each block the range overlaps.
     for (std::size_t b = job.begin / plan_block * plan_block; b < job.end; b += plan_block) {
-      if (job.cancelled()) return {};  // launched without it: stop early
+      if (job.cancelled()) {
+        // Launched without it: stop early, but leave the piece's plan for the next chunk or run,
+        // so that a cancelled profile does not keep every later profile on this slower path.
+        build_plan(job.begin, job.end);
+        return {};
+      }
       const std::size_t e = std::min(n_, b + plan_block);
       const bool whole = b >= job.begin && e <= job.end;
       constexpr std::size_t ahead = 32;
