@@ -43,7 +43,11 @@ std::vector<schedule_arguments> candidates() {
   list.push_back(g);
   // The automatic grid stops at 8 blocks of 128 threads per SM (scheduler.cuh); 12 blocks (what
   // fits for double Julia) for the constant-work rows, where more resident warps can help.
-  for (auto a : {list[8], g}) {
+  schedule_arguments wide;  // ballot:16, deferral 256: the constant-work rows' best before
+  wide.fetch = fetch_control::ballot(16);
+  wide.deferral = 256;
+  wide.chunk = 64;
+  for (auto a : {wide, g}) {
     a.blocks_per_sm = 12;
     list.push_back(a);
   }

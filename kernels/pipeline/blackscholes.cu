@@ -8,6 +8,7 @@
 #include "microsched/pipeline/cuda_memory.hpp"
 #include "microsched/pipeline/regroup.hpp"
 #include "pipeline_workloads.hpp"
+#include "workload_outputs.hpp"
 
 namespace microsched::pipeline::workloads {
 namespace {
@@ -125,20 +126,8 @@ class blackscholes_program final : public program_base {
         static_cast<std::uint32_t>(o_.elements));
     MICROSCHED_CHECK_LAUNCH("blackscholes_redirected");
   }
-  void poison_outputs() override {
-    MICROSCHED_CUDA_TRY(cudaMemset(d_call_.data(), 0xff, d_call_.bytes()));
-    MICROSCHED_CUDA_TRY(cudaMemset(d_put_.data(), 0xff, d_put_.bytes()));
-    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
-    // wait for: finish the poison before any kernel of the run can write these outputs.
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  }
-  std::vector<std::uint32_t> outputs() override {
-    std::vector<std::uint32_t> h(d_call_.size() * 2);
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data(), d_call_.data(), d_call_.bytes(), cudaMemcpyDeviceToHost));
-    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data() + d_call_.size(), d_put_.data(), d_put_.bytes(), cudaMemcpyDeviceToHost));
-    return h;
-  }
+  void poison_outputs() override { poison_and_wait(d_call_, d_put_); }
+  std::vector<std::uint32_t> outputs() override { return output_words(d_call_, d_put_); }
   std::string describe() const override {
     std::ostringstream s;
     s << "blackscholes iterations=" << o_.chunks << " options/iteration=" << o_.elements << " regions=" << o_.regions;

@@ -9,6 +9,7 @@
 #include "microsched/pipeline/cuda_memory.hpp"
 #include "microsched/pipeline/lam.hpp"
 #include "pipeline_workloads.hpp"
+#include "workload_outputs.hpp"
 
 namespace microsched::pipeline::workloads {
 namespace {
@@ -142,20 +143,9 @@ class carried_program final : public split_program_base {
   void reset() override {
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     MICROSCHED_CUDA_TRY(cudaMemcpy(d_state_.data(), initial_.data(), d_state_.bytes(), cudaMemcpyHostToDevice));
-    MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes()));
-    MICROSCHED_CUDA_TRY(cudaMemset(d_map_.data(), 0xff, d_map_.bytes()));
-    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
-    // wait for: finish the poison before any kernel of the run can write these outputs.
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    poison_and_wait(d_out_, d_map_);
   }
-  std::vector<std::uint32_t> outputs() override {
-    const std::size_t out_words = d_out_.size();
-    std::vector<std::uint32_t> h(out_words + 2 * o_.elements);
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data(), d_out_.data(), d_out_.bytes(), cudaMemcpyDeviceToHost));
-    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data() + out_words, d_state_.data(), d_state_.bytes(), cudaMemcpyDeviceToHost));
-    return h;
-  }
+  std::vector<std::uint32_t> outputs() override { return output_words(d_out_, d_state_); }
   std::string describe() const override {
     std::ostringstream s;
     s << "carried iterations=" << o_.iterations << " elements=" << o_.elements

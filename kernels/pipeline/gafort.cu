@@ -10,6 +10,7 @@
 #include "microsched/pipeline/cuda_memory.hpp"
 #include "microsched/pipeline/lam.hpp"
 #include "pipeline_workloads.hpp"
+#include "workload_outputs.hpp"
 
 namespace microsched::pipeline::workloads {
 namespace {
@@ -130,18 +131,8 @@ class gafort_program final : public program_base {
         static_cast<std::uint32_t>(o_.elements));
     MICROSCHED_CHECK_LAUNCH("gafort_redirected");
   }
-  void poison_outputs() override {
-    MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes()));
-    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
-    // wait for: finish the poison before any kernel of the run can write these outputs.
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  }
-  std::vector<std::uint32_t> outputs() override {
-    std::vector<std::uint32_t> h(d_out_.size());
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data(), d_out_.data(), d_out_.bytes(), cudaMemcpyDeviceToHost));
-    return h;
-  }
+  void poison_outputs() override { poison_and_wait(d_out_); }
+  std::vector<std::uint32_t> outputs() override { return output_words(d_out_); }
   std::string describe() const override {
     std::ostringstream s;
     s << "gafort chunks=" << o_.chunks << " elements=" << o_.elements << " max_trips=" << o_.max_trips

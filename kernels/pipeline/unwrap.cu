@@ -21,6 +21,7 @@
 #include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/reorder.hpp"
 #include "pipeline_workloads.hpp"
+#include "workload_outputs.hpp"
 
 namespace microsched::pipeline::workloads {
 namespace {
@@ -362,18 +363,8 @@ class unwrap_program final : public program_base {
         reinterpret_cast<const uchar4*>(reordered), reinterpret_cast<float4*>(out), n4);
     MICROSCHED_CHECK_LAUNCH("unwrap_reordered_full");
   }
-  void poison_outputs() override {
-    MICROSCHED_CUDA_TRY(cudaMemset(d_out_.data(), 0xff, d_out_.bytes()));
-    // cudaMemset runs on the legacy stream, which the pipeline's non-blocking streams do not
-    // wait for: finish the poison before any kernel of the run can write these outputs.
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  }
-  std::vector<std::uint32_t> outputs() override {
-    std::vector<std::uint32_t> h(d_out_.size());
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    MICROSCHED_CUDA_TRY(cudaMemcpy(h.data(), d_out_.data(), d_out_.bytes(), cudaMemcpyDeviceToHost));
-    return h;
-  }
+  void poison_outputs() override { poison_and_wait(d_out_); }
+  std::vector<std::uint32_t> outputs() override { return output_words(d_out_); }
   std::string describe() const override {
     std::ostringstream s;
     s << "unwrap chunks=" << o_.chunks << " image=" << o_.width << "x" << o_.height << " polar=" << o_.radii
