@@ -162,17 +162,39 @@ TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
   CHECK(k == 24);  // -0.7 + 0.1 * (k - 7) > 0.04 * k first at k = 24 (1.0 > 0.96)
 }
 
-TEST_CASE("an all-or-nothing method profiles at r = 1, then settles; no guard without adaptation") {
+TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; no guard without adaptation") {
   adaptive_arguments a;
   a.partial = false;
-  adaptive_controller c(a);
-  CHECK(c.ratio() == doctest::Approx(1.0));
-  c.original_kernel(1.0);
-  c.transformation(1.0, true, 0.5, 0.1);
-  CHECK(c.state() == phase::settled);
-  CHECK(c.ratio() == doctest::Approx(1.0));
-  c.transformation(1.0, false, 3.0, 0);  // settled: failures change nothing
-  CHECK(c.enabled());
+  {
+    // Helpers faster than the GPU's step: every chunk (r' = 1 * 1.0 / (0.05 + 0.9) > 1, clamped),
+    // whatever the depth (Ttr was measured with every helper on the chunk).
+    adaptive_controller c(a, 3);
+    CHECK(c.ratio() == doctest::Approx(1.0));
+    c.original_kernel(1.0);
+    c.transformation(1.0, true, 0.05, 0.1);
+    CHECK(c.state() == phase::adjusting);
+    CHECK(c.ratio() == doctest::Approx(1.0));
+    c.transformation(1.0, true, 0.05, 0.1);
+    c.transformation(1.0, true, 0.05, 0.1);
+    CHECK(c.state() == phase::settled);
+    c.transformation(1.0, false, 3.0, 0);  // settled: failures change nothing
+    CHECK(c.enabled());
+    CHECK(c.ratio() == doctest::Approx(1.0));
+  }
+  {
+    // Helpers slower: r' = Torg / (Ttr + Tsav) = 1.0 / (0.5 + 0.9), not × Δ; then Figure 8.
+    adaptive_controller c(a, 3);
+    c.original_kernel(1.0);
+    c.transformation(1.0, true, 0.5, 0.1);
+    CHECK(c.state() == phase::adjusting);
+    CHECK(c.ratio() == doctest::Approx(1.0 / 1.4));
+    c.transformation(c.ratio(), false, 0.9, 0);  // a selected chunk not ready: one step down
+    CHECK(c.ratio() == doctest::Approx(1.0 / 1.4 - 0.1));
+    c.transformation(c.ratio(), true, 0.5, 0.1);
+    c.transformation(c.ratio(), true, 0.5, 0.1);  // two successes after a decrease: settled
+    CHECK(c.state() == phase::settled);
+    CHECK(c.ratio() == doctest::Approx(1.0 / 1.4 - 0.1));
+  }
 
   adaptive_arguments f;
   f.adaptive = false;

@@ -96,11 +96,11 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
       shut_down(why.str());
       return;
     }
-    if (!args_.partial) {  // nothing to adjust: r = 1, the loss guard watches from here
-      phase_ = phase::settled;
-      return;
-    }
-    const double d = depth_;
+    // All-or-nothing methods: r is the share of chunks transformed, each one whole, on every
+    // helper. The helpers need r * Ttr per chunk and the GPU's mean step is Torg - r * Tsav, so
+    // r' = r0 * Torg / (Ttr + Tsav): the paper's estimate with Δ = 1, since Ttr was measured with
+    // all helpers on one chunk (the depth adds latency, not throughput).
+    const double d = args_.partial ? depth_ : 1;
     const double estimate = ratio * d * t_org_ / (std::max(0.0, transform_ms) + d * t_sav);
     ratio_ = std::clamp(estimate, args_.min_ratio, 1.0);
     phase_ = phase::adjusting;

@@ -15,6 +15,7 @@ const char* to_string(fallback f) noexcept {
     case fallback::controller_off: return "controller-off";
     case fallback::memory_cap: return "memory-cap";
     case fallback::slot_busy: return "slot-busy";
+    case fallback::chunk_share: return "chunk-share";
   }
   return "?";
 }

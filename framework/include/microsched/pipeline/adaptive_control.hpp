@@ -27,7 +27,10 @@
 //!   tolerance (results-pipeline.md, run 11). Torg is the original chunk's copies and kernel,
 //!   which is the original loop's step when its GPU queue never drains.
 //! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
-//!   only when complete): r stays 1, profiling decides, then only the loss guard.
+//!   only when complete): a remap of part of a chunk saves nothing, so r is the share of chunks
+//!   transformed (whole, by every helper); the others run the original kernel while the helpers
+//!   work on the next selected chunk. Profiling at r = 1 (one chunk), then r' = Torg / (Ttr +
+//!   Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment.
 
 #include <string>
 
@@ -45,7 +48,7 @@ struct adaptive_arguments {
   double min_gain = 0.005;      //!< profiling must save more than min_gain * Torg, else off
   int initial_segments = 1;     //!< s to start with
   int raised_segments = 5;      //!< s after the transformation failed at the smallest r
-  bool partial = true;          //!< false: r = 1 always (set by the pipeline from the method)
+  bool partial = true;          //!< false: r is a share of whole chunks (set by the pipeline from the method)
   int loss_window = 8;          //!< loss guard grace: loss allowed at the start, in iterations
                                 //!< of tolerance; 0: no guard
   double loss_tolerance = 0.02; //!< switch off once the loop is this much slower than Torg

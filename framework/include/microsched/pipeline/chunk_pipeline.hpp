@@ -40,8 +40,8 @@ struct remap_method {
   std::size_t host_bytes_per_slot = 0;    //!< pinned staging
   std::size_t device_bytes_per_slot = 0;  //!< device copy of the staging
   //! false: a remap of part of a chunk saves nothing (e.g. the kernel still needs the whole
-  //! original input), so the pipeline always transforms whole chunks (r = 1) and the adaptive
-  //! control only profiles and guards against losses.
+  //! original input), so the pipeline transforms whole chunks, each on every helper, and r is
+  //! the share of chunks transformed (the others run the original kernel meanwhile).
   bool partial = true;
   //! One-off bytes, independent of the slots: e.g. job swapping for a reference pattern that is
   //! the same in every chunk keeps one mapping on the device, however deep the pipeline.
@@ -230,7 +230,9 @@ class chunk_pipeline {
   template <class Program>
   void choose_method(Program& program);
   template <class Program>
-  void submit(Program& program, std::size_t chunk);
+  bool submit(Program& program, std::size_t chunk);
+  template <class Program>
+  void consider(Program& program, std::size_t chunk);
   template <class Program>
   void progress_uploads(Program& program, chunk_task& task);
   void harvest(bool all);
@@ -257,6 +259,11 @@ class chunk_pipeline {
   std::size_t harvested_iteration_ = 0;  // its iteration
   std::vector<int> copy_events_;      // one per slot, reused across runs
   std::vector<int> released_events_;  // one per slot, reused across runs
+  // All-or-nothing methods: chunks are considered in order; the chunk share r picks which ones
+  // the helpers transform (credit += r per chunk considered, transformed when credit >= 1).
+  std::size_t next_considered_ = 0;
+  double share_credit_ = 1.0;
+  std::vector<char> share_skipped_;  // (chunk) left to the original kernel by the chunk share
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -315,21 +322,38 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
 
 template <pipeline_backend Backend>
 template <class Program>
-void chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
+void chunk_pipeline<Backend>::consider(Program& program, std::size_t chunk) {
+  // Chunk share (ours, zhang2011 §5.3's partial transformation at chunk granularity): an
+  // all-or-nothing remap of part of a chunk saves nothing, so r is the share of chunks the
+  // helpers transform; the others run the original kernel while the helpers work ahead on the
+  // next selected chunk, so the GPU and the helpers both stay busy when the helpers alone
+  // cannot keep up with the optimised kernels.
+  share_credit_ = std::min(2.0, share_credit_ + control_.ratio());
+  if (share_credit_ < 1.0 - 1e-9) {
+    share_skipped_[chunk] = 1;
+    return;
+  }
+  share_credit_ -= 1.0;
+  if (!submit(program, chunk)) share_credit_ += 1.0;  // slot busy: the credit stays for the next
+}
+
+template <pipeline_backend Backend>
+template <class Program>
+bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
   const int slot = static_cast<int>(chunk % slots_.size());
   slot_state& state = slots_[static_cast<std::size_t>(slot)];
   if (state.task) {
     // The slot's host staging may be rewritten only when every piece of the previous task has
     // returned and its copy has left the host buffer.
-    if (!state.task->all_finished()) return;  // chunk runs the original kernel: slot_busy
-    if (state.task->copy_recorded && !backend_.query(state.task->copy_event)) return;
+    if (!state.task->all_finished()) return false;  // chunk runs the original kernel: slot_busy
+    if (state.task->copy_recorded && !backend_.query(state.task->copy_event)) return false;
   }
   const std::size_t elements = program.chunk_elements(chunk);
   const double ratio = control_.ratio();
   const auto g = static_cast<std::size_t>(args_.granularity);
   std::size_t m = static_cast<std::size_t>(ratio * static_cast<double>(elements));
   m = ratio >= 1.0 || !partial_ ? elements : (m / g) * g;
-  if (m == 0) return;
+  if (m == 0) return false;
 
   auto task = std::make_shared<chunk_task>();
   task->chunk = chunk;
@@ -341,9 +365,14 @@ void chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
   const std::size_t units = (m + g - 1) / g;
   task->segments = static_cast<int>(std::max<std::size_t>(
       1, std::min<std::size_t>(static_cast<std::size_t>(control_.segments()), units)));
+  // An all-or-nothing chunk is worth nothing until its last piece ends: its pieces go to every
+  // helper (lowest latency; the pool holds threads_per_chunk × Δ helpers, so chunks still
+  // overlap and the throughput is the same). Partial methods keep threads_per_chunk per chunk.
+  const auto per_segment = static_cast<std::size_t>(
+      partial_ ? args_.threads_per_chunk
+               : std::max(args_.threads_per_chunk, pool_->size() / std::max(1, task->segments)));
   task->pieces_per_segment = static_cast<int>(std::max<std::size_t>(
-      1, std::min<std::size_t>(static_cast<std::size_t>(args_.threads_per_chunk),
-                               units / static_cast<std::size_t>(task->segments))));
+      1, std::min<std::size_t>(per_segment, units / static_cast<std::size_t>(task->segments))));
   const int pieces = task->pieces();
   task->bounds.resize(static_cast<std::size_t>(pieces) + 1);
   for (int p = 0; p <= pieces; ++p)
@@ -387,6 +416,7 @@ void chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
       t.pieces_finished.fetch_add(1, std::memory_order_acq_rel);
     });
   }
+  return true;
 }
 
 template <pipeline_backend Backend>
@@ -451,7 +481,7 @@ void chunk_pipeline<Backend>::harvest(bool all) {
     iteration_record& r = stats_.iterations[i];
     r.kernel_ms = backend_.elapsed_ms(ev.start, ev.end);
     // Failures were reported at their launch; successes need the optimised kernel's time.
-    if (r.optimised && r.ratio >= 1.0) {
+    if (r.optimised && (r.ratio >= 1.0 || !partial_)) {
       opt_sum_ += r.kernel_ms;
       ++opt_count_;
     }
@@ -482,6 +512,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   stats_.iterations.assign(n, iteration_record{});
   for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
   tasks_.assign(n, nullptr);
+  share_skipped_.assign(n, 0);
+  share_credit_ = 1.0;
+  next_considered_ = 0;
   slots_.clear();
   ttr_sum_ = opt_sum_ = 0;
   ttr_count_ = opt_count_ = 0;
@@ -527,10 +560,33 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   const bool single_profile = !partial_ && args_.control.adaptive;
   const std::size_t profiled = std::min(static_cast<std::size_t>(std::max(1, depth_)), n > 1 ? n - 1 : 1);
   if (remap) {
-    for (std::size_t c = 1; c <= static_cast<std::size_t>(depth_) && c < n; ++c)
-      if (!single_profile || c == profiled)
+    for (std::size_t c = 1; c <= static_cast<std::size_t>(depth_) && c < n; ++c) {
+      if (partial_ || (single_profile && c == profiled))
         submit(program, c);  // warm-up: chunk 0 runs the original kernel
+      else if (!single_profile)
+        consider(program, c);
+    }
+    next_considered_ = single_profile ? profiled + 1 : static_cast<std::size_t>(depth_) + 1;
   }
+  // All-or-nothing methods. While a single-chunk profile waits for its verdict, the helpers would
+  // idle from the end of the profiled remap until kernel Δ has run (about Δ original kernels):
+  // once the profiled remap has finished, chunks Δ+1..2Δ are transformed speculatively (r = 1
+  // while profiling; cancelled if the control then switches off). After that, each iteration
+  // fills the window up to chunk i+Δ, from chunk i+2 on (chunk i+1 is launched as soon as kernel
+  // i-1 ends: a remap started now would rarely be ready; results-pipeline.md run 14).
+  auto speculate = [&] {
+    if (partial_ || !single_profile || next_considered_ != profiled + 1) return;
+    const chunk_task* p = tasks_[profiled].get();
+    if (p == nullptr || !p->all_finished() || p->failed.load(std::memory_order_acquire)) return;
+    for (std::size_t c = profiled + 1; c <= 2 * profiled && c < n; ++c) consider(program, c);
+    next_considered_ = std::min(n, 2 * profiled + 1);
+  };
+  auto fill_window = [&](std::size_t i) {
+    const std::size_t last = std::min(n - 1, i + static_cast<std::size_t>(depth_));
+    for (std::size_t c = std::max(next_considered_, i + (depth_ >= 2 ? 2 : 1)); c <= last; ++c)
+      consider(program, c);
+    next_considered_ = std::max(next_considered_, last + 1);
+  };
   // Pacing. The paper's main thread, after launching chunk i, waits until chunk i+1's copy is
   // ready or the GPU is done with chunk i: a chunk whose remap is not ready is then launched on
   // an empty GPU queue, which idles for the launch latency (~10-20 us, 3-6 % of unwrap's 0.33 ms
@@ -551,9 +607,15 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         if (t) abandon(*t);
       abandoned_all = true;
     }
-    if (active && i > 0 && i + static_cast<std::size_t>(depth_) < n &&
+    if (active && partial_ && i > 0 && i + static_cast<std::size_t>(depth_) < n &&
         !(single_profile && control_.state() == adaptive_controller::phase::profiling))
       submit(program, i + static_cast<std::size_t>(depth_));
+    if (active && !partial_) {
+      if (single_profile && control_.state() == adaptive_controller::phase::profiling)
+        speculate();
+      else if (i > 0)
+        fill_window(i);
+    }
 
     // Launch chunk i: optimised only if its remap and copy are complete.
     iteration_record& r = stats_.iterations[i];
@@ -591,6 +653,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       while (!task->failed.load(std::memory_order_acquire) &&
              !(task->copy_recorded && backend_.query(task->copy_event)) && !backend_.query(previous_end)) {
         progress_uploads(program, *task);
+        speculate();
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else
@@ -598,6 +661,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       }
       progress_uploads(program, *task);
     }
+    if (active) speculate();  // deterministic once the profiled remap is complete
     const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
                        task->copy_recorded && backend_.query(task->copy_event);
     if (ready) {
@@ -634,6 +698,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         r.reason = fallback::transform_failed;
       } else if (task) {
         r.reason = fallback::not_ready;
+      } else if (share_skipped_[i] != 0) {
+        r.reason = fallback::chunk_share;
       } else if (i > static_cast<std::size_t>(depth_)) {
         r.reason = fallback::slot_busy;
       } else {
@@ -688,6 +754,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (single_profile && timed && i >= profiled &&
         control_.state() == adaptive_controller::phase::profiling) {
       while (!backend_.query(ev.end)) {
+        speculate();
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else

@@ -18,6 +18,7 @@ enum class fallback {
   controller_off,    //!< the adaptive control switched the transformation off
   memory_cap,        //!< no remap method fits the user's memory limit
   slot_busy,         //!< the staging slot was still held by an abandoned transformation
+  chunk_share,       //!< all-or-nothing method: the chunk share r left this chunk to the original
 };
 
 [[nodiscard]] const char* to_string(fallback f) noexcept;
