@@ -8,6 +8,7 @@
 #include <iostream>
 #include <algorithm>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "microsched/device.hpp"
@@ -94,11 +95,15 @@ void bm_gafort(benchmark::State& state) {
   run_pair(state, *program, adaptive(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))));
 }
 void bm_unwrap(benchmark::State& state) {
-  auto program = make_unwrap({});
   // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule,
-  // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead.
-  // range(0): pieces per chunk (threads_per_chunk); the pool has min(range(0) * 3, cores - 1)
-  // helpers, so 15 pieces let one chunk use every helper (lower latency, same throughput).
+  // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead,
+  // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4).
+  // range(0): threads_per_chunk; the pool has min(range(0) * 3, cores - 1) helpers. Since run 14
+  // an all-or-nothing chunk is cut into one piece per helper whatever range(0) (run 12-13: 15
+  // pieces were 1.12-1.40x against 0.98x for 5).
+  unwrap_options options;
+  options.compact_plan = state.range(1) != 4;
+  auto program = make_unwrap(options);
   const int threads = static_cast<int>(state.range(0));
   auto args = state.range(1) == 1 || state.range(1) == 3 ? fixed(3, threads) : adaptive(3, threads);
   if (state.range(1) == 0) args.wait_budget = 0.5;
@@ -146,6 +151,62 @@ void bm_carried(benchmark::State& state) {
   std::cerr << "== " << program->describe() << " | kernel split r=" << args.ratio << "\n";
   loop.statistics().print(std::cerr);
 }
+//! Host only: unwrap's reorder of one frame on range(0) helpers (one piece each, all at once,
+//! frames cycled as in the loop); range(1) = 1 compact plans (default), 0 wide plans (run 13).
+void bm_unwrap_gather(benchmark::State& state) {
+  unwrap_options options;
+  options.compact_plan = state.range(1) == 1;
+  std::vector<double> ms;
+  for (auto _ : state) {
+    ms = time_unwrap_gather(options, static_cast<int>(state.range(0)), 48);
+    double sum = 0;
+    for (const double m : ms) sum += m;
+    state.SetIterationTime(sum / static_cast<double>(ms.size()) * 1e-3);
+  }
+  std::sort(ms.begin(), ms.end());
+  double sum = 0;
+  for (const double m : ms) sum += m;
+  state.counters["frame_ms_mean"] = sum / static_cast<double>(ms.size());
+  state.counters["frame_ms_median"] = ms[ms.size() / 2];
+  state.counters["frame_ms_min"] = ms.front();
+  state.counters["frame_ms_max"] = ms.back();
+}
+//! Host only: read (range(1) = 0) or write (1) bandwidth of range(0) threads over 512 MB.
+void bm_host_bandwidth(benchmark::State& state) {
+  const std::size_t bytes = std::size_t{512} << 20;
+  const auto threads = static_cast<std::size_t>(state.range(0));
+  const bool write = state.range(1) == 1;
+  std::vector<std::uint64_t> buffer(bytes / 8, 1);
+  std::vector<std::uint64_t> sums(threads * 8, 0);
+  double best = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (std::size_t k = 0; k < threads; ++k)
+      pool.emplace_back([&, k] {
+        const std::size_t words = buffer.size() / threads;
+        std::uint64_t* p = buffer.data() + k * words;
+        if (write) {
+          for (std::size_t i = 0; i < words; ++i) p[i] = i;
+        } else {
+          std::uint64_t a = 0, b = 0, c = 0, d = 0;
+          for (std::size_t i = 0; i + 4 <= words; i += 4) {
+            a += p[i];
+            b += p[i + 1];
+            c += p[i + 2];
+            d += p[i + 3];
+          }
+          sums[k * 8] = a + b + c + d;
+        }
+      });
+    for (auto& t : pool) t.join();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, static_cast<double>(bytes) / s * 1e-9);
+    state.SetIterationTime(s);
+  }
+  benchmark::DoNotOptimize(sums.data());
+  state.counters["GB_per_s_best"] = best;
+}
 void bm_unwrap_kernels(benchmark::State& state) {
   double org = 0, opt = 0;
   for (auto _ : state) {
@@ -162,7 +223,9 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Args({5, 3})->Args({8, 2})->Args({15, 2})->Args({15, 1})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Args({5, 3})->Args({5, 4})->Args({15, 2})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap_gather)->Args({15, 1})->Args({15, 0})->Args({8, 1})->Args({1, 1})->Args({1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_blackscholes)->Args({0, 0})->Args({19, 0})->Args({0, 1})->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);

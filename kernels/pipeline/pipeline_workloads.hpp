@@ -45,6 +45,9 @@ struct unwrap_options {
   int radii = 512;
   int angles = 2048;
   unsigned seed = 2;
+  //! Gather plans of 4 B per sample (address step and sample offset, 16 bits each) instead of
+  //! 8 B (both absolute); the same outputs.
+  bool compact_plan = true;
 };
 
 struct blackscholes_options {
@@ -138,5 +141,8 @@ struct kernel_pair {
   timing_stats optimised;
 };
 [[nodiscard]] kernel_pair time_unwrap_kernels(const unwrap_options& options, const timing_options& t);
+//! Host only: wall time (ms) of each frame's reorder on `threads` helpers, one piece each (the
+//! pieces the pipeline cuts with granularity 16384), frames cycled as in the loop, after warm-up.
+[[nodiscard]] std::vector<double> time_unwrap_gather(const unwrap_options& options, int threads, int frames);
 
 }  // namespace microsched::pipeline::workloads

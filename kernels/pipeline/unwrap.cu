@@ -14,12 +14,14 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <chrono>
 
 #include "microsched/error.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/pipeline/cuda_memory.hpp"
 #include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/reorder.hpp"
+#include "microsched/pipeline/worker_pool.hpp"
 #include "pipeline_workloads.hpp"
 #include "workload_outputs.hpp"
 
@@ -158,10 +160,10 @@ class unwrap_program final : public program_base {
   //! Data reordering first; past the memory cap job swapping (zhang2011 §5.4), which keeps one
   //! byte per sample on the device (the tile-local swap) and a small host buffer to build it.
   //! Reordering also states its one-off host bytes: the cache of per-piece gather plans it
-  //! builds while transforming (8 B per cached sample). The block plan (8 B per sample) is built
+  //! builds while transforming (5 B per cached sample compact, 8 B wide). The block plan (8 B per sample) is built
   //! with the workload, whatever the method, and is not the pipeline's.
   std::vector<remap_method> methods() const override {
-    return {{"reorder-duplication", n_, n_, /*partial=*/false, plan_cache_samples() * 8, 0},
+    return {{"reorder-duplication", n_, n_, /*partial=*/false, plan_cache_samples() * plan_bytes_per_sample(), 0},
             {"job-swapping", 0, 0, /*partial=*/false, swap_batch_tiles() * swap_jobs, tiles() * swap_jobs}};
   }
   std::size_t tiles_a() const { return (static_cast<std::size_t>(o_.angles) + swap_angles - 1) / swap_angles; }
@@ -247,18 +249,22 @@ class unwrap_program final : public program_base {
     std::uint8_t* out = staging_[static_cast<std::size_t>(job.slot)].data();
     const std::size_t count = job.end - job.begin;
     if (const std::shared_ptr<const piece_plan> plan = cached_plan(job.begin, job.end)) {
-      // One forward sweep of the frame for the whole piece (its output, ~200 KB for 5 pieces,
-      // stays in the core's L2): ~1.7x faster than one sweep per 16384-sample block on this
-      // repository's 2-core CI host (results-pipeline.md, run 11).
-      constexpr std::size_t ahead = 32, poll = 16384;
-      const std::uint32_t* pt = plan->t.data();
-      const std::uint32_t* ps = plan->src.data();
-      for (std::size_t k0 = 0; k0 < count; k0 += poll) {
-        if (job.cancelled()) return {};  // launched without it: stop early
-        const std::size_t k1 = std::min(count, k0 + poll);
-        for (std::size_t k = k0; k < k1; ++k) {
-          if (k + ahead < count) __builtin_prefetch(img + ps[k + ahead]);
-          out[pt[k]] = img[ps[k]];
+      // One forward sweep of the frame per run of the plan (its output, 64 KB at most, stays in
+      // the core's L2): ~1.7x faster than one sweep per 16384-sample block on this repository's
+      // 2-core CI host (results-pipeline.md, run 11).
+      if (!plan->code.empty()) {
+        if (!gather_compact(*plan, img, out, job)) return {};  // cancelled
+      } else {
+        constexpr std::size_t ahead = 32, poll = 16384;
+        const std::uint32_t* pt = plan->t.data();
+        const std::uint32_t* ps = plan->src.data();
+        for (std::size_t k0 = 0; k0 < count; k0 += poll) {
+          if (job.cancelled()) return {};  // launched without it: stop early
+          const std::size_t k1 = std::min(count, k0 + poll);
+          for (std::size_t k = k0; k < k1; ++k) {
+            if (k + ahead < count) __builtin_prefetch(img + ps[k + ahead]);
+            out[pt[k]] = img[ps[k]];
+          }
         }
       }
       return {before, static_cast<double>(w1 - w0)};
@@ -286,11 +292,62 @@ class unwrap_program final : public program_base {
   //! The gather plan of one piece [begin, end): its samples in increasing pixel address, so a
   //! helper sweeps the frame once per piece. Built on a piece's first use (pieces are the same
   //! for every chunk of a run: the driver cuts them from threads_per_chunk and granularity) and
-  //! kept; null once the cache would exceed plan_cache_samples samples (8 B each).
-  struct piece_plan {
-    std::vector<std::uint32_t> t;    // sample index
-    std::vector<std::uint32_t> src;  // its pixel address, non-decreasing
+  //! kept; null once the cache would exceed plan_cache_samples samples (plan_bytes_per_sample
+  //! each).
+  //! Two layouts. Wide (run 13): (sample index, pixel address) as two uint32 per sample.
+  //! Compact (default, run 14): one uint32 per sample, (address step << 16 | sample offset),
+  //! in runs of at most 65536 samples of one sample range; a run restarts where an address step
+  //! would not fit 16 bits. Half the plan's memory traffic: at 15 helpers the gather reads
+  //! ~15 MB of frame lines and 8 MB of wide plan per frame, a bandwidth-bound sweep.
+  struct plan_run {
+    std::size_t t0 = 0;       // sample offsets are from t0
+    std::size_t first = 0;    // index into code
+    std::size_t count = 0;
+    std::uint32_t src0 = 0;   // pixel address of the run's first sample (its step is 0)
   };
+  struct piece_plan {
+    std::vector<std::uint32_t> t;    // wide: sample index
+    std::vector<std::uint32_t> src;  // wide: its pixel address, non-decreasing
+    std::vector<plan_run> runs;      // compact
+    std::vector<std::uint32_t> code;  // compact: address step << 16 | (sample index - t0)
+  };
+  //! out[t] = img[P[t]] along a compact plan; false when cancelled.
+  static bool gather_compact(const piece_plan& plan, const std::uint8_t* img, std::uint8_t* out,
+                             const transform_job& job) {
+    constexpr std::size_t ahead = 32, poll = 16384;
+    std::size_t since_poll = 0;
+    for (const plan_run& run : plan.runs) {
+      const std::uint32_t* c = plan.code.data() + run.first;
+      std::uint8_t* o = out + run.t0;
+      const std::uint8_t* s = img + run.src0;
+      const std::uint8_t* pf = s;  // the address `ahead` samples further on, prefetched
+      const std::size_t lead = std::min(ahead, run.count);
+      for (std::size_t j = 0; j < lead; ++j) pf += c[j] >> 16;
+      std::size_t k = 0;
+      while (k < run.count) {
+        if (since_poll >= poll) {
+          if (job.cancelled()) return false;
+          since_poll = 0;
+        }
+        const std::size_t stop = std::min(run.count, k + poll - since_poll);
+        const std::size_t fast = std::min(stop, run.count > ahead ? run.count - ahead : 0);
+        since_poll += stop - k;
+        for (; k < fast; ++k) {
+          pf += c[k + ahead] >> 16;
+          __builtin_prefetch(pf);
+          const std::uint32_t v = c[k];
+          s += v >> 16;
+          o[v & 0xFFFFu] = *s;
+        }
+        for (; k < stop; ++k) {
+          const std::uint32_t v = c[k];
+          s += v >> 16;
+          o[v & 0xFFFFu] = *s;
+        }
+      }
+    }
+    return !job.cancelled();
+  }
   //! The cached plan of [begin, end), or null (first use: build_plan after this piece's gather,
   //! so building never delays the chunk that first needs it).
   std::shared_ptr<const piece_plan> cached_plan(std::size_t begin, std::size_t end) const {
@@ -307,20 +364,53 @@ class unwrap_program final : public program_base {
       plan_cache_size_ += end - begin;  // reserved: another helper will not build it too
     }
     auto plan = std::make_shared<piece_plan>();
-    std::vector<std::uint64_t> keyed(end - begin);  // (pixel address, sample index)
-    for (std::size_t t = begin; t < end; ++t)
-      keyed[t - begin] = std::uint64_t{polar_.map[t]} << 32 | static_cast<std::uint32_t>(t);
-    std::sort(keyed.begin(), keyed.end());
-    plan->t.resize(keyed.size());
-    plan->src.resize(keyed.size());
-    for (std::size_t k = 0; k < keyed.size(); ++k) {
-      plan->t[k] = static_cast<std::uint32_t>(keyed[k]);
-      plan->src[k] = static_cast<std::uint32_t>(keyed[k] >> 32);
+    if (o_.compact_plan) {
+      constexpr std::size_t span = 65536;  // sample offsets fit 16 bits
+      plan->code.reserve(end - begin);
+      std::vector<std::uint64_t> keyed;
+      for (std::size_t t0 = begin; t0 < end; t0 += span) {
+        const std::size_t t1 = std::min(end, t0 + span);
+        keyed.resize(t1 - t0);
+        for (std::size_t t = t0; t < t1; ++t)
+          keyed[t - t0] = std::uint64_t{polar_.map[t]} << 32 | static_cast<std::uint32_t>(t - t0);
+        std::sort(keyed.begin(), keyed.end());
+        std::uint32_t previous = 0;
+        for (std::size_t k = 0; k < keyed.size(); ++k) {
+          const auto src = static_cast<std::uint32_t>(keyed[k] >> 32);
+          const auto offset = static_cast<std::uint32_t>(keyed[k]);
+          if (k == 0 || src - previous > 0xFFFFu) {  // a new run: absolute address
+            plan->runs.push_back({t0, plan->code.size(), 0, src});
+            previous = src;
+          }
+          plan->code.push_back((src - previous) << 16 | offset);
+          ++plan->runs.back().count;
+          previous = src;
+        }
+      }
+      if (plan->runs.size() * sizeof(plan_run) > end - begin) {  // steps too far apart: wide
+        plan->runs.clear();
+        plan->code.clear();
+      }
+    }
+    if (plan->code.empty()) {
+      std::vector<std::uint64_t> keyed(end - begin);  // (pixel address, sample index)
+      for (std::size_t t = begin; t < end; ++t)
+        keyed[t - begin] = std::uint64_t{polar_.map[t]} << 32 | static_cast<std::uint32_t>(t);
+      std::sort(keyed.begin(), keyed.end());
+      plan->t.resize(keyed.size());
+      plan->src.resize(keyed.size());
+      for (std::size_t k = 0; k < keyed.size(); ++k) {
+        plan->t[k] = static_cast<std::uint32_t>(keyed[k]);
+        plan->src[k] = static_cast<std::uint32_t>(keyed[k] >> 32);
+      }
     }
     const std::lock_guard lock(plan_mutex_);
     plan_cache_.emplace(std::make_pair(begin, end), std::move(plan));
   }
   std::size_t plan_cache_samples() const { return 4 * n_; }
+  //! Host bytes per cached sample: 4 compact (plus one 32-byte run per 65536 samples at least;
+  //! counted as 1 byte per sample), 8 wide.
+  std::size_t plan_bytes_per_sample() const { return o_.compact_plan ? 5 : 8; }
   void upload(const transform_job& job, stream_t s) override {
     if (job.method == job_swapping) return;  // the swap is on the device since prepare()
     const auto slot = static_cast<std::size_t>(job.slot);
@@ -435,6 +525,33 @@ std::unique_ptr<program_base> make_unwrap(const unwrap_options& options) {
 kernel_pair time_unwrap_kernels(const unwrap_options& options, const timing_options& t) {
   unwrap_program p(options);
   return p.time_kernels(t);
+}
+
+std::vector<double> time_unwrap_gather(const unwrap_options& options, int threads, int frames) {
+  unwrap_program p(options);
+  p.prepare(0, 1);
+  worker_pool pool(threads);
+  const std::size_t n = p.chunk_elements(0);
+  constexpr std::size_t g = 16384;  // the bench's granularity
+  const std::size_t units = (n + g - 1) / g;
+  const auto pieces = static_cast<std::size_t>(threads);
+  std::vector<std::size_t> bounds(pieces + 1);
+  for (std::size_t k = 0; k <= pieces; ++k) bounds[k] = std::min(n, units * k / pieces * g);
+  bounds.back() = n;
+  std::vector<double> ms;
+  const int warm = 2 * options.frames;  // the first sweep of each piece builds its plan
+  for (int f = 0; f < warm + frames; ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t k = 0; k < pieces; ++k)
+      pool.submit([&, k, f] {
+        transform_job job{static_cast<std::size_t>(f), 0, 0, bounds[k], bounds[k + 1], n, n};
+        (void)p.transform(job);
+      });
+    pool.wait_idle();
+    if (f >= warm)
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return ms;
 }
 
 }  // namespace microsched::pipeline::workloads
