@@ -22,6 +22,16 @@
 //                                  textbook vanilla: window 1, row-major), speedup_w1 (window 1,
 //                                  same order), speedup (against the fastest vanilla of every
 //                                  order and window)
+//   raycast_q/<size>/<skip|noskip>/vanilla_<order>_w<w>       vanilla per task order and window
+//   raycast_q/<size>/<skip|noskip>/switching/blocks_per_sm/contexts/chunk/window/quorum
+//                                  switching with march quorum q (a window ends once q lanes
+//                                  have stopped; 0 = off); step 0.0125, median of 5; counters
+//                                  speedup_w1_rows (textbook vanilla: window 1, row-major) and
+//                                  speedup (the fastest vanilla row of the group); skip = with
+//                                  empty-space skipping (the raycast sample's default), noskip =
+//                                  every sample marched; fifo/lifo: parked contexts resumed first
+//                                  or last in first out; center_first/rows: the switching run's
+//                                  task order (expensive 8x4 tiles first, or vanilla's rows)
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288).
 #include <benchmark/benchmark.h>
 
@@ -78,6 +88,8 @@ raycast_runner& rc_set(int size, bool hessian, float h, int window) {
   auto& r = rc_at(size);
   r.set_skip_empty(false);
   r.set_tile(0, 0);
+  r.set_march_quorum(0);
+  r.set_center_first(false);
   r.set_hessian(hessian);
   r.set_step_size(h);
   r.set_march_window(window);
@@ -434,6 +446,146 @@ void register_raycast_tiles() {
   }
 }
 
+//! March quorum x window x grid x pool x chunk at step 0.0125 (see the header comment).
+struct rc_q_vanilla {
+  const char* order;
+  int tile_w, tile_h, window;
+};
+std::vector<rc_q_vanilla> rc_q_vanillas(int size) {
+  if (size == 2048) return {{"rows", 0, 0, 1}, {"8x4", 8, 4, 64}, {"8x4", 8, 4, 256}};
+  return {{"rows", 0, 0, 1}, {"8x4", 8, 4, 1}, {"rows", 0, 0, 64}, {"8x4", 8, 4, 32},
+          {"8x4", 8, 4, 64}, {"16x16", 16, 16, 64}};
+}
+constexpr int rc_q_repetitions = 5;
+double rc_q_vanilla_ms(int size, bool skip, const rc_q_vanilla& q) {
+  const std::string key = std::string("rcQ") + std::to_string(size) + (skip ? "s" : "n") + q.order +
+                          "w" + std::to_string(q.window);
+  auto& cache = vanilla_cache();
+  if (!cache.count(key)) {
+    auto& r = rc_set(size, true, 0.0125f, q.window);
+    r.set_skip_empty(skip);
+    r.set_tile(q.tile_w, q.tile_h);
+    cache[key] = r.time_vanilla({1, rc_q_repetitions}).median_ms;
+  }
+  return cache[key];
+}
+double rc_q_vanilla_best_ms(int size, bool skip) {
+  double best = 1e30;
+  for (const auto& q : rc_q_vanillas(size)) best = std::min(best, rc_q_vanilla_ms(size, skip, q));
+  return best;
+}
+
+void register_raycast_quorum() {
+  struct sw {
+    int blocks, contexts, chunk, window, quorum;
+    bool fifo = false, center = false;
+  };
+  for (const int size : {512, 2048}) {
+    for (const bool skip : {true, false}) {
+      if (size == 2048 && !skip) continue;
+      const std::string group = "raycast_q/" + std::to_string(size) + (skip ? "/skip/" : "/noskip/");
+      for (const auto& q : rc_q_vanillas(size)) {
+        const std::string name = group + "vanilla_" + q.order + "_w" + std::to_string(q.window);
+        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+          run_manual(state, [&] {
+            timing_stats st;
+            st.median_ms = rc_q_vanilla_ms(size, skip, q);
+            return st;
+          });
+          state.counters["window"] = q.window;
+          state.counters["speedup_w1_rows"] = rc_q_vanilla_ms(size, skip, rc_q_vanillas(size)[0]) / state.counters["ms"];
+        })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      }
+      std::vector<sw> rows;
+      if (size == 2048) {
+        for (const int w : {16, 32, 64}) {
+          for (const int quorum : {0, 8, 16}) rows.push_back({0, 64, 32, w, quorum});
+        }
+        for (const int blocks : {0, 4}) {
+          for (const int chunk : {32, 8}) {
+            for (const bool fifo : {false, true}) {
+              for (const bool center : {false, true}) rows.push_back({blocks, 64, chunk, 16, 0, fifo, center});
+            }
+          }
+        }
+      } else if (skip) {
+        for (const int blocks : {3, 4}) {
+          for (const int contexts : {64, 128}) {
+            for (const int w : {16, 32, 64}) {
+              for (const int quorum : {0, 8, 16, 24}) rows.push_back({blocks, contexts, 32, w, quorum});
+            }
+          }
+        }
+        for (const int chunk : {8, 16}) {
+          for (const int contexts : {64, 128}) {
+            rows.push_back({3, contexts, chunk, 16, 0});
+            rows.push_back({3, contexts, chunk, 32, 16});
+          }
+        }
+        for (const int contexts : {64, 128}) {
+          rows.push_back({2, contexts, 32, 32, 16});
+          rows.push_back({5, contexts, 32, 32, 16});
+        }
+        // Against the tail: rings, expensive tiles first, small grabs.
+        for (const int blocks : {3, 4}) {
+          for (const int contexts : {64, 128}) {
+            for (const int chunk : {32, 8, 4, 2, 1}) {
+              for (const int w : {16, 32}) {
+                for (const bool fifo : {false, true}) {
+                  for (const bool center : {false, true}) {
+                    if (!fifo && !center && w == 16 && blocks == 3 && chunk >= 8) continue;  // above
+                    rows.push_back({blocks, contexts, chunk, w, 0, fifo, center});
+                  }
+                }
+              }
+            }
+          }
+        }
+      } else {
+        for (const int contexts : {64, 128}) {
+          for (const int w : {16, 32, 64}) {
+            for (const int quorum : {0, 16}) rows.push_back({3, contexts, 32, w, quorum});
+          }
+          for (const int chunk : {32, 8, 4}) {
+            for (const bool fifo : {false, true}) {
+              for (const bool center : {false, true}) rows.push_back({3, contexts, chunk, 32, 0, fifo, center});
+            }
+          }
+        }
+      }
+      for (const auto& row : rows) {
+        const std::string name = group + "switching/blocks_per_sm=" + std::to_string(row.blocks) +
+                                 "/contexts=" + std::to_string(row.contexts) + "/chunk=" +
+                                 std::to_string(row.chunk) + "/window=" + std::to_string(row.window) +
+                                 "/quorum=" + std::to_string(row.quorum) +
+                                 (row.fifo ? "/fifo" : "/lifo") + (row.center ? "/center_first" : "/rows");
+        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+          const double best = rc_q_vanilla_best_ms(size, skip);
+          const double w1_rows = rc_q_vanilla_ms(size, skip, rc_q_vanillas(size)[0]);
+          auto& r = rc_set(size, true, 0.0125f, row.window);
+          r.set_skip_empty(skip);
+          r.set_march_quorum(row.quorum);
+          r.set_center_first(row.center);
+          run_manual(state, [&] {
+            variant v = make_variant(row.blocks, row.contexts, 1, 33);
+            v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
+            v.switching.fifo = row.fifo;
+            return r.time_switching(v, {1, rc_q_repetitions});
+          });
+          r.set_march_quorum(0);
+          r.set_center_first(false);
+          state.counters["window"] = row.window;
+          state.counters["quorum"] = row.quorum;
+          state.counters["vanilla_ms"] = best;
+          state.counters["vanilla_w1_rows_ms"] = w1_rows;
+          state.counters["speedup"] = best / state.counters["ms"];
+          state.counters["speedup_w1_rows"] = w1_rows / state.counters["ms"];
+        })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -450,6 +602,7 @@ int main(int argc, char** argv) {
   register_raycast_large();
   register_raycast_hessian();
   register_raycast_tiles();
+  register_raycast_quorum();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -93,6 +93,27 @@ struct raycast_settings {
   //! Both must divide the image size. The image does not depend on it.
   int tile_width = 0;
   int tile_height = 0;
+  //! Switching runs only: a march window ends for the whole warp once this many lanes have
+  //! stopped (crossed or ended; 0: off). The image does not depend on it.
+  int march_quorum = 0;
+  //! Scheduled runs (switching, termination only): the tasks in 8x4 tiles (when they divide the
+  //! image; else single pixels), the tiles whose centre ray passes closest to the orbital's
+  //! centre, the most expensive, first (longest-first against the tail of a run that holds
+  //! nearly every ray at once). Vanilla keeps the tile order above. The image is the same.
+  bool center_first = false;
+};
+
+//! Diagnostics of one run (raycast_runner::profile_*): not timed. Completion: the time from the
+//! first task's begin by which a fraction of the tasks had ended (%globaltimer stamps).
+struct run_profile {
+  bool counted = false;             //!< visit counters below are filled (switching runs)
+  double steps = 0;                 //!< visits of the step, summed over warps
+  double active_lanes = 0;          //!< sum over visits of the lanes active before the step
+  double then_steps = 0;            //!< visits in which some lane ran the then path (shading)
+  double then_lanes = 0;            //!< sum over those visits of the lanes running it
+  double begin_span_ms = 0;         //!< first to last begin
+  std::vector<double> fractions;    //!< 0.1 0.25 0.5 0.75 0.9 0.95 0.99 1
+  std::vector<double> end_ms;       //!< time by which that fraction of the tasks had ended
 };
 
 //! Result of comparing a scheduled image with the vanilla one.
@@ -119,6 +140,10 @@ class raycast_runner {
   void set_skip_empty(bool skip);
   //! Task order: tiles of w x h pixels, or 0 x 0 for row-major (the image stays the same).
   void set_tile(int w, int h);
+  //! Switching runs: end a march window once this many lanes have stopped (0: off, 1..32).
+  void set_march_quorum(int quorum);
+  //! Scheduled runs: expensive tiles first (see raycast_settings::center_first).
+  void set_center_first(bool on);
   [[nodiscard]] std::string describe() const;
 
   timing_stats time_vanilla(const timing_options& options);
@@ -134,6 +159,10 @@ class raycast_runner {
   [[nodiscard]] std::vector<std::uint32_t> render_vanilla_textbook();
   [[nodiscard]] std::vector<std::uint32_t> render_switching(const variant& v);
   [[nodiscard]] std::string resources(const variant& v);
+  //! One untimed run with visit counters and completion stamps (no register cap: v's is
+  //! ignored); the vanilla kernel under the current settings (completion stamps only).
+  [[nodiscard]] run_profile profile_switching(const variant& v);
+  [[nodiscard]] run_profile profile_vanilla();
 
  private:
   struct impl;

@@ -46,8 +46,10 @@ int main(int argc, char** argv) {
       "sets the opacity (frey2012 5.3). The shading is a managed branch: microsched runs it on "
       "whole warps of rays that need it. Prints the times of the vanilla ray caster, the "
       "termination-only persistent driver and context switching.\n"
-      "Example: raycast --step 0.02 --output raycast.png --verify"};
+      "Example: raycast --verify --output raycast.png"};
   switching_workloads::raycast_settings settings;
+  // The finest step of frey2012's sweep (and of the target): the most divergent.
+  settings.step_size = 0.0125f;
   app.add_option("--width", settings.width, "image width in pixels")->capture_default_str();
   app.add_option("--height", settings.height, "image height in pixels")->capture_default_str();
   app.add_option("--step", settings.step_size,
@@ -59,9 +61,26 @@ int main(int argc, char** argv) {
                  "crossing); the image does not depend on it, the scheduler's per-visit cost is "
                  "paid once per window")
       ->capture_default_str();
-  app.add_flag("--skip-empty", settings.skip_empty,
-               "empty-space skipping: skip the samples that a Lipschitz bound of psi proves "
-               "cross no isosurface (both kernels; the image stays the same)");
+  // Empty-space skipping is exact (the same image, 0 pixels differ), so it is on by default.
+  settings.skip_empty = true;
+  app.add_flag("--skip-empty,!--no-skip-empty", settings.skip_empty,
+               "empty-space skipping (the default): skip the samples that a Lipschitz bound of "
+               "psi proves cross no isosurface, in every kernel; the image stays the same. "
+               "--no-skip-empty marches every sample (the workload of the earlier results)")
+      ->capture_default_str();
+  app.add_flag("--center-first,!--no-center-first", settings.center_first,
+               "scheduled runs (termination only, context switching): tasks in 8x4 tiles, the "
+               "tiles whose centre ray passes closest to the orbital's centre (the most expensive) "
+               "first, so that the rays begun last are cheap (the default; --no-center-first: "
+               "--tile's order, as vanilla); vanilla keeps --tile's order; the image does not "
+               "depend on it");
+  app.add_option("--march-quorum", settings.march_quorum,
+                 "context switching only: a march window ends for the whole warp once this many "
+                 "of its lanes have stopped (crossed an isosurface or reached the ray's end), "
+                 "instead of waiting for the slowest lane (0: off); the image does not depend on "
+                 "it")
+      ->check(CLI::Range(0, 32))
+      ->capture_default_str();
   int vanilla_window = 64;
   app.add_option("--vanilla-window", vanilla_window,
                  "the window of the second vanilla run: vanilla is timed at window 1 (one sample "
@@ -86,14 +105,24 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::string output = "raycast.png";
   app.add_option("-o,--output", output, "PNG to write (empty: none)")->capture_default_str();
+  bool profile = false;
+  app.add_flag("--profile", profile,
+               "one more, untimed run of vanilla (at --vanilla-window) and of context switching "
+               "with per-visit lane counters and per-ray completion stamps: prints lanes active "
+               "per visit, shading visits and lanes, and when 10%..100% of the rays had ended");
   bool verify = false;
   app.add_flag("--verify", verify,
                "compare every pixel with the vanilla ray caster (per-channel tolerance 2 on at "
                "most 0.1% of the pixels; see the printed reason) and check each ray ends once");
   samples::switching_cli cli;
   // 3 blocks of 128 threads per SM at 512x512 (the sweep of 2026-11-22: fewer warps, ~165 rays
-  // each to choose contexts from; 4 was the earlier default).
+  // each to choose contexts from; 4 was the earlier default). Against the tail of a run that
+  // holds nearly every ray at once (results of 2026-11-22, second section): grabs of 4 tasks
+  // (was 32), parked contexts resumed first in first out, expensive tiles first (below).
   cli.blocks_per_sm = 3;
+  cli.chunk = 4;
+  cli.fifo = true;
+  settings.center_first = true;
   cli.add_to(app);
   CLI11_PARSE(app, argc, argv);
 
@@ -157,6 +186,26 @@ int main(int argc, char** argv) {
     }
     std::printf("  switching: %s\n  kernel: %s\n", switching_workloads::to_string(v).c_str(),
                 runner.resources(v).c_str());
+    if (profile) {
+      const auto show = [](const char* name, const switching_workloads::run_profile& p) {
+        std::printf("profile %s: rays begun within %.3f ms; ended by (ms from the first begin):",
+                    name, p.begin_span_ms);
+        for (std::size_t i = 0; i < p.fractions.size(); ++i) {
+          std::printf(" %g%% %.3f", 100.0 * p.fractions[i], p.end_ms[i]);
+        }
+        std::printf("\n");
+        if (p.counted && p.steps > 0) {
+          std::printf("  visits %.0f, active lanes per visit %.2f; shading in %.1f%% of the visits, "
+                      "%.2f lanes each\n",
+                      p.steps, p.active_lanes / p.steps, 100.0 * p.then_steps / p.steps,
+                      p.then_steps > 0 ? p.then_lanes / p.then_steps : 0.0);
+        }
+      };
+      runner.set_march_window(vanilla_window);
+      show("vanilla", runner.profile_vanilla());
+      runner.set_march_window(window);
+      show("switching", runner.profile_switching(v));
+    }
     int rc = 0;
     if (verify) {
       const auto r = runner.check(v, tolerance, allowed_fraction);

@@ -22,6 +22,7 @@ struct switching_cli {
   int default_then = 0;
   int threshold = 33;
   int register_cap = 0;
+  bool fifo = false;
   int repetitions = 5;
 
   void add_to(CLI::App& app) {
@@ -45,6 +46,10 @@ struct switching_cli {
                    "vote threshold: when at least this many lanes of a warp need the branch, run "
                    "it divergently like vanilla (33 = always switch)")
         ->capture_default_str();
+    app.add_flag("--fifo,!--lifo", fifo,
+                 std::string("resume parked contexts first in first out (rings), or last in first "
+                             "out (--lifo: the stacks of frey2012's branch map); default: ") +
+                     (fifo ? "--fifo" : "--lifo"));
     app.add_option("--register-cap", register_cap,
                    "cap the switching kernel's registers so that this many blocks of 128 threads "
                    "fit an SM (__launch_bounds__; 0 = no cap; the ray caster is compiled for 0, 8 "
@@ -65,6 +70,7 @@ struct switching_cli {
     v.switching.switch_every = switch_every;
     v.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
     v.switching.vanilla_threshold = threshold;
+    v.switching.fifo = fifo;
     switching::validate(v.switching);
     if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
     return v;

@@ -123,6 +123,69 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
     }
   }
 
+  SUBCASE("a march quorum (the warp's window ends once q lanes stopped) renders the same image") {
+    // The quorum's loop runs on every lane of the warp with full-mask ballots: immediate and
+    // deferred switching, with and without skipping, odd and even windows (the unskipped march
+    // takes samples in pairs), q = 1 (a window ends at the first stop) and 16.
+    switching::switching_scheduler<kernels::raycast::raycast_program, 128, 64> immediate(
+        pools, switching::switching_arguments{});
+    const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+    for (const bool skip : {true, false}) {
+      for (const int window : {7, 32}) {
+        for (const int quorum : {1, 16}) {
+          for (const bool deferred : {false, true}) {
+            if (small && (window != 7 || quorum != 16 || deferred)) continue;
+            kernels::raycast::raycast_program p = program;
+            p.view.skip_empty = skip;
+            p.view.march_window = window;
+            p.view.march_quorum = quorum;
+            ported_image.fill_bytes(0xff, nullptr);
+            if (deferred) {
+              sched.run(p, static_cast<task_id>(width) * height);
+            } else {
+              immediate.run(p, static_cast<task_id>(width) * height);
+            }
+            const auto [b, z] = compare_images(want, ported_image.to_host(nullptr));
+            CAPTURE(skip);
+            CAPTURE(window);
+            CAPTURE(quorum);
+            CAPTURE(deferred);
+            CHECK(z == 0);
+            CHECK(b <= static_cast<int>(want.size() / 1000));
+          }
+        }
+      }
+    }
+  }
+
+  SUBCASE("a task order table and rings (fifo) with small grabs render the same image") {
+    // The raycast sample's scheduling: pixel_order (here the tasks reversed), parked contexts
+    // resumed first in first out, grabs of 4 tasks, with and without skipping.
+    std::vector<std::uint32_t> reversed(static_cast<std::size_t>(width) * height);
+    for (std::size_t t = 0; t < reversed.size(); ++t) {
+      reversed[t] = static_cast<std::uint32_t>(reversed.size() - 1 - t);
+    }
+    device_buffer<std::uint32_t> order(reversed);
+    schedule_arguments small_grabs = pools;
+    small_grabs.chunk = 4;
+    switching::switching_arguments rings;
+    rings.fifo = true;
+    switching::switching_scheduler<kernels::raycast::raycast_program, 128, 128> fifo(small_grabs, rings);
+    const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+    for (const bool skip : {true, false}) {
+      if (small && !skip) continue;
+      kernels::raycast::raycast_program p = program;
+      p.view.skip_empty = skip;
+      p.view.pixel_order = order.data();
+      ported_image.fill_bytes(0xff, nullptr);
+      fifo.run(p, static_cast<task_id>(width) * height);
+      const auto [b, z] = compare_images(want, ported_image.to_host(nullptr));
+      CAPTURE(skip);
+      CHECK(z == 0);
+      CHECK(b <= static_cast<int>(want.size() / 1000));
+    }
+  }
+
   SUBCASE("tile-ordered tasks under a register-capped kernel render the same image") {
     // The cap: __launch_bounds__(128, 10), 48 registers or fewer (spills allowed); 64 contexts
     // so that ten blocks fit the shared memory.

@@ -51,6 +51,11 @@ struct scene {
   //! per-visit cost of a scheduler is paid once per window. Every ray takes the same samples
   //! whatever the window, so the image does not depend on it.
   int march_window = 1;
+  //! Under a collective gate (the switching driver): the window ends for the whole warp as soon
+  //! as this many of its lanes have stopped (at a crossing or at the ray's last sample), instead
+  //! of idling until the slowest lane has marched its window (0: off). The samples and the image
+  //! do not depend on it.
+  int march_quorum = 0;
   second_derivative derivatives = second_derivative::sobel_hessian;
   //! Empty-space skipping: after a sample, skip the samples that provably cross no isosurface
   //! (a Lipschitz bound of psi on the way to them). The image is the same as without it.
@@ -60,11 +65,15 @@ struct scene {
   //! and a pool chunk's consecutive tasks are neighbouring pixels. The image is the same.
   int tile_w = 0;
   int tile_h = 0;
+  //! Task order as a table in device memory (task t -> pixel pixel_order[t], a permutation);
+  //! overrides the tiles when set. The image is the same.
+  const std::uint32_t* pixel_order = nullptr;
 };
 
 //! The pixel (row-major index) of task t under the scene's task order.
 MICROSCHED_HD std::uint32_t task_pixel(const scene& s, task_id t) {
   const auto task = static_cast<std::uint32_t>(t);
+  if (s.pixel_order != nullptr) return s.pixel_order[task];
   if (s.tile_w <= 0) return task;
   const auto tw = static_cast<std::uint32_t>(s.tile_w);
   const auto per_tile = tw * static_cast<std::uint32_t>(s.tile_h);
@@ -180,6 +189,65 @@ __device__ __forceinline__ bool march_window(ray_state& r, const scene& s) {
   }
   if (left == 1) return march(r, s);
   return false;
+}
+
+//! march_window for a warp whose lanes all call it together (a collective gate): the lanes in
+//! `marching` march, up to s.march_window samples each, and the window ends for the whole warp
+//! once s.march_quorum of them have stopped (crossed, or reached the ray's last sample) or none
+//! marches any more. The samples of each ray
+//! are those of march_window(), so the image is the same. One ballot per sample (per pair of
+//! samples without skipping).
+__device__ __forceinline__ bool march_window_quorum(ray_state& r, const scene& s, bool marching) {
+  const bool started = marching;
+  bool crossed = false;
+  int left = s.march_window;
+  if (s.skip_empty) {
+#pragma unroll 1
+    for (; left > 0; --left) {
+      if (marching) {
+        ++r.n;
+        const vec3 p = s.cam.eye + sample_t(r, r.n, s.step_size) * r.dir;
+        const float radius = sqrtf(dot(p, p));
+        crossed = classify(r, psi321(p));
+        if (!crossed) {
+          const int skip = empty_samples(r.f_next, radius, s.step_size);
+          r.n = r.n_end - r.n > skip ? r.n + skip : r.n_end;
+        }
+        marching = !crossed && r.n < r.n_end;
+      }
+      const unsigned stopped = __ballot_sync(full_mask, started && !marching);
+      if (__popc(stopped) >= s.march_quorum || !__any_sync(full_mask, marching)) break;
+    }
+    return crossed;
+  }
+#pragma unroll 1
+  for (; left > 0; left -= 2) {
+    if (marching) {
+      const float f1 = psi321(s.cam.eye + sample_t(r, r.n + 1, s.step_size) * r.dir);
+      const float f2 =
+          left >= 2 ? psi321(s.cam.eye + sample_t(r, r.n + 2, s.step_size) * r.dir) : 0.0f;
+      ++r.n;
+      crossed = classify(r, f1);
+      if (!crossed && r.n < r.n_end && left >= 2) {
+        ++r.n;
+        crossed = classify(r, f2);
+      }
+      marching = !crossed && r.n < r.n_end;
+    }
+    const unsigned stopped = __ballot_sync(full_mask, started && !marching);
+    if (__popc(stopped) >= s.march_quorum || !__any_sync(full_mask, marching)) break;
+  }
+  return crossed;
+}
+
+//! The march of one step: march_window() on the active lanes, or, under a collective gate with a
+//! quorum set, march_window_quorum() on the whole warp.
+template <class Gate>
+__device__ __forceinline__ bool march_step(ray_state& r, const scene& s, const Gate& gate) {
+  if constexpr (switching::collective_gate<Gate>) {
+    if (s.march_quorum > 0) return march_window_quorum(r, s, gate.active());
+  }
+  return gate.active() && march_window(r, s);
 }
 
 //! Sobel weights at offset d (-1..1): smoothing [1 2 1] and derivative [-1 0 1]; and their
@@ -341,15 +409,16 @@ struct raycast_program {
   std::uint32_t* image = nullptr;  //!< RGBA8 per pixel
 
   __device__ context begin(task_id t) const {
-    const std::uint32_t pixel = task_pixel(view, t);  // row-major, or tiles (scene::tile_w)
+    const std::uint32_t pixel = task_pixel(view, t);  // row-major, tiles, or a table
     const auto width = static_cast<std::uint32_t>(view.cam.width);
     return start_ray(view, static_cast<int>(pixel % width), static_cast<int>(pixel / width));
   }
 
   template <class Gate>
   __device__ bool step(context& ray, Gate& gate) const {
-    bool crossed = false;
-    if (gate.active()) crossed = march_window(ray, view);  // up to view.march_window samples
+    // Up to view.march_window samples on the active lanes (with view.march_quorum under the
+    // switching driver: until that many lanes of the warp wait at a crossing).
+    const bool crossed = march_step(ray, view, gate);
     if (gate.take(switching::branch<0>, crossed)) shade(ray, view);
     return gate.active() && ray_done(ray, view);
   }

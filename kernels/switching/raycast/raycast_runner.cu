@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <cstdlib>
 
 #include "raycast/raycast_program.cuh"
 #include "raycast/raycast_switching.cuh"
 #include "switching_runner.cuh"
+#include "visit_stats.cuh"
 
 namespace microsched::switching_workloads {
 
@@ -15,6 +17,39 @@ void check_tile(const raycast_settings& s, int w, int h) {
   if (h < 1 || s.height % h != 0) throw_invalid("tile height", h, "must divide the image height (or 0x0: rows)");
 }
 }  // namespace
+
+//! Pixels in 8x4 tiles (single pixels when 8x4 does not divide the image), the tiles ordered by
+//! how close their centre ray passes to the orbital's centre (the origin), closest first.
+static std::vector<std::uint32_t> center_first_order(int width, int height) {
+  using kernels::raycast::vec3;
+  const auto cam = kernels::raycast::make_camera(width, height);
+  const int tw = width % 8 == 0 && height % 4 == 0 ? 8 : 1;
+  const int th = tw == 8 ? 4 : 1;
+  const int tiles_x = width / tw;
+  const int tiles = tiles_x * (height / th);
+  std::vector<std::pair<float, int>> keyed(static_cast<std::size_t>(tiles));
+  for (int i = 0; i < tiles; ++i) {
+    const float cx = static_cast<float>((i % tiles_x) * tw) + 0.5f * static_cast<float>(tw);
+    const float cy = static_cast<float>((i / tiles_x) * th) + 0.5f * static_cast<float>(th);
+    const float u = (cx / static_cast<float>(width) * 2.0f - 1.0f) * cam.tan_half_fov;
+    const float v = (1.0f - cy / static_cast<float>(height) * 2.0f) * cam.tan_half_fov;
+    const vec3 dir = kernels::raycast::normalize(cam.forward + u * cam.right + v * cam.up);
+    const float along = kernels::raycast::dot(cam.eye, dir);
+    keyed[static_cast<std::size_t>(i)] = {kernels::raycast::dot(cam.eye, cam.eye) - along * along, i};
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::uint32_t> order;
+  order.reserve(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+  for (const auto& [key, i] : keyed) {
+    const int x0 = (i % tiles_x) * tw;
+    const int y0 = (i / tiles_x) * th;
+    for (int y = y0; y < y0 + th; ++y) {
+      for (int x = x0; x < x0 + tw; ++x) order.push_back(static_cast<std::uint32_t>(y * width + x));
+    }
+  }
+  return order;
+}
 
 struct raycast_runner::impl {
   raycast_settings settings;
@@ -37,12 +72,29 @@ struct raycast_runner::impl {
     p.view.skip_empty = settings.skip_empty;
     p.view.tile_w = settings.tile_width;
     p.view.tile_h = settings.tile_height;
+    p.view.march_quorum = settings.march_quorum;
     p.view.derivatives = settings.hessian ? kernels::raycast::second_derivative::sobel_hessian
                                           : kernels::raycast::second_derivative::axis_differences;
     p.image = out;
     return p;
   }
   [[nodiscard]] raycast_program program() const { return program(image.data()); }
+
+  device_buffer<std::uint32_t> order;  //!< center_first's table, built on first use
+  int order_width = 0, order_height = 0;
+  //! The program of the scheduled runs: with center_first, the task order table.
+  [[nodiscard]] raycast_program scheduled(std::uint32_t* out) {
+    raycast_program p = program(out);
+    if (!settings.center_first) return p;
+    if (order_width != settings.width || order_height != settings.height) {
+      order = device_buffer<std::uint32_t>(center_first_order(settings.width, settings.height));
+      order_width = settings.width;
+      order_height = settings.height;
+    }
+    p.view.pixel_order = order.data();
+    return p;
+  }
+  [[nodiscard]] raycast_program scheduled() { return scheduled(image.data()); }
 
   void ensure_reference() {
     if (have_reference) return;
@@ -63,6 +115,9 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
     throw_invalid("window", settings.march_window, "must be in 1..4096");
   }
   check_tile(settings, settings.tile_width, settings.tile_height);
+  if (settings.march_quorum < 0 || settings.march_quorum > 32) {
+    throw_invalid("march quorum", settings.march_quorum, "must be in 0..32 (0: off)");
+  }
   impl_ = std::make_unique<impl>(settings);
 }
 raycast_runner::~raycast_runner() = default;
@@ -88,6 +143,13 @@ void raycast_runner::set_tile(int w, int h) {
   impl_->settings.tile_height = h;
 }
 
+void raycast_runner::set_march_quorum(int quorum) {
+  if (quorum < 0 || quorum > 32) throw_invalid("march quorum", quorum, "must be in 0..32 (0: off)");
+  impl_->settings.march_quorum = quorum;
+}
+
+void raycast_runner::set_center_first(bool on) { impl_->settings.center_first = on; }
+
 void raycast_runner::set_hessian(bool hessian) {
   if (impl_->settings.hessian == hessian) return;
   impl_->settings.hessian = hessian;
@@ -100,7 +162,11 @@ std::string raycast_runner::describe() const {
          " step=" + std::to_string(s.step_size) + " window=" + std::to_string(s.march_window) +
          (s.hessian ? " second derivative: Sobel Hessian (125 samples)"
                     : " second derivative: axis differences (27 samples)") +
-         (s.skip_empty ? ", empty-space skipping" : "") +
+         (s.skip_empty ? ", empty-space skipping" : ", no empty-space skipping") +
+         (s.center_first ? ", scheduled runs take expensive 8x4 tiles first" : "") +
+         (s.march_quorum > 0 ? ", switching windows end at " + std::to_string(s.march_quorum) +
+                                   " stopped lanes"
+                             : "") +
          (s.tile_width > 0 ? ", tasks in " + std::to_string(s.tile_width) + "x" +
                                  std::to_string(s.tile_height) + " tiles"
                            : ", tasks row-major");
@@ -115,13 +181,13 @@ timing_stats raycast_runner::time_vanilla(const timing_options& options) {
 
 timing_stats raycast_runner::time_termination(const schedule_arguments& args,
                                               const timing_options& options) {
-  return detail::time_termination(impl_->timer, impl_->program(), impl_->pixels(), args, options,
+  return detail::time_termination(impl_->timer, impl_->scheduled(), impl_->pixels(), args, options,
                                   impl_->stream.get());
 }
 
 timing_stats raycast_runner::time_switching(const variant& v, const timing_options& options) {
   return detail::with_register_cap(v, [&](auto cap) {
-    return cap.time(impl_->timer, impl_->program(), impl_->pixels(), v, options,
+    return cap.time(impl_->timer, impl_->scheduled(), impl_->pixels(), v, options,
                     impl_->stream.get());
   });
 }
@@ -133,7 +199,7 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
   m.image.fill_bytes(0xff, s);
   m.counts.fill_bytes(0, s);
   detail::with_register_cap(v, [&](auto cap) {
-    cap.run_counted(m.program(), m.counts.data(), m.pixels(), v, s);
+    cap.run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s);
   });
   m.stream.synchronize();
   image_check r;
@@ -188,7 +254,7 @@ std::vector<std::uint32_t> raycast_runner::render_vanilla_textbook() {
 
 std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
   auto& m = *impl_;
-  detail::with_register_cap(v, [&](auto cap) { cap.run(m.program(), m.pixels(), v, m.stream.get()); });
+  detail::with_register_cap(v, [&](auto cap) { cap.run(m.scheduled(), m.pixels(), v, m.stream.get()); });
   m.stream.synchronize();
   return m.image.to_host(m.stream.get());
 }
@@ -196,6 +262,56 @@ std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
 std::string raycast_runner::resources(const variant& v) {
   return detail::with_register_cap(
       v, [&](auto cap) { return cap.resources(impl_->program(), impl_->pixels(), v); });
+}
+
+namespace {
+run_profile summarise(const std::vector<unsigned long long>& begin_ns,
+                      const std::vector<unsigned long long>& end_ns) {
+  run_profile p;
+  if (begin_ns.empty()) return p;
+  const auto [first, last] = std::minmax_element(begin_ns.begin(), begin_ns.end());
+  p.begin_span_ms = static_cast<double>(*last - *first) * 1e-6;
+  std::vector<double> ends(end_ns.size());
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    ends[i] = static_cast<double>(end_ns[i] - *first) * 1e-6;
+  }
+  std::sort(ends.begin(), ends.end());
+  p.fractions = {0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.0};
+  for (const double f : p.fractions) {
+    const auto i = static_cast<std::size_t>(f * static_cast<double>(ends.size() - 1) + 0.5);
+    p.end_ms.push_back(ends[std::min(i, ends.size() - 1)]);
+  }
+  return p;
+}
+}  // namespace
+
+run_profile raycast_runner::profile_switching(const variant& v) {
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  device_buffer<detail::visit_counters> counters(detail::visit_counter_slots);
+  device_buffer<unsigned long long> begin_ns(m.pixels()), end_ns(m.pixels());
+  counters.fill_bytes(0, s);
+  detail::profile_switching_run(m.scheduled(), counters.data(), begin_ns.data(), end_ns.data(),
+                                m.pixels(), v, s);
+  m.stream.synchronize();
+  run_profile p = summarise(begin_ns.to_host(s), end_ns.to_host(s));
+  p.counted = true;
+  for (const auto& c : counters.to_host(s)) {
+    p.steps += static_cast<double>(c.steps);
+    p.active_lanes += static_cast<double>(c.active_lanes);
+    p.then_steps += static_cast<double>(c.then_steps);
+    p.then_lanes += static_cast<double>(c.then_lanes);
+  }
+  return p;
+}
+
+run_profile raycast_runner::profile_vanilla() {
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  device_buffer<unsigned long long> begin_ns(m.pixels()), end_ns(m.pixels());
+  detail::profile_vanilla_run(m.program(), begin_ns.data(), end_ns.data(), m.pixels(), s);
+  m.stream.synchronize();
+  return summarise(begin_ns.to_host(s), end_ns.to_host(s));
 }
 
 }  // namespace microsched::switching_workloads

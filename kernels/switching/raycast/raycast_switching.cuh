@@ -27,6 +27,17 @@ struct raycast_switching {
   static std::string resources(const program_t& program, task_id n, const variant& v);
 };
 
+//! Untimed diagnostic runs (raycast_profile.cu): the switching driver without a register cap,
+//! and vanilla, on the program wrapped in stats_program (visit_stats.cuh).
+struct visit_counters;
+void profile_switching_run(const kernels::raycast::raycast_program& program,
+                           visit_counters* counters, unsigned long long* begin_ns,
+                           unsigned long long* end_ns, task_id n, const variant& v,
+                           cudaStream_t stream);
+void profile_vanilla_run(const kernels::raycast::raycast_program& program,
+                         unsigned long long* begin_ns, unsigned long long* end_ns, task_id n,
+                         cudaStream_t stream);
+
 extern template struct raycast_switching<0>;
 extern template struct raycast_switching<8>;
 extern template struct raycast_switching<10>;

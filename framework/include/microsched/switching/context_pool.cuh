@@ -4,8 +4,12 @@
 //! the caller provides `temp_storage`; the object keeps the warp-uniform counts in registers
 //! (every lane computes the same counts from the same ballots, so no barrier guards them).
 //!
-//! The branch map holds one stack of slot indices per (managed branch, path): the contexts
-//! parked before that branch that need that path. Free slots form a third stack.
+//! The branch map holds one list of slot indices per (managed branch, path): the contexts
+//! parked before that branch that need that path. Free slots form a stack. A list is a stack
+//! (last parked, first resumed: frey2012) or, with `fifo`, a ring whose start (head) the pool
+//! keeps warp-uniform in registers: switch_plan's indices are positions counted from the top of
+//! a stack; a ring resumes from its other end, so a load at stack position i reads ring position
+//! available - 1 - i, and pushes append at the same positions in both.
 
 #include <cstdint>
 
@@ -60,18 +64,35 @@ class context_pool {
   //! slots (see plan_lane), so one __syncwarp at the end orders this switch before the next.
   template <int K>
   __device__ __forceinline__ void apply(const switch_plan& plan, const lane_plan& lane,
-                                        slot& mine) {
-    std::uint8_t* const take_stack = s_.branch_map[2 * K + (plan.path ? 1 : 0)];
-    std::uint8_t* const park_stack = s_.branch_map[2 * K + (plan.path ? 0 : 1)];
+                                        slot& mine, bool fifo = false) {
+    const int take_list = 2 * K + (plan.path ? 1 : 0);
+    const int park_list = 2 * K + (plan.path ? 0 : 1);
+    std::uint8_t* const take_stack = s_.branch_map[take_list];
+    std::uint8_t* const park_stack = s_.branch_map[park_list];
+    // Stack positions to entries: identity for stacks; rings start at head_ and wrap. head_ is
+    // indexed with constants only (a run-time index would move it to local memory).
+    const int then_head = head_[2 * K + 1];
+    const int else_head = head_[2 * K];
+    const int take_head = plan.path ? then_head : else_head;
+    const int park_head = plan.path ? else_head : then_head;
+    const auto load_at = [&](int i) {
+      if (!fifo) return i;
+      const int at = take_head + plan.available - 1 - i;
+      return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
+    };
+    const auto push_at = [&](int i) {
+      const int at = park_head + i;
+      return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
+    };
     switch (lane.action) {
       case lane_action::run: mine.state = state_active; break;
       case lane_action::swap: {
-        const std::uint8_t at = take_stack[lane.load_index];
+        const std::uint8_t at = take_stack[load_at(lane.load_index)];
         slot loaded = s_.slots[at];
         mine.state = state_parked(K);
         mine.path = !plan.path;
         s_.slots[at] = mine;
-        park_stack[lane.push_index] = at;
+        park_stack[push_at(lane.push_index)] = at;
         mine = loaded;
         mine.state = state_active;
         break;
@@ -81,7 +102,7 @@ class context_pool {
         mine.state = state_parked(K);
         mine.path = !plan.path;
         s_.slots[at] = mine;
-        park_stack[lane.push_index] = at;
+        park_stack[push_at(lane.push_index)] = at;
         mine.state = state_finished;  // the lane is empty now; the driver refills it
         break;
       }
@@ -90,7 +111,7 @@ class context_pool {
         mine.path = !plan.path;
         break;
       case lane_action::fill: {
-        const std::uint8_t at = take_stack[lane.load_index];
+        const std::uint8_t at = take_stack[load_at(lane.load_index)];
         mine = s_.slots[at];
         mine.state = state_active;
         s_.free_stack[lane.free_index] = at;
@@ -99,6 +120,15 @@ class context_pool {
       case lane_action::idle: break;
     }
     __syncwarp();
+    if (fifo) {  // the loaded contexts left the start of the ring
+      const int moved = take_head + plan.swaps + plan.fills;
+      const auto head = static_cast<std::uint8_t>(moved >= ContextsPerWarp ? moved - ContextsPerWarp : moved);
+      if (plan.path) {
+        head_[2 * K + 1] = head;
+      } else {
+        head_[2 * K] = head;
+      }
+    }
     commit<K>(plan);
   }
 
@@ -113,6 +143,7 @@ class context_pool {
 
   temp_storage& s_;
   std::uint32_t parked_[Branches];  //!< (branch) -> then count << 16 | else count
+  std::uint8_t head_[2 * Branches] = {};  //!< (branch * 2 + path) -> ring start (fifo only)
   int free_ = ContextsPerWarp;
 };
 

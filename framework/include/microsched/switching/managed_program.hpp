@@ -39,14 +39,24 @@ struct branch_index {
 template <int K>
 inline constexpr branch_index<K> branch{};
 
-//! The gate of a vanilla kernel: every lane runs its own path and is always active.
+//! The gate of a vanilla kernel: every lane runs its own path and is always active. Not
+//! collective: lanes of a vanilla warp leave the loop at different times.
 struct divergent_gate {
+  static constexpr bool collective = false;
   [[nodiscard]] MICROSCHED_HD bool active() const { return true; }
   template <int K>
   [[nodiscard]] MICROSCHED_HD bool take(branch_index<K>, bool cond) const {
     return cond;
   }
 };
+
+//! True when every lane of the warp calls the step in step with the others under this gate
+//! (`static constexpr bool collective = true`; the switching driver's gate): code outside the
+//! managed paths may then use full-warp intrinsics (__ballot_sync(0xffffffff, ...)), e.g. to end
+//! a loop for the whole warp once enough lanes wait at a branch. False for gates without the
+//! member.
+template <class Gate>
+inline constexpr bool collective_gate = requires { requires Gate::collective; };
 
 template <class P>
 concept managed_task_program =

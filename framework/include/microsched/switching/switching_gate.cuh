@@ -17,12 +17,14 @@ class switching_gate {
  public:
   using pool_type = context_pool<Context, ContextsPerWarp, Branches>;
   using slot = typename pool_type::slot;
+  //! Every lane of the warp calls the program's step together (see collective_gate).
+  static constexpr bool collective = true;
 
   //! `mine` is the lane's attached context: the gate swaps it in place.
   __device__ __forceinline__ switching_gate(pool_type& pool, slot& mine,
                                             const switching_arguments& args, unsigned lane)
       : pool_(pool), mine_(mine), lane_(lane), every_(static_cast<unsigned>(args.switch_every)),
-        default_then_(args.default_then), threshold_(args.vanilla_threshold) {
+        default_then_(args.default_then), threshold_(args.vanilla_threshold), fifo_(args.fifo) {
 #pragma unroll
     for (int k = 0; k < Branches; ++k) countdown_[k] = every_;
   }
@@ -77,7 +79,7 @@ class switching_gate {
     if (plan.quiet()) {
       if (at) park_or_run(path, need, here);
     } else {
-      pool_.template apply<K>(plan, plan_lane(plan, lane_), mine_);
+      pool_.template apply<K>(plan, plan_lane(plan, lane_), mine_, fifo_);
     }
     return active() && path;
   }
@@ -98,6 +100,7 @@ class switching_gate {
   unsigned every_;
   std::uint32_t default_then_;
   int threshold_;
+  bool fifo_;
   unsigned countdown_[Branches];  //!< (branch) visits left until the next vote, warp-uniform
 };
 

@@ -21,6 +21,10 @@ struct switching_arguments {
   //! Vote threshold: when at least this many attached lanes need the then path, run the branch
   //! divergently like a vanilla kernel (no context moves). 33: always switch.
   int vanilla_threshold = 33;
+  //! Order in which parked contexts of one (branch, path) are resumed: false, last parked first
+  //! (stacks, the branch map of frey2012 §3.1); true, first parked first (rings), so that no
+  //! context waits in the pool while younger ones cycle through the lanes.
+  bool fifo = false;
 
   friend bool operator==(const switching_arguments&, const switching_arguments&) = default;
 };
@@ -36,6 +40,7 @@ inline void validate(const switching_arguments& a) {
 [[nodiscard]] inline std::string to_string(const switching_arguments& a) {
   std::string s = a.switch_every == 1 ? "immediate" : "deferred every " + std::to_string(a.switch_every);
   if (a.vanilla_threshold <= 32) s += ", vanilla at >=" + std::to_string(a.vanilla_threshold) + " then-lanes";
+  s += a.fifo ? ", parked contexts first in first out" : ", parked contexts last in first out";
   return s;
 }
 
