@@ -145,24 +145,24 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
     for (const int every : {1, 4}) {
       for (const std::uint32_t default_then : {0u, 0xffffffffu}) {
         for (const int threshold : {33, 20}) {
-         for (const bool fifo : {false, true}) {
-          if (every == 1 && default_then != 0) continue;  // no deferred visits: default unused
-          if (small_run() && threshold != 33) continue;
-          // Rings (fifo) under the sanitizers: the hybrid pools only.
-          if (small_run() && fifo && strategy != pool_strategy::hybrid) continue;
-          schedule_arguments args;
-          args.strategy = strategy;
-          args.chunk = strategy == pool_strategy::local ? 512 : 16;
-          switching_arguments sw;
-          sw.switch_every = every;
-          sw.default_then = default_then;
-          sw.vanilla_threshold = threshold;
-          sw.fifo = fifo;
-          const auto got = run_switching<Program, Contexts>(program, n, args, sw);
-          check_equal(want, got, "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
-                                     ", " + to_string(sw) + ", default then " +
-                                     std::to_string(default_then != 0) + ", tasks " + std::to_string(n));
-         }
+          for (const bool fifo : {false, true}) {
+            if (every == 1 && default_then != 0) continue;  // no deferred visits: default unused
+            if (small_run() && threshold != 33) continue;
+            // Rings (fifo) under the sanitizers: the hybrid pools only.
+            if (small_run() && fifo && strategy != pool_strategy::hybrid) continue;
+            schedule_arguments args;
+            args.strategy = strategy;
+            args.chunk = strategy == pool_strategy::local ? 512 : 16;
+            switching_arguments sw;
+            sw.switch_every = every;
+            sw.default_then = default_then;
+            sw.vanilla_threshold = threshold;
+            sw.fifo = fifo;
+            const auto got = run_switching<Program, Contexts>(program, n, args, sw);
+            check_equal(want, got, "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
+                                       ", " + to_string(sw) + ", default then " +
+                                       std::to_string(default_then != 0) + ", tasks " + std::to_string(n));
+          }
         }
       }
     }
