@@ -97,18 +97,19 @@ void bm_gafort(benchmark::State& state) {
 void bm_unwrap(benchmark::State& state) {
   // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule,
   // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead,
-  // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4).
+  // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size.
   // range(0): threads_per_chunk; the pool has min(range(0) * 3, cores - 1) helpers. Since run 14
   // an all-or-nothing chunk is cut into one piece per helper whatever range(0) (run 12-13: 15
   // pieces were 1.12-1.40x against 0.98x for 5).
   unwrap_options options;
   options.compact_plan = state.range(1) != 4;
+  options.weighted_pieces = state.range(1) != 4;
   auto program = make_unwrap(options);
   const int threads = static_cast<int>(state.range(0));
   auto args = state.range(1) == 1 || state.range(1) == 3 ? fixed(3, threads) : adaptive(3, threads);
   if (state.range(1) == 0) args.wait_budget = 0.5;
   if (state.range(1) == 3) args.memory_limit = 1500000;
-  args.granularity = 16384;  // pieces align with the gather plan's sorted blocks
+  args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);
 }
 void bm_blackscholes(benchmark::State& state) {
@@ -152,10 +153,12 @@ void bm_carried(benchmark::State& state) {
   loop.statistics().print(std::cerr);
 }
 //! Host only: unwrap's reorder of one frame on range(0) helpers (one piece each, all at once,
-//! frames cycled as in the loop); range(1) = 1 compact plans (default), 0 wide plans (run 13).
+//! frames cycled as in the loop); range(1) = 1 compact plans (default), 0 wide plans (run 13);
+//! range(2) = 1 pieces of equal cost (default), 0 of equal size.
 void bm_unwrap_gather(benchmark::State& state) {
   unwrap_options options;
   options.compact_plan = state.range(1) == 1;
+  options.weighted_pieces = state.range(2) == 1;
   std::vector<double> ms;
   for (auto _ : state) {
     ms = time_unwrap_gather(options, static_cast<int>(state.range(0)), 48);
@@ -224,7 +227,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Args({5, 3})->Args({5, 4})->Args({15, 2})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap_gather)->Args({15, 1})->Args({15, 0})->Args({8, 1})->Args({1, 1})->Args({1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1})->Args({15, 1, 0})->Args({15, 0, 0})->Args({8, 1, 1})->Args({1, 1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);

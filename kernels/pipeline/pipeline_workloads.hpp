@@ -48,6 +48,8 @@ struct unwrap_options {
   //! Gather plans of 4 B per sample (address step and sample offset, 16 bits each) instead of
   //! 8 B (both absolute); the same outputs.
   bool compact_plan = true;
+  //! Pieces of equal cost (samples and frame lines) instead of equal size (piece_bounds).
+  bool weighted_pieces = true;
 };
 
 struct blackscholes_options {
@@ -69,6 +71,10 @@ class program_base {
   virtual void upload(const transform_job& job, stream_t s) = 0;
   virtual void launch_original(std::size_t chunk, stream_t s) = 0;
   virtual void launch_optimised(const transform_job& job, stream_t s) = 0;
+  //! Pieces of equal cost (chunk_pipeline.hpp, weighted_pieces); empty: equal size.
+  [[nodiscard]] virtual std::vector<std::size_t> piece_bounds(std::size_t, std::size_t, int, std::size_t) {
+    return {};
+  }
   //! Fills the outputs with a poison value (NaN bits).
   virtual void poison_outputs() = 0;
   //! The outputs of every chunk, as float bits, copied to the host.
@@ -87,8 +93,12 @@ struct any_program {
   void upload(const transform_job& j, stream_t s) { p.upload(j, s); }
   void launch_original(std::size_t c, stream_t s) { p.launch_original(c, s); }
   void launch_optimised(const transform_job& j, stream_t s) { p.launch_optimised(j, s); }
+  [[nodiscard]] std::vector<std::size_t> piece_bounds(std::size_t c, std::size_t m, int pieces, std::size_t g) {
+    return p.piece_bounds(c, m, pieces, g);
+  }
 };
 static_assert(chunk_program<any_program, cuda_backend>);
+static_assert(weighted_pieces<any_program>);
 
 [[nodiscard]] std::unique_ptr<program_base> make_gafort(const gafort_options& options);
 [[nodiscard]] std::unique_ptr<program_base> make_unwrap(const unwrap_options& options);
@@ -142,7 +152,7 @@ struct kernel_pair {
 };
 [[nodiscard]] kernel_pair time_unwrap_kernels(const unwrap_options& options, const timing_options& t);
 //! Host only: wall time (ms) of each frame's reorder on `threads` helpers, one piece each (the
-//! pieces the pipeline cuts with granularity 16384), frames cycled as in the loop, after warm-up.
+//! pieces the pipeline cuts with granularity 4096), frames cycled as in the loop, after warm-up.
 [[nodiscard]] std::vector<double> time_unwrap_gather(const unwrap_options& options, int threads, int frames);
 
 }  // namespace microsched::pipeline::workloads

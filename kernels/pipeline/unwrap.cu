@@ -408,6 +408,75 @@ class unwrap_program final : public program_base {
     plan_cache_.emplace(std::make_pair(begin, end), std::move(plan));
   }
   std::size_t plan_cache_samples() const { return 4 * n_; }
+  //! Pieces of equal cost: a piece costs its samples plus line_weight per distinct 64-byte frame
+  //! line it reads (the outer rings of the polar map touch ~25x the lines of the inner ones, so
+  //! pieces of equal size left the outermost piece ~1.6x the mean cost; results-pipeline.md,
+  //! run 14). Computed once per (pieces, granularity): the smallest cap on a piece's cost for
+  //! which a greedy cut needs at most `pieces` pieces (bisection, ~30 sweeps of P).
+  std::vector<std::size_t> piece_bounds(std::size_t, std::size_t m, int pieces, std::size_t g) override {
+    if (m != n_ || pieces < 2 || g == 0 || !o_.weighted_pieces) return {};
+    const auto key = std::make_pair(pieces, g);
+    if (const auto it = bounds_cache_.find(key); it != bounds_cache_.end()) return it->second;
+    std::vector<std::size_t> bounds = equal_cost_bounds(static_cast<std::size_t>(pieces), g);
+    bounds_cache_.emplace(key, bounds);
+    return bounds;
+  }
+  std::vector<std::size_t> equal_cost_bounds(std::size_t pieces, std::size_t g) const {
+    constexpr double line_weight = 5;  // one line read ~ five samples gathered (run 14)
+    const std::size_t units = (n_ + g - 1) / g;
+    if (units < pieces) return {};
+    std::vector<std::uint32_t> seen((pixels_ + 63) / 64, 0);
+    std::uint32_t generation = 0;
+    auto unit_cost = [&](std::size_t u) {  // marks the unit's lines as seen by the current piece
+      const std::size_t b = u * g, e = std::min(n_, b + g);
+      std::size_t fresh = 0;
+      for (std::size_t t = b; t < e; ++t) {
+        std::uint32_t& mark = seen[polar_.map[t] / 64];
+        if (mark != generation) {
+          mark = generation;
+          ++fresh;
+        }
+      }
+      return static_cast<double>(e - b) + line_weight * static_cast<double>(fresh);
+    };
+    auto cut = [&](double cap, std::vector<std::size_t>* bounds) {
+      std::size_t count = 1;
+      ++generation;
+      if (bounds) bounds->assign(1, 0);
+      double cost = 0;
+      for (std::size_t u = 0; u < units; ++u) {
+        const double c = unit_cost(u);
+        if (cost > 0 && cost + c > cap) {  // the unit opens the next piece
+          ++count;
+          if (bounds) bounds->push_back(u * g);
+          ++generation;
+          cost = unit_cost(u);
+        } else {
+          cost += c;
+        }
+      }
+      if (bounds) bounds->push_back(n_);
+      return count;
+    };
+    double lo = 0, hi = 0;
+    ++generation;
+    for (std::size_t u = 0; u < units; ++u) hi += unit_cost(u) + 1;  // one piece: a cap that fits
+    for (int k = 0; k < 40 && hi - lo > 1; ++k) {
+      const double mid = (lo + hi) / 2;
+      (cut(mid, nullptr) <= pieces ? hi : lo) = mid;
+    }
+    std::vector<std::size_t> bounds;
+    (void)cut(hi, &bounds);
+    while (bounds.size() < pieces + 1) {  // fewer pieces than asked: halve the widest
+      std::size_t widest = 0;
+      for (std::size_t k = 1; k + 1 < bounds.size(); ++k)
+        if (bounds[k + 1] - bounds[k] > bounds[widest + 1] - bounds[widest]) widest = k;
+      const std::size_t half = (bounds[widest] + bounds[widest + 1]) / 2 / g * g;
+      if (half <= bounds[widest]) return {};
+      bounds.insert(bounds.begin() + static_cast<std::ptrdiff_t>(widest) + 1, half);
+    }
+    return bounds;
+  }
   //! Host bytes per cached sample: 4 compact (plus one 32-byte run per 65536 samples at least;
   //! counted as 1 byte per sample), 8 wide.
   std::size_t plan_bytes_per_sample() const { return o_.compact_plan ? 5 : 8; }
@@ -509,6 +578,7 @@ class unwrap_program final : public program_base {
   mutable std::mutex plan_mutex_;  //!< guards the piece plans (helpers call transform at once)
   mutable std::map<std::pair<std::size_t, std::size_t>, std::shared_ptr<const piece_plan>> plan_cache_;
   mutable std::size_t plan_cache_size_ = 0;
+  std::map<std::pair<int, std::size_t>, std::vector<std::size_t>> bounds_cache_;  //!< main thread only
   std::vector<pinned_buffer<std::uint8_t>> staging_;
   std::vector<device_buffer<std::uint8_t>> d_reordered_;
   static constexpr int job_swapping = 1;  //!< index of "job-swapping" in methods()
@@ -532,12 +602,15 @@ std::vector<double> time_unwrap_gather(const unwrap_options& options, int thread
   p.prepare(0, 1);
   worker_pool pool(threads);
   const std::size_t n = p.chunk_elements(0);
-  constexpr std::size_t g = 16384;  // the bench's granularity
+  constexpr std::size_t g = 4096;  // the bench's granularity
   const std::size_t units = (n + g - 1) / g;
   const auto pieces = static_cast<std::size_t>(threads);
-  std::vector<std::size_t> bounds(pieces + 1);
-  for (std::size_t k = 0; k <= pieces; ++k) bounds[k] = std::min(n, units * k / pieces * g);
-  bounds.back() = n;
+  std::vector<std::size_t> bounds = p.piece_bounds(0, n, threads, g);
+  if (!valid_piece_bounds(bounds, n, threads, g)) {
+    bounds.assign(pieces + 1, 0);
+    for (std::size_t k = 0; k <= pieces; ++k) bounds[k] = std::min(n, units * k / pieces * g);
+    bounds.back() = n;
+  }
   std::vector<double> ms;
   const int warm = 2 * options.frames;  // the first sweep of each piece builds its plan
   for (int f = 0; f < warm + frames; ++f) {

@@ -80,6 +80,11 @@ struct fake_program {
               {"regroup", n * sizeof(index_t), n * sizeof(index_t)}};
     return {{"regroup", n * sizeof(index_t), n * sizeof(index_t)}};
   }
+  //! When set: where to cut a chunk's pieces (weighted_pieces).
+  std::function<std::vector<std::size_t>(std::size_t, int, std::size_t)> cut;
+  std::vector<std::size_t> piece_bounds(std::size_t, std::size_t m, int pieces, std::size_t g) {
+    return cut ? cut(m, pieces, g) : std::vector<std::size_t>{};
+  }
   void prepare(int, int slots) {
     staging.assign(static_cast<std::size_t>(slots), std::vector<index_t>(n));
     device.assign(static_cast<std::size_t>(slots), std::vector<index_t>(n));
@@ -145,6 +150,7 @@ struct fake_program {
 };
 
 static_assert(chunk_program<fake_program, fake_backend>);
+static_assert(weighted_pieces<fake_program>);
 static_assert(pipeline_backend<fake_backend>);
 
 pipeline_arguments fixed(double ratio) {
@@ -548,18 +554,20 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
   CHECK(stats.iterations[1].reason == fallback::warm_up);  // not transformed while profiling
   CHECK(stats.iterations[2].optimised);
   CHECK(stats.iterations[2].ratio == doctest::Approx(1.0));
-  // Once the profiled remap was complete, chunks Δ+1..2Δ were transformed speculatively (before,
-  // they ran the original kernel while the helpers idled until the verdict).
-  CHECK(stats.iterations[3].optimised);
+  // Once the profiled remap was complete, the chunks up to 2Δ were selected speculatively, from
+  // chunk Δ+2 on (Δ+1 is decided within one kernel time; before, they all ran the original
+  // kernel while the helpers idled until the verdict).
+  CHECK(stats.iterations[3].reason == fallback::chunk_share);
   CHECK(stats.iterations[4].optimised);
   INFO(stats.controller_reason);
   // r' = Torg / (Ttr + Tsav) = 3 / (Ttr + 1.5) depends on the helpers' wall time: adjusting or
   // settled, never off (every selected chunk is ready with wait_for_remap).
   CHECK(stats.controller_state != std::string("off"));
   CHECK(stats.controller_state != std::string("profiling"));
-  for (std::size_t i = 5; i < program.chunks; ++i) {
+  for (std::size_t i = 5; i < program.chunks; ++i) {  // never a miss: wait_for_remap
     INFO("iteration " << i);
-    CHECK((stats.iterations[i].optimised || stats.iterations[i].reason == fallback::chunk_share));
+    CHECK(stats.iterations[i].reason != fallback::not_ready);
+    CHECK(stats.iterations[i].reason != fallback::controller_off);
   }
 }
 
@@ -602,4 +610,54 @@ TEST_CASE("pipeline: an all-or-nothing method transforms a share r of whole chun
     CHECK(p.back().second == program.n);
     for (std::size_t k = 1; k < p.size(); ++k) CHECK(p[k].first == p[k - 1].second);
   }
+}
+
+TEST_CASE("pipeline: a program's piece bounds cut the chunk; invalid ones fall back to equal pieces") {
+  fake_backend backend;
+  fake_program program;
+  std::mutex mutex;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  program.hook = [&](const transform_job& job) {
+    const std::lock_guard lock(mutex);
+    if (job.chunk == 1) ranges.emplace_back(job.begin, job.end);
+  };
+  auto args = fixed(1.0);
+  args.wait_for_remap = true;
+  std::vector<std::size_t> asked;
+  SUBCASE("uneven bounds, as asked") {
+    program.cut = [&](std::size_t m, int pieces, std::size_t g) {
+      std::vector<std::size_t> b{0};
+      for (int k = 1; k < pieces; ++k) b.push_back(static_cast<std::size_t>(k) * g);  // small pieces first
+      b.push_back(m);
+      asked = b;
+      return b;
+    };
+    chunk_pipeline pipe(backend, args);
+    (void)pipe.run(program);
+    CHECK(program.results_correct());
+    std::sort(ranges.begin(), ranges.end());
+    REQUIRE(ranges.size() + 1 == asked.size());
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      CHECK(ranges[k].first == asked[k]);
+      CHECK(ranges[k].second == asked[k + 1]);
+    }
+  }
+  SUBCASE("a bound off the granularity: equal pieces") {
+    program.cut = [&](std::size_t m, int pieces, std::size_t g) {
+      std::vector<std::size_t> b{0, g + 1};
+      for (int k = 2; k < pieces; ++k) b.push_back(static_cast<std::size_t>(k) * g);
+      b.push_back(m);
+      return b;
+    };
+    chunk_pipeline pipe(backend, args);
+    (void)pipe.run(program);
+    CHECK(program.results_correct());
+    std::sort(ranges.begin(), ranges.end());
+    REQUIRE(ranges.size() == 2);  // threads_per_chunk = 2 (regroup is a partial method)
+    CHECK(ranges[0] == std::make_pair(std::size_t{0}, program.n / 2));
+    CHECK(ranges[1] == std::make_pair(program.n / 2, program.n));
+  }
+  CHECK_FALSE(valid_piece_bounds({0, 10, 10, 20}, 20, 3, 1));  // empty piece
+  CHECK_FALSE(valid_piece_bounds({0, 10, 20}, 21, 2, 1));      // does not end at m
+  CHECK(valid_piece_bounds({0, 32, 50}, 50, 2, 32));           // the last bound need not align
 }

@@ -40,12 +40,13 @@ std::string pipeline_statistics::summary() const {
 
 void pipeline_statistics::print(std::ostream& out) const {
   out << summary() << "\n";
-  out << "iter kernel     r     s  transform_ms  kernel_ms    step_ms  launch_ms  before        after         note\n";
+  out << "iter kernel     r     s  transform_ms  kernel_ms    step_ms  launch_ms  remap_end  before        after         note\n";
   char line[256];
   for (const auto& r : iterations) {
-    std::snprintf(line, sizeof line, "%4zu %-9s %5.2f %2d %13.3f %10.3f %10.3f %10.3f  %-13.4g %-13.4g %s",
+    std::snprintf(line, sizeof line, "%4zu %-9s %5.2f %2d %13.3f %10.3f %10.3f %10.3f %10.3f  %-13.4g %-13.4g %s",
                   r.iteration, r.optimised ? "optimised" : "original", r.ratio, r.segments,
-                  r.transform_ms, r.kernel_ms, r.step_ms, r.launch_ms, r.metric_before, r.metric_after, to_string(r.reason));
+                  r.transform_ms, r.kernel_ms, r.step_ms, r.launch_ms, r.transform_end_ms, r.metric_before,
+                  r.metric_after, to_string(r.reason));
     out << line;
     if (!r.error.empty()) out << " error: " << r.error;
     out << "\n";

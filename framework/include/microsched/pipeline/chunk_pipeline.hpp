@@ -150,6 +150,29 @@ concept chunk_program = requires(P& p, const P& cp, const transform_job& job,
   p.launch_optimised(job, s);   //!< the same with the remap in job.slot, job.transformed elements
 };
 
+//! Optional: where to cut the remapped elements [0, m) of a chunk into `pieces` pieces, as
+//! pieces + 1 increasing bounds from 0 to m, the inner ones multiples of `granularity`. For a
+//! transformation whose cost per element is uneven (unwrap: the outer rings of the polar map
+//! touch 25x the frame lines of the inner ones), pieces of equal cost end together. An empty or
+//! invalid answer: pieces of equal size.
+template <class P>
+concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int pieces, std::size_t g) {
+  { p.piece_bounds(chunk, m, pieces, g) } -> std::convertible_to<std::vector<std::size_t>>;
+};
+
+//! Whether `bounds` cut [0, m) into `pieces` non-empty pieces at multiples of `granularity`.
+[[nodiscard]] inline bool valid_piece_bounds(const std::vector<std::size_t>& bounds, std::size_t m, int pieces,
+                                             std::size_t granularity) noexcept {
+  if (pieces < 1 || bounds.size() != static_cast<std::size_t>(pieces) + 1 || bounds.front() != 0 ||
+      bounds.back() != m)
+    return false;
+  for (std::size_t k = 1; k < bounds.size(); ++k) {
+    if (bounds[k] <= bounds[k - 1]) return false;
+    if (k + 1 < bounds.size() && bounds[k] % granularity != 0) return false;
+  }
+  return true;
+}
+
 template <pipeline_backend Backend>
 class chunk_pipeline {
  public:
@@ -231,8 +254,17 @@ class chunk_pipeline {
   void choose_method(Program& program);
   template <class Program>
   bool submit(Program& program, std::size_t chunk);
+  //! False when the chunk was selected but its slot is still busy (try again later).
   template <class Program>
-  void consider(Program& program, std::size_t chunk);
+  bool consider(Program& program, std::size_t chunk, double share);
+  //! Whether chunk `task` can run optimised now. All-or-nothing methods: its transformation is
+  //! complete and every upload is enqueued (the compute stream waits for the copy on the GPU: a
+  //! copy queued behind an original chunk's input copy would otherwise keep a finished remap
+  //! from its launch). Partial methods (the paper's rule) and wait_for_remap: the copy has completed.
+  [[nodiscard]] bool can_launch(chunk_task& task) {
+    if (task.failed.load(std::memory_order_acquire) || !task.copy_recorded) return false;
+    return (!partial_ && !args_.wait_for_remap) || backend_.query(task.copy_event);
+  }
   template <class Program>
   void progress_uploads(Program& program, chunk_task& task);
   void harvest(bool all);
@@ -262,8 +294,11 @@ class chunk_pipeline {
   // All-or-nothing methods: chunks are considered in order; the chunk share r picks which ones
   // the helpers transform (credit += r per chunk considered, transformed when credit >= 1).
   std::size_t next_considered_ = 0;
+  long long run_start_ns_ = 0;
   double share_credit_ = 1.0;
-  std::vector<char> share_skipped_;  // (chunk) left to the original kernel by the chunk share
+  std::vector<char> share_skipped_;  // (chunk) 0, skipped_by_share, or slot_was_busy
+  static constexpr char skipped_by_share = 1;
+  static constexpr char slot_was_busy = 2;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -322,19 +357,23 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
 
 template <pipeline_backend Backend>
 template <class Program>
-void chunk_pipeline<Backend>::consider(Program& program, std::size_t chunk) {
+bool chunk_pipeline<Backend>::consider(Program& program, std::size_t chunk, double share) {
   // Chunk share (ours, zhang2011 §5.3's partial transformation at chunk granularity): an
   // all-or-nothing remap of part of a chunk saves nothing, so r is the share of chunks the
   // helpers transform; the others run the original kernel while the helpers work ahead on the
   // next selected chunk, so the GPU and the helpers both stay busy when the helpers alone
   // cannot keep up with the optimised kernels.
-  share_credit_ = std::min(2.0, share_credit_ + control_.ratio());
-  if (share_credit_ < 1.0 - 1e-9) {
-    share_skipped_[chunk] = 1;
-    return;
+  if (share_skipped_[chunk] != slot_was_busy) {  // a retry keeps the credit it was given
+    share_credit_ = std::min(2.0, share_credit_ + share);
+    if (share_credit_ < 1.0 - 1e-9) {
+      share_skipped_[chunk] = skipped_by_share;
+      return true;
+    }
+    share_credit_ -= 1.0;
   }
-  share_credit_ -= 1.0;
-  if (!submit(program, chunk)) share_credit_ += 1.0;  // slot busy: the credit stays for the next
+  if (submit(program, chunk)) return true;
+  share_skipped_[chunk] = slot_was_busy;
+  return false;
 }
 
 template <pipeline_backend Backend>
@@ -374,11 +413,18 @@ bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
   task->pieces_per_segment = static_cast<int>(std::max<std::size_t>(
       1, std::min<std::size_t>(per_segment, units / static_cast<std::size_t>(task->segments))));
   const int pieces = task->pieces();
-  task->bounds.resize(static_cast<std::size_t>(pieces) + 1);
-  for (int p = 0; p <= pieces; ++p)
-    task->bounds[static_cast<std::size_t>(p)] =
-        std::min(m, units * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces) * g);
-  task->bounds.back() = m;
+  bool weighted = false;
+  if constexpr (weighted_pieces<Program>) {
+    task->bounds = program.piece_bounds(chunk, m, pieces, g);
+    weighted = valid_piece_bounds(task->bounds, m, pieces, g);
+  }
+  if (!weighted) {
+    task->bounds.resize(static_cast<std::size_t>(pieces) + 1);
+    for (int p = 0; p <= pieces; ++p)
+      task->bounds[static_cast<std::size_t>(p)] =
+          std::min(m, units * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces) * g);
+    task->bounds.back() = m;
+  }
   task->pieces_left = std::make_unique<std::atomic<int>[]>(static_cast<std::size_t>(task->segments));
   for (int s = 0; s < task->segments; ++s) task->pieces_left[s].store(task->pieces_per_segment);
   task->outcomes.assign(static_cast<std::size_t>(pieces), transform_outcome{});
@@ -457,6 +503,8 @@ void chunk_pipeline<Backend>::finish_task_record(std::size_t iteration, chunk_ta
   r.ratio = task.ratio;
   r.segments = task.segments;
   r.transform_ms = transform_ms(task);
+  if (task.all_finished() && task.start_ns.load(std::memory_order_acquire) > 0)
+    r.transform_end_ms = static_cast<double>(task.end_ns.load(std::memory_order_acquire) - run_start_ns_) * 1e-6;
   if (task.all_finished()) {
     for (const transform_outcome& o : task.outcomes) {
       r.metric_before += o.before;
@@ -521,6 +569,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   timed_.clear();
   timed_launches_ = 0;
   harvested_end_ = -1;
+  run_start_ns_ = now_ns();
   if (ring_.empty()) {
     ring_.resize(static_cast<std::size_t>(std::max(64, 4 * args_.depth + 8)));
     for (launch_events& ev : ring_) {
@@ -564,28 +613,40 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       if (partial_ || (single_profile && c == profiled))
         submit(program, c);  // warm-up: chunk 0 runs the original kernel
       else if (!single_profile)
-        consider(program, c);
+        consider(program, c, control_.ratio());
     }
     next_considered_ = single_profile ? profiled + 1 : static_cast<std::size_t>(depth_) + 1;
   }
   // All-or-nothing methods. While a single-chunk profile waits for its verdict, the helpers would
   // idle from the end of the profiled remap until kernel Δ has run (about Δ original kernels):
-  // once the profiled remap has finished, chunks Δ+1..2Δ are transformed speculatively (r = 1
-  // while profiling; cancelled if the control then switches off). After that, each iteration
-  // fills the window up to chunk i+Δ, from chunk i+2 on (chunk i+1 is launched as soon as kernel
-  // i-1 ends: a remap started now would rarely be ready; results-pipeline.md run 14).
-  auto speculate = [&] {
+  // once the profiled remap has finished, the chunks up to 2Δ are selected speculatively with the
+  // share the verdict will give at least, Torg / (Ttr + Torg) (Tsav <= Torg), and cancelled if
+  // the control switches off. After that, each iteration fills the window up to chunk i+Δ. Both
+  // start at chunk i+2: chunk i+1 is decided within one kernel time, too soon for a remap started
+  // now (results-pipeline.md, run 14). Chunks passed over run the original kernel (chunk-share).
+  auto skip_to = [&](std::size_t first) {
+    for (; next_considered_ < std::min(first, n); ++next_considered_)
+      if (share_skipped_[next_considered_] == 0) share_skipped_[next_considered_] = skipped_by_share;
+  };
+  auto speculate = [&](std::size_t i) {
     if (partial_ || !single_profile || next_considered_ != profiled + 1) return;
+    if (control_.state() != adaptive_controller::phase::profiling) return;
     const chunk_task* p = tasks_[profiled].get();
     if (p == nullptr || !p->all_finished() || p->failed.load(std::memory_order_acquire)) return;
-    for (std::size_t c = profiled + 1; c <= 2 * profiled && c < n; ++c) consider(program, c);
-    next_considered_ = std::min(n, 2 * profiled + 1);
+    if (control_.original_mean_ms() <= 0) harvest(false);  // Torg from the warm-up kernels
+    const double torg = control_.original_mean_ms();
+    if (torg <= 0) return;
+    const double share = std::clamp(torg / (transform_ms(*p) + torg), args_.control.min_ratio, 1.0);
+    skip_to(i + 2);
+    const std::size_t last = std::min(n - 1, 2 * profiled);
+    for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_) {
+    }
   };
   auto fill_window = [&](std::size_t i) {
+    skip_to(i + (depth_ >= 2 ? 2 : 1));
     const std::size_t last = std::min(n - 1, i + static_cast<std::size_t>(depth_));
-    for (std::size_t c = std::max(next_considered_, i + (depth_ >= 2 ? 2 : 1)); c <= last; ++c)
-      consider(program, c);
-    next_considered_ = std::max(next_considered_, last + 1);
+    for (; next_considered_ <= last && consider(program, next_considered_, control_.ratio()); ++next_considered_) {
+    }
   };
   // Pacing. The paper's main thread, after launching chunk i, waits until chunk i+1's copy is
   // ready or the GPU is done with chunk i: a chunk whose remap is not ready is then launched on
@@ -598,7 +659,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   int previous_end = -1;  // end event of the previous timed launch, -1: none
 
   bool abandoned_all = false;
-  const long long run_start = now_ns();
+  const long long run_start = run_start_ns_;
   for (std::size_t i = 0; i < n; ++i) {
     harvest(false);
     const bool active = remap && control_.enabled();
@@ -612,7 +673,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       submit(program, i + static_cast<std::size_t>(depth_));
     if (active && !partial_) {
       if (single_profile && control_.state() == adaptive_controller::phase::profiling)
-        speculate();
+        speculate(i);
       else if (i > 0)
         fill_window(i);
     }
@@ -622,7 +683,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     chunk_task* task = tasks_[i].get();
     if (task && active) progress_uploads(program, *task);
     while (args_.wait_for_remap && task && active && !task->failed.load(std::memory_order_acquire) &&
-           !(task->copy_recorded && backend_.query(task->copy_event))) {
+           !can_launch(*task)) {
       std::this_thread::yield();
       progress_uploads(program, *task);
     }
@@ -636,8 +697,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
           ttr_sum_ / ttr_count_ - (start > 0 ? static_cast<double>(now - start) * 1e-6 : 0.0);
       if (budget_ms > 0 && expected_left_ms < budget_ms) {
         const long long deadline = now + static_cast<long long>(budget_ms * 1e6);
-        while (!task->failed.load(std::memory_order_acquire) &&
-               !(task->copy_recorded && backend_.query(task->copy_event)) && now_ns() < deadline) {
+        while (!task->failed.load(std::memory_order_acquire) && !can_launch(*task) && now_ns() < deadline) {
           progress_uploads(program, *task);
           std::this_thread::yield();
         }
@@ -651,9 +711,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (single_profile && queue_ahead && i == profiled && task && active && previous_end >= 0 &&
         control_.state() == adaptive_controller::phase::profiling) {
       while (!task->failed.load(std::memory_order_acquire) &&
-             !(task->copy_recorded && backend_.query(task->copy_event)) && !backend_.query(previous_end)) {
+             !can_launch(*task) && !backend_.query(previous_end)) {
         progress_uploads(program, *task);
-        speculate();
+        speculate(i);
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else
@@ -661,9 +721,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       }
       progress_uploads(program, *task);
     }
-    if (active) speculate();  // deterministic once the profiled remap is complete
-    const bool ready = task && active && !task->failed.load(std::memory_order_acquire) &&
-                       task->copy_recorded && backend_.query(task->copy_event);
+    if (active) speculate(i);  // deterministic once the profiled remap is complete
+    if (task && active) progress_uploads(program, *task);
+    const bool ready = task && active && can_launch(*task);
     if (ready) {
       ttr_sum_ += transform_ms(*task);
       ++ttr_count_;
@@ -679,6 +739,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     const auto stream = backend_.compute_stream();
     if (timed) backend_.record(ev.start, stream);
     if (ready) {
+      if (!partial_) backend_.wait(stream, task->copy_event);  // see can_launch
       transform_job job{task->chunk, task->slot, method_, 0, task->transformed, task->transformed,
                         task->elements};
       program.launch_optimised(job, stream);
@@ -698,7 +759,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         r.reason = fallback::transform_failed;
       } else if (task) {
         r.reason = fallback::not_ready;
-      } else if (share_skipped_[i] != 0) {
+      } else if (share_skipped_[i] == skipped_by_share) {
         r.reason = fallback::chunk_share;
       } else if (i > static_cast<std::size_t>(depth_)) {
         r.reason = fallback::slot_busy;
@@ -707,6 +768,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       }
     }
     const int waited_end = queue_ahead ? previous_end : ev.end;  // see "Pacing" above
+    const int end_before = previous_end;  // kernel i-1 (just in time, below)
     if (timed) {
       backend_.record(ev.end, stream);
       timed_.emplace_back(i, ring_slot);
@@ -733,15 +795,32 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     // before more chunks are submitted at the profiling ratio (a single-chunk profile submits
     // none). A control that just switched off waits for nothing.
     const bool profiling = control_.state() == adaptive_controller::phase::profiling && !single_profile;
+    // All-or-nothing methods decide chunk i+1 just in time: once kernel i-1 has ended (kernel i
+    // started), they wait until kernel i is expected to end less a margin (its mean time, Torg or
+    // Topt, less max(20 us, 20 %)), so a remap of chunk i+1 has the whole of kernel i and the GPU
+    // queue still never drains (a kernel i that ended stops the wait at once). With the chunk
+    // share, chunk i is often an original (0.33 ms for unwrap) that queue_ahead gave away.
+    double expected_ms = -1;
+    if (!partial_ && end_before >= 0)
+      expected_ms = r.optimised ? (opt_count_ > 0 ? opt_sum_ / opt_count_ : -1) : control_.original_mean_ms();
+    const long long margin_ns = static_cast<long long>(std::max(0.02, 0.2 * expected_ms) * 1e6);
+    long long started_ns = -1;  // host time kernel i-1 was seen ended
     if (next && timed && control_.enabled()) {
       while (true) {
         progress_uploads(program, *next);
+        if (!partial_ && !(single_profile && control_.state() == adaptive_controller::phase::profiling))
+          fill_window(i);  // a slot may have freed since the top of the iteration
         if (next->failed.load(std::memory_order_acquire)) break;
-        if ((!profiling || args_.wait_for_remap) && next->copy_recorded &&
-            backend_.query(next->copy_event))
-          break;
-        // GPU done with chunk i (queue_ahead: with chunk i-1; nothing earlier: do not wait)
-        if (!args_.wait_for_remap && (waited_end < 0 || backend_.query(waited_end))) break;
+        if ((!profiling || args_.wait_for_remap) && can_launch(*next)) break;
+        if (!args_.wait_for_remap && expected_ms > 0) {
+          if (started_ns < 0 && backend_.query(end_before)) started_ns = now_ns();
+          if (started_ns >= 0 &&
+              now_ns() >= started_ns + static_cast<long long>(expected_ms * 1e6) - margin_ns)
+            break;
+          if (backend_.query(ev.end)) break;
+        } else if (!args_.wait_for_remap && (waited_end < 0 || backend_.query(waited_end))) {
+          break;  // GPU done with chunk i (queue_ahead: with chunk i-1; nothing earlier: no wait)
+        }
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else
@@ -754,7 +833,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (single_profile && timed && i >= profiled &&
         control_.state() == adaptive_controller::phase::profiling) {
       while (!backend_.query(ev.end)) {
-        speculate();
+        speculate(i);
         if (args_.poll_interval.count() > 0)
           std::this_thread::sleep_for(args_.poll_interval);
         else

@@ -32,6 +32,9 @@ struct iteration_record {
   double transform_ms = -1;  //!< helper-thread wall time of this chunk's transformation
   double kernel_ms = -1;     //!< GPU time (events); -1 when not timed (control off)
   double launch_ms = 0;      //!< host time from the start of run() to this launch's return
+  //! host time from the start of run() to the end of this chunk's transformation (-1: none, or
+  //! not finished when the chunk was launched)
+  double transform_end_ms = -1;
   //! GPU time from the end of the previous chunk to the end of this one (events): its copies,
   //! kernel and any idle gap before it; what the loss guard compares with Torg. -1: not timed.
   double step_ms = -1;
