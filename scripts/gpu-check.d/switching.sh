@@ -10,13 +10,15 @@ switching_check() {
   local raycast="$BUILD/samples/switching/raycast" mc="$BUILD/samples/switching/montecarlo_branch"
   local bench="$BUILD/bench/switching/bench_switching"
   if [[ -x "$raycast" ]]; then
-    "$raycast" --verify --step 0.0125 --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --step 0.0125 --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --step 0.0125 --skip-empty --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --step 0.0125 --skip-empty --tile 8x4 --register-cap 8 --contexts 64 \
-      --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --width 2048 --height 2048 --step 0.0125 --blocks-per-sm 0 --contexts 64 \
-      --skip-empty --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    # Defaults: step 0.0125, empty-space skipping, chunk 4, fifo, expensive tiles first.
+    "$raycast" --verify --profile --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --lifo --no-center-first --chunk 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --no-skip-empty --window 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --tile 8x4 --register-cap 8 --contexts 64 --output "" \
+      >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --width 2048 --height 2048 --blocks-per-sm 0 --contexts 64 --output "" \
+      >>"$out/raycast.log" 2>&1 || rc=1
     cat "$out/raycast.log"
   fi
   if [[ -x "$mc" ]]; then

@@ -417,7 +417,7 @@ struct raycast_program {
   template <class Gate>
   __device__ bool step(context& ray, Gate& gate) const {
     // Up to view.march_window samples on the active lanes (with view.march_quorum under the
-    // switching driver: until that many lanes of the warp wait at a crossing).
+    // switching driver: until that many lanes of the warp have stopped).
     const bool crossed = march_step(ray, view, gate);
     if (gate.take(switching::branch<0>, crossed)) shade(ray, view);
     return gate.active() && ray_done(ray, view);
