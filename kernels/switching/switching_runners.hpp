@@ -147,6 +147,9 @@ class raycast_runner {
   [[nodiscard]] std::string describe() const;
 
   timing_stats time_vanilla(const timing_options& options);
+  //! Vanilla in the scheduled runs' task order (center_first's expensive tiles first when set):
+  //! the order microsched gets, given to vanilla too, so that a speedup is not an order effect.
+  timing_stats time_vanilla_scheduled_order(const timing_options& options);
   timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
   timing_stats time_switching(const variant& v, const timing_options& options);
   //! Exactly once, and every channel within `tolerance` of vanilla on all but

@@ -179,6 +179,13 @@ timing_stats raycast_runner::time_vanilla(const timing_options& options) {
                            impl_->stream.get());
 }
 
+timing_stats raycast_runner::time_vanilla_scheduled_order(const timing_options& options) {
+  const auto program = impl_->scheduled();
+  const task_id n = impl_->pixels();
+  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s); }, options,
+                           impl_->stream.get());
+}
+
 timing_stats raycast_runner::time_termination(const schedule_arguments& args,
                                               const timing_options& options) {
   return detail::time_termination(impl_->timer, impl_->scheduled(), impl_->pixels(), args, options,
