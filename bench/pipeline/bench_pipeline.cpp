@@ -226,7 +226,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Args({5, 3})->Args({5, 4})->Args({15, 2})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Args({5, 3})->Args({5, 4})->Args({15, 2})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1})->Args({15, 1, 0})->Args({15, 0, 0})->Args({8, 1, 1})->Args({1, 1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -294,6 +294,7 @@ class chunk_pipeline {
   // All-or-nothing methods: chunks are considered in order; the chunk share r picks which ones
   // the helpers transform (credit += r per chunk considered, transformed when credit >= 1).
   std::size_t next_considered_ = 0;
+  std::size_t launched_ = 0;  // chunks launched so far in this run (slots of earlier ones are free)
   long long run_start_ns_ = 0;
   double share_credit_ = 1.0;
   std::vector<char> share_skipped_;  // (chunk) 0, skipped_by_share, or slot_was_busy
@@ -379,14 +380,31 @@ bool chunk_pipeline<Backend>::consider(Program& program, std::size_t chunk, doub
 template <pipeline_backend Backend>
 template <class Program>
 bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
-  const int slot = static_cast<int>(chunk % slots_.size());
-  slot_state& state = slots_[static_cast<std::size_t>(slot)];
-  if (state.task) {
-    // The slot's host staging may be rewritten only when every piece of the previous task has
-    // returned and its copy has left the host buffer.
-    if (!state.task->all_finished()) return false;  // chunk runs the original kernel: slot_busy
-    if (state.task->copy_recorded && !backend_.query(state.task->copy_event)) return false;
+  // The slot's host staging may be rewritten only when the previous task's chunk was launched
+  // (or abandoned), every piece of it has returned and its copy has left the host buffer.
+  auto reusable = [&](slot_state& st) {
+    if (!st.task) return true;
+    chunk_task& t = *st.task;
+    if (t.chunk >= launched_ || !t.all_finished()) return false;
+    if (t.segments_uploaded > 0 && !t.copy_recorded) {  // abandoned between two segment copies
+      backend_.record(t.copy_event, backend_.copy_stream());
+      t.copy_recorded = true;
+    }
+    return !t.copy_recorded || backend_.query(t.copy_event);
+  };
+  // Partial methods: slot chunk % slots, as in the paper. All-or-nothing methods select a share
+  // of the chunks, so any free slot (with a fixed slot, a selected chunk could find the slot of
+  // chunk - slots still copying while the others idle: slot-busy, run 14).
+  int slot = static_cast<int>(chunk % slots_.size());
+  if (!partial_) {
+    slot = -1;
+    for (std::size_t k = 0; k < slots_.size() && slot < 0; ++k)
+      if (reusable(slots_[(chunk + k) % slots_.size()])) slot = static_cast<int>((chunk + k) % slots_.size());
+    if (slot < 0) return false;  // every slot busy: slot_busy
+  } else if (!reusable(slots_[static_cast<std::size_t>(slot)])) {
+    return false;  // chunk runs the original kernel: slot_busy
   }
+  slot_state& state = slots_[static_cast<std::size_t>(slot)];
   const std::size_t elements = program.chunk_elements(chunk);
   const double ratio = control_.ratio();
   const auto g = static_cast<std::size_t>(args_.granularity);
@@ -563,6 +581,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   share_skipped_.assign(n, 0);
   share_credit_ = 1.0;
   next_considered_ = 0;
+  launched_ = 0;
   slots_.clear();
   ttr_sum_ = opt_sum_ = 0;
   ttr_count_ = opt_count_ = 0;
@@ -621,9 +640,11 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   // idle from the end of the profiled remap until kernel Δ has run (about Δ original kernels):
   // once the profiled remap has finished, the chunks up to 2Δ are selected speculatively with the
   // share the verdict will give at least, Torg / (Ttr + Torg) (Tsav <= Torg), and cancelled if
-  // the control switches off. After that, each iteration fills the window up to chunk i+Δ. Both
-  // start at chunk i+2: chunk i+1 is decided within one kernel time, too soon for a remap started
-  // now (results-pipeline.md, run 14). Chunks passed over run the original kernel (chunk-share).
+  // the control switches off; the main thread then does not drain the GPU queue for the verdict.
+  // After the verdict, each iteration fills the window up to chunk i+Δ, from chunk i+2 on: chunk
+  // i+1 is decided within one kernel time, too soon for a remap started now (results-pipeline.md,
+  // run 14). Chunks passed over run the original kernel (chunk-share).
+  bool profiled_launched = false;
   auto skip_to = [&](std::size_t first) {
     for (; next_considered_ < std::min(first, n); ++next_considered_)
       if (share_skipped_[next_considered_] == 0) share_skipped_[next_considered_] = skipped_by_share;
@@ -634,10 +655,14 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     const chunk_task* p = tasks_[profiled].get();
     if (p == nullptr || !p->all_finished() || p->failed.load(std::memory_order_acquire)) return;
     if (control_.original_mean_ms() <= 0) harvest(false);  // Torg from the warm-up kernels
-    const double torg = control_.original_mean_ms();
-    if (torg <= 0) return;
+    double torg = control_.original_mean_ms();
+    // Kernel 0 still running: Torg is at least the time since it was launched (a lower bound
+    // gives a smaller share).
+    if (torg <= 0) torg = static_cast<double>(now_ns() - run_start_ns_) * 1e-6;
     const double share = std::clamp(torg / (transform_ms(*p) + torg), args_.control.min_ratio, 1.0);
-    skip_to(i + 2);
+    // Before the profiled chunk's launch the GPU still has the warm-up originals queued, so
+    // chunk Δ+1 has time too; after it, chunk i+1 is decided within one kernel time.
+    if (profiled_launched) skip_to(i + 2);
     const std::size_t last = std::min(n - 1, 2 * profiled);
     for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_) {
     }
@@ -748,9 +773,11 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       state.released_recorded = true;
       r.optimised = true;
       r.reason = fallback::none;
+      if (i == profiled) profiled_launched = true;
     } else {
       program.launch_original(i, stream);
       r.optimised = false;
+      if (i == profiled) profiled_launched = true;
       if (!remap) {
         r.reason = fallback::memory_cap;
       } else if (!control_.enabled()) {
@@ -830,7 +857,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     // A single-chunk profile whose chunk ran optimised waits for kernel i, so the decision (which
     // needs the optimised kernel's time) arrives before the host runs ahead of chunks that could
     // be remapped: one drained iteration, only when profiling succeeded.
-    if (single_profile && timed && i >= profiled &&
+    // With speculation under way the chunks ahead are being remapped already: no need to drain.
+    if (single_profile && timed && i >= profiled && next_considered_ == profiled + 1 &&
         control_.state() == adaptive_controller::phase::profiling) {
       while (!backend_.query(ev.end)) {
         speculate(i);
@@ -841,6 +869,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       }
     }
     tasks_[i].reset();
+    launched_ = i + 1;
   }
   backend_.synchronize();
   harvest(true);
