@@ -838,7 +838,12 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         if (!partial_ && !(single_profile && control_.state() == adaptive_controller::phase::profiling))
           fill_window(i);  // a slot may have freed since the top of the iteration
         if (next->failed.load(std::memory_order_acquire)) break;
-        if ((!profiling || args_.wait_for_remap) && can_launch(*next)) break;
+        // All-or-nothing: a ready chunk still waits for kernel i-1, so the host never runs more
+        // than two launches ahead of the GPU (a host far ahead would find every slot still
+        // waiting for its last kernel: slot-busy, run 14).
+        if ((!profiling || args_.wait_for_remap) && can_launch(*next) &&
+            (partial_ || end_before < 0 || args_.wait_for_remap || backend_.query(end_before)))
+          break;
         if (!args_.wait_for_remap && expected_ms > 0) {
           if (started_ns < 0 && backend_.query(end_before)) started_ns = now_ns();
           if (started_ns >= 0 &&
