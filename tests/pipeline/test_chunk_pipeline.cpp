@@ -662,3 +662,31 @@ TEST_CASE("pipeline: a program's piece bounds cut the chunk; invalid ones fall b
   CHECK_FALSE(valid_piece_bounds({0, 10, 20}, 21, 2, 1));      // does not end at m
   CHECK(valid_piece_bounds({0, 32, 50}, 50, 2, 32));           // the last bound need not align
 }
+
+TEST_CASE("pipeline: a speculative chunk that misses while profiling is not the profile's verdict") {
+  fake_backend backend;
+  fake_program program;
+  program.chunks = 16;
+  program.input.resize(program.chunks, program.input[0]);
+  program.output.assign(program.chunks * program.n, poison);
+  program.transform_time = 0us;
+  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
+                     /*partial=*/false}};
+  // Only the profiled chunk (Δ = 3) can be ready; every later chunk ends only once cancelled.
+  program.hook = [](const transform_job& job) {
+    while (job.chunk > 3 && !job.cancelled()) std::this_thread::sleep_for(50us);
+  };
+  pipeline_arguments args;
+  args.depth = 3;
+  args.poll_interval = 50us;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  INFO(stats.controller_reason);
+  if (stats.iterations[3].optimised) {
+    // The verdict came from chunk 3; misses of chunks 4.. never reach the profile.
+    CHECK(stats.controller_reason.find("profiling") == std::string::npos);
+  } else {
+    TIMING_CHECK(stats.iterations[3].optimised);  // the helper was not scheduled in time
+  }
+}
