@@ -3,7 +3,6 @@
 //! Command-line options of the switching samples: the task pools and the context switching.
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <string>
 
@@ -23,6 +22,8 @@ struct switching_cli {
   int threshold = 33;
   int register_cap = 0;
   bool fifo = false;
+  int share_parked = 0;
+  bool share_sm = false;
   int repetitions = 5;
 
   void add_to(CLI::App& app) {
@@ -50,6 +51,14 @@ struct switching_cli {
                  std::string("resume parked contexts first in first out (rings), or last in first "
                              "out (--lifo: the stacks of frey2012's branch map); default: ") +
                      (fifo ? "--fifo" : "--lifo"));
+    app.add_option("--share-parked", share_parked,
+                   "tail sharing: once the task pools are exhausted, a warp holding at least this "
+                   "many parked contexts gives up to half of its largest list to an idle sibling "
+                   "warp of its block (0 = off)")
+        ->capture_default_str();
+    app.add_flag("--share-sm,!--share-block", share_sm,
+                 "tail sharing between all the warps on an SM (queues in global memory), or only "
+                 "between the warps of a block (--share-block, the default)");
     app.add_option("--register-cap", register_cap,
                    "cap the switching kernel's registers so that this many blocks of 128 threads "
                    "fit an SM (__launch_bounds__; 0 = no cap; the ray caster is compiled for 0, 8 "
@@ -71,6 +80,8 @@ struct switching_cli {
     v.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
     v.switching.vanilla_threshold = threshold;
     v.switching.fifo = fifo;
+    v.switching.share_parked = share_parked;
+    v.switching.share_sm = share_sm;
     switching::validate(v.switching);
     if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
     return v;

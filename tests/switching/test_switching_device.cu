@@ -22,7 +22,9 @@ using namespace microsched::switching;
 namespace {
 
 //! Under compute-sanitizer (MICROSCHED_SANITIZE_SMALL set) the large cases shrink tenfold.
-bool small_run() { return std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr; }
+bool small_run() {
+  return std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+}
 
 __host__ __device__ inline std::uint32_t mix(std::uint32_t x) {
   x ^= x >> 16;
@@ -159,9 +161,46 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
             sw.vanilla_threshold = threshold;
             sw.fifo = fifo;
             const auto got = run_switching<Program, Contexts>(program, n, args, sw);
-            check_equal(want, got, "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
-                                       ", " + to_string(sw) + ", default then " +
-                                       std::to_string(default_then != 0) + ", tasks " + std::to_string(n));
+            check_equal(want, got,
+                        "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) + ", " +
+                            to_string(sw) + ", default then " + std::to_string(default_then != 0) +
+                            ", tasks " + std::to_string(n));
+          }
+        }
+      }
+    }
+  }
+}
+
+//! Tail sharing (switching_arguments::share_parked): warps of a block move parked contexts to
+//! idle siblings once the task pool is exhausted. One block per SM, so that each warp parks many
+//! contexts and the tail is long; several thresholds (1: share from any pool; large: rarely);
+//! groups of a block's warps and of an SM's warps.
+template <class Program, int Contexts>
+void check_tail_sharing(const Program& program, task_id n, const outputs& want) {
+  for (const auto strategy : {pool_strategy::hybrid, pool_strategy::global}) {
+    for (const int share : {1, 4, 32}) {
+      for (const int every : {1, 4}) {
+        for (const bool fifo : {false, true}) {
+          for (const bool per_sm : {false, true}) {
+            // Under the sanitizers: hybrid pools, immediate switching, share from any pool.
+            if (small_run() && (strategy != pool_strategy::hybrid || every != 1 || share != 1)) {
+              continue;
+            }
+            schedule_arguments args;
+            args.strategy = strategy;
+            args.chunk = 4;
+            args.blocks_per_sm = 1;
+            switching_arguments sw;
+            sw.switch_every = every;
+            sw.fifo = fifo;
+            sw.share_parked = share;
+            sw.share_sm = per_sm;
+            const auto got = run_switching<Program, Contexts>(program, n, args, sw);
+            check_equal(want, got,
+                        "tail sharing, contexts " + std::to_string(Contexts) + ", " +
+                            to_string(strategy) + ", " + to_string(sw) + ", tasks " +
+                            std::to_string(n));
           }
         }
       }
@@ -206,6 +245,20 @@ TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
   for (const task_id n : {task_id{5}, small_run() ? task_id{2000} : task_id{20000}}) {
     const auto want = run_vanilla(p, n);
     check_all_variants<two_branch_program, C::value>(p, n, want);
+  }
+}
+
+TEST_CASE_TEMPLATE("tail sharing between the warps of a block: exactly once, equal to vanilla", C,
+                   std::integral_constant<int, 8>, std::integral_constant<int, 64>,
+                   std::integral_constant<int, 160>) {
+  kernels::montecarlo_branch_program mc;
+  mc.probability = 0.15f;
+  mc.outer = 40;
+  mc.inner = 18;
+  two_branch_program two;
+  for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
+    check_tail_sharing<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
+    check_tail_sharing<two_branch_program, C::value>(two, n, run_vanilla(two, n));
   }
 }
 

@@ -33,9 +33,9 @@ class context_pool {
   using slot = task_context<Context>;
 
   struct temp_storage {
-    slot slots[ContextsPerWarp];                                // (slot)
-    std::uint8_t branch_map[2 * Branches][ContextsPerWarp];     // (branch * 2 + path, depth) -> slot
-    std::uint8_t free_stack[ContextsPerWarp];                   // (depth) -> slot
+    slot slots[ContextsPerWarp];                             // (slot)
+    std::uint8_t branch_map[2 * Branches][ContextsPerWarp];  // (branch * 2 + path, depth) -> slot
+    std::uint8_t free_stack[ContextsPerWarp];                // (depth) -> slot
   };
 
   static constexpr int capacity = ContextsPerWarp;
@@ -51,7 +51,14 @@ class context_pool {
   }
 
   //! No context is parked in the pool (warp-uniform).
-  [[nodiscard]] __device__ __forceinline__ bool empty() const { return free_ == ContextsPerWarp; }
+  [[nodiscard]] __device__ __forceinline__ bool empty() const {
+    return free_ == ContextsPerWarp;
+  }
+
+  //! Contexts parked in the pool, all branches and paths (warp-uniform).
+  [[nodiscard]] __device__ __forceinline__ int parked() const {
+    return ContextsPerWarp - free_;
+  }
 
   //! Parked contexts of branch K per path, and free slots (warp-uniform).
   template <int K>
@@ -63,8 +70,8 @@ class context_pool {
   //! attached context `mine`, then updates the counts. Lanes touch disjoint stack entries and
   //! slots (see plan_lane), so one __syncwarp at the end orders this switch before the next.
   template <int K>
-  __device__ __forceinline__ void apply(const switch_plan& plan, const lane_plan& lane,
-                                        slot& mine, bool fifo = false) {
+  __device__ __forceinline__ void apply(const switch_plan& plan, const lane_plan& lane, slot& mine,
+                                        bool fifo = false) {
     const int take_list = 2 * K + (plan.path ? 1 : 0);
     const int park_list = 2 * K + (plan.path ? 0 : 1);
     std::uint8_t* const take_stack = s_.branch_map[take_list];
@@ -85,7 +92,9 @@ class context_pool {
       return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
     };
     switch (lane.action) {
-      case lane_action::run: mine.state = state_active; break;
+      case lane_action::run:
+        mine.state = state_active;
+        break;
       case lane_action::swap: {
         const std::uint8_t at = take_stack[load_at(lane.load_index)];
         slot loaded = s_.slots[at];
@@ -117,12 +126,14 @@ class context_pool {
         s_.free_stack[lane.free_index] = at;
         break;
       }
-      case lane_action::idle: break;
+      case lane_action::idle:
+        break;
     }
     __syncwarp();
     if (fifo) {  // the loaded contexts left the start of the ring
       const int moved = take_head + plan.swaps + plan.fills;
-      const auto head = static_cast<std::uint8_t>(moved >= ContextsPerWarp ? moved - ContextsPerWarp : moved);
+      const auto head =
+          static_cast<std::uint8_t>(moved >= ContextsPerWarp ? moved - ContextsPerWarp : moved);
       if (plan.path) {
         head_[2 * K + 1] = head;
       } else {
@@ -132,17 +143,41 @@ class context_pool {
     commit<K>(plan);
   }
 
+  //! Warp-collective: lanes 0..n-1 each take one context parked before branch K for `path` out
+  //! of the pool into `out` (the ones the next switch would resume first), still parked (their
+  //! state and path kept); their slots become free. n <= the list's count. The tail's sharing
+  //! between warps (tail_share.cuh) moves them to a sibling warp.
+  template <int K>
+  __device__ __forceinline__ void export_parked(bool path, int n, unsigned lane, slot& out,
+                                                bool fifo) {
+    const pool_counts c = counts<K>();
+    switch_plan plan;  // n empty lanes filled from `path`'s list, nothing else moves
+    plan.path = path;
+    plan.empty = n >= warp_size ? full_mask : (1u << n) - 1u;
+    plan.available = path ? c.then_parked : c.else_parked;
+    plan.other = path ? c.else_parked : c.then_parked;
+    plan.free_slots = c.free_slots;
+    plan.fills = n;
+    apply<K>(plan, plan_lane(plan, lane), out, fifo);
+    if (static_cast<int>(lane) < n) {
+      out.state = state_parked(K);
+      out.path = path;
+    }
+  }
+
  private:
   template <int K>
   __device__ __forceinline__ void commit(const switch_plan& plan) {
-    const auto then_after = static_cast<std::uint32_t>(plan.path ? plan.path_after() : plan.other_after());
-    const auto else_after = static_cast<std::uint32_t>(plan.path ? plan.other_after() : plan.path_after());
+    const auto then_after =
+        static_cast<std::uint32_t>(plan.path ? plan.path_after() : plan.other_after());
+    const auto else_after =
+        static_cast<std::uint32_t>(plan.path ? plan.other_after() : plan.path_after());
     parked_[K] = (then_after << 16) | else_after;
     free_ = plan.free_after();
   }
 
   temp_storage& s_;
-  std::uint32_t parked_[Branches];  //!< (branch) -> then count << 16 | else count
+  std::uint32_t parked_[Branches];        //!< (branch) -> then count << 16 | else count
   std::uint8_t head_[2 * Branches] = {};  //!< (branch * 2 + path) -> ring start (fifo only)
   int free_ = ContextsPerWarp;
 };

@@ -4,7 +4,9 @@
 //! task context; each loop visit refills empty lanes from the task source and runs one step,
 //! whose managed branches vote and switch through the warp's context pool. Finished contexts are
 //! ended and discarded; the warp leaves when the task source and the pool are empty and no lane
-//! holds a context.
+//! holds a context. With tail sharing (switching_arguments::share_parked > 0), once the task
+//! source is exhausted, warps of a block also move parked contexts to idle siblings
+//! (tail_share.cuh), and a warp leaves only when no sibling has contexts to give.
 
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/persistent_kernel.cuh"
@@ -13,24 +15,29 @@
 #include "microsched/switching/managed_program.hpp"
 #include "microsched/switching/switching_gate.cuh"
 #include "microsched/switching/switching_params.hpp"
+#include "microsched/switching/tail_share.cuh"
 
 namespace microsched::switching {
 
 template <class Program, int ContextsPerWarp>
-using pool_for = context_pool<typename Program::context, ContextsPerWarp, Program::managed_branches>;
+using pool_for =
+    context_pool<typename Program::context, ContextsPerWarp, Program::managed_branches>;
 
 //! Launch with dynamic shared memory of pool_shared_bytes(sizeof(pool temp_storage),
 //! BlockThreads): one pool per warp. MinBlocksPerSM > 0 caps the registers so that that many
-//! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap).
+//! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap). `tail`: the tail
+//! sharing queues when args.share_parked > 0 (one per block, or per SM group with
+//! args.share_sm), else unused.
 template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy,
           int MinBlocksPerSM = 0>
 __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksPerSM : 1))
     switching_kernel(const Program program, const driver_params params,
-                     const switching_arguments args) {
+                     const switching_arguments args,
+                     const tail_share_params<task_context<typename Program::context>> tail_params) {
   static_assert(BlockThreads % warp_size == 0, "BlockThreads must be a multiple of 32");
   using pool_type = pool_for<Program, ContextsPerWarp>;
-  using gate_type = switching_gate<typename Program::context, ContextsPerWarp,
-                                   Program::managed_branches>;
+  using gate_type =
+      switching_gate<typename Program::context, ContextsPerWarp, Program::managed_branches>;
   __shared__ typename microsched::detail::task_source_t<Strategy>::temp_storage source_storage;
   extern __shared__ __align__(16) unsigned char switching_shared[];
   const unsigned lane = threadIdx.x % warp_size;
@@ -41,6 +48,20 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
   pool_type pool(pools[warp], lane);
   typename pool_type::slot mine{};  // state_finished: the lane starts empty
   gate_type gate(pool, mine, args, lane);
+  using tail_type =
+      tail_share<typename Program::context, ContextsPerWarp, Program::managed_branches>;
+  __shared__ typename tail_type::temp_storage tail_storage;
+  const bool sharing = args.share_parked > 0;  // uniform over the grid: the barrier is safe
+  if (sharing) {
+    if (threadIdx.x == 0) tail_type::init(tail_storage);
+    __syncthreads();
+  }
+  const std::size_t group = !sharing        ? 0
+                            : args.share_sm ? sm_id() % static_cast<unsigned>(tail_params.groups)
+                                            : blockIdx.x;
+  tail_type tail(
+      args.share_sm ? tail_params.control + group * tail_control_words : tail_storage.control,
+      tail_params.queue + group * tail_queue_capacity, args.share_parked, lane);
 
   for (;;) {
     const unsigned empty = __ballot_sync(full_mask, mine.state == state_finished);
@@ -52,9 +73,13 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
         mine.state = state_active;
       }
     }
+    if (sharing && source.exhausted()) {
+      tail.exchange(pool, mine, __ballot_sync(full_mask, mine.state == state_finished), args.fifo);
+    }
     if (!__any_sync(full_mask, mine.state != state_finished) && pool.empty() &&
         source.exhausted()) {
-      break;
+      if (!sharing || tail.may_leave()) break;
+      continue;  // a sibling may still give contexts, or the queue holds some
     }
     // A window of visits between refills: with deferred switching, contexts leave lanes only at
     // the vote that ends each window, so refilling once per window costs no lane time there.

@@ -25,6 +25,13 @@ struct switching_arguments {
   //! (stacks, the branch map of frey2012 §3.1); true, first parked first (rings), so that no
   //! context waits in the pool while younger ones cycle through the lanes.
   bool fifo = false;
+  //! Tail sharing (tail_share.cuh): once the task source is exhausted, a warp holding at least
+  //! this many parked contexts gives up to half of its largest list to a sibling warp of the
+  //! block whose pool has emptied and whose lanes idle. 0: off (each warp finishes its own).
+  int share_parked = 0;
+  //! Tail sharing between all the warps on one SM (the blocks of an SM balance too), through
+  //! queues in global memory; false: between the warps of a block, control in shared memory.
+  bool share_sm = false;
 
   friend bool operator==(const switching_arguments&, const switching_arguments&) = default;
 };
@@ -35,12 +42,20 @@ inline void validate(const switching_arguments& a) {
   if (a.vanilla_threshold < 1 || a.vanilla_threshold > 33) {
     throw_invalid("vanilla_threshold", a.vanilla_threshold, "must be in 1..33 (33: never)");
   }
+  if (a.share_parked < 0)
+    throw_invalid("share_parked", a.share_parked, "must be at least 0 (0: off)");
 }
 
 [[nodiscard]] inline std::string to_string(const switching_arguments& a) {
-  std::string s = a.switch_every == 1 ? "immediate" : "deferred every " + std::to_string(a.switch_every);
-  if (a.vanilla_threshold <= 32) s += ", vanilla at >=" + std::to_string(a.vanilla_threshold) + " then-lanes";
+  std::string s =
+      a.switch_every == 1 ? "immediate" : "deferred every " + std::to_string(a.switch_every);
+  if (a.vanilla_threshold <= 32)
+    s += ", vanilla at >=" + std::to_string(a.vanilla_threshold) + " then-lanes";
   s += a.fifo ? ", parked contexts first in first out" : ", parked contexts last in first out";
+  if (a.share_parked > 0) {
+    s += ", tail sharing from " + std::to_string(a.share_parked) + " parked" +
+         (a.share_sm ? " per SM" : " per block");
+  }
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "microsched/device.hpp"
+#include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
 #include "microsched/kernel_resources.hpp"
 #include "microsched/pool/global_task_pool.cuh"
@@ -72,13 +73,31 @@ class switching_scheduler {
     if (num_tasks == 0) return;
     const launch_plan p = plan(num_tasks);
     pool_.reset(stream);
+    tail_share_params<typename pool_type::slot> tail;
+    if (switching_.share_parked > 0) tail = tail_queues(p.blocks, stream);
     kernel()<<<static_cast<unsigned>(p.blocks), BlockThreads, shared_bytes, stream>>>(
-        program, make_driver_params(args_, pool_.ref(num_tasks)), switching_);
+        program, make_driver_params(args_, pool_.ref(num_tasks)), switching_, tail);
     MICROSCHED_CHECK_LAUNCH("microsched::switching::switching_kernel");
   }
 
  private:
-  using kernel_t = void(Program, driver_params, switching_arguments);
+  using kernel_t = void(Program, driver_params, switching_arguments,
+                        tail_share_params<typename pool_type::slot>);
+
+  //! Tail sharing's queues, allocated on first use (they only grow): one per block, or one per
+  //! SM with share_sm (whose control words are zeroed on `stream` before each launch).
+  tail_share_params<typename pool_type::slot> tail_queues(int blocks, cudaStream_t stream) {
+    const int groups = switching_.share_sm ? sm_count_ : blocks;
+    const auto slots = static_cast<std::size_t>(groups) * tail_queue_capacity;
+    if (tail_queue_.size() < slots) tail_queue_ = device_buffer<typename pool_type::slot>(slots);
+    const auto words = static_cast<std::size_t>(sm_count_) * tail_control_words;
+    if (switching_.share_sm) {
+      if (tail_control_.size() < words) tail_control_ = device_buffer<int>(words);
+      tail_control_.fill_bytes(0, stream);
+    }
+    return {tail_queue_.data(), tail_control_.data(), sm_count_};
+  }
+
   [[nodiscard]] kernel_t* kernel() const {
     switch (args_.strategy) {
       case pool_strategy::local:
@@ -87,10 +106,11 @@ class switching_scheduler {
       case pool_strategy::global:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global,
                                 MinBlocksPerSM>;
-      case pool_strategy::hybrid: break;
+      case pool_strategy::hybrid:
+        break;
     }
     return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
-                                MinBlocksPerSM>;
+                            MinBlocksPerSM>;
   }
 
   schedule_arguments args_;
@@ -98,6 +118,8 @@ class switching_scheduler {
   int sm_count_ = 0;
   kernel_resources resources_;
   global_task_pool pool_;
+  device_buffer<typename pool_type::slot> tail_queue_;  //!< tail sharing: per group
+  device_buffer<int> tail_control_;                     //!< tail sharing per SM: control words
 };
 
 }  // namespace microsched::switching

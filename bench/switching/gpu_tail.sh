@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One device session for tail sharing (switching_arguments::share_parked) on binaries built
+# elsewhere (bench/switching/pack_prebuilt.sh; carry build-devbin): the device tests, the ray
+# caster at 512^2 and 2048^2 with sharing off and on (per block, per SM; thresholds TAIL_SHARES),
+# the Monte Carlo branch test at p = 0.01, then racecheck and synccheck on the tail sharing
+# tests. Logs in $OUT/tail/.
+set -u
+D=${D:-build-devbin}
+L=$OUT/tail
+mkdir -p "$L"
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PWD/$D/lib
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$L/gpu.txt"
+HUNG=0  # a run that timed out: skip the remaining sharing runs (a hang would eat the session)
+for t in test_switching_vote test_switching_device test_switching_porting_guide; do
+  SECONDS=0
+  timeout 60 "$D/$t" >"$L/test-$t.log" 2>&1
+  r=$?
+  [[ $r == 124 ]] && HUNG=1
+  echo "$t: rc $r ${SECONDS}s $(tail -1 "$L/test-$t.log")"
+done
+rc() {  # name, then the command
+  local name=$1
+  shift
+  if [[ $HUNG == 1 && "$*" == *share* ]]; then echo "== $name: skipped" >>"$L/samples.log"; return; fi
+  SECONDS=0
+  echo "== $name: $*" >>"$L/samples.log"
+  timeout 25 "$@" >>"$L/samples.log" 2>&1
+  local r=$?
+  [[ $r == 124 ]] && HUNG=1
+  echo "rc $r ${SECONDS}s" >>"$L/samples.log"
+}
+ray() { rc "$1" "$D/raycast" --verify --output "" --repetitions 7 "${@:2}"; }
+ray "512 off" --profile
+for s in ${TAIL_SHARES:-8 32}; do
+  ray "512 block $s" --share-parked "$s" --profile
+  ray "512 sm $s" --share-parked "$s" --share-sm --profile
+done
+B="--width 2048 --height 2048 --blocks-per-sm 0 --contexts 64"
+ray "2048 off" $B
+ray "2048 block 8" $B --share-parked 8
+ray "2048 sm 8" $B --share-parked 8 --share-sm
+rc "mc off" "$D/montecarlo_branch" --p 0.01 --verify
+rc "mc block 8" "$D/montecarlo_branch" --p 0.01 --verify --share-parked 8
+grep -E "^==|vanilla|switching|verify|kernel:|profile|visits|^rc|rror" "$L/samples.log"
+SECONDS=0
+timeout 40 "$D/bench_switching" --benchmark_filter='mc_branch/(vanilla|microsched)/p=0.01' \
+  --benchmark_counters_tabular=true >"$L/bench.log" 2>&1
+echo "bench: rc $? ${SECONDS}s"; grep -E "p=0.01" "$L/bench.log"
+for tool in racecheck synccheck; do
+  [[ $HUNG == 1 ]] && break
+  SECONDS=0
+  MICROSCHED_SANITIZE_SMALL=1 timeout "${TAIL_SANITIZE_LIMIT:-35}" compute-sanitizer --tool $tool \
+    --error-exitcode 99 "$D/test_switching_device" -tc='*tail sharing*' >"$L/sanitize-$tool.log" 2>&1
+  echo "sanitize $tool: rc $? ${SECONDS}s $(tail -1 "$L/sanitize-$tool.log")"
+done
+true
