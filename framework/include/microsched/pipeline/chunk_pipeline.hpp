@@ -299,6 +299,7 @@ class chunk_pipeline {
   long long run_start_ns_ = 0;
   double share_credit_ = 1.0;
   std::vector<char> share_skipped_;  // (chunk) 0, skipped_by_share, or slot_was_busy
+  std::vector<char> speculative_;    // (chunk) selected before the profile's verdict
   static constexpr char skipped_by_share = 1;
   static constexpr char slot_was_busy = 2;
 };
@@ -552,7 +553,7 @@ void chunk_pipeline<Backend>::harvest(bool all) {
       opt_sum_ += r.kernel_ms;
       ++opt_count_;
     }
-    if (r.optimised)
+    if (r.optimised && speculative_[i] == 0)  // speculative chunks are not judged (see run())
       control_.transformation(r.ratio, true, r.transform_ms, r.kernel_ms);
     else
       control_.original_kernel(r.kernel_ms);
@@ -583,6 +584,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
   tasks_.assign(n, nullptr);
   share_skipped_.assign(n, 0);
+  speculative_.assign(n, 0);
   share_credit_ = 1.0;
   next_considered_ = 0;
   launched_ = 0;
@@ -669,8 +671,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     // chunk Δ+1 has time too; after it, chunk i+1 is decided within one kernel time.
     if (profiled_launched) skip_to(i + 2);
     const std::size_t last = std::min(n - 1, 2 * profiled);
-    for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_) {
-    }
+    for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_)
+      speculative_[next_considered_] = 1;
   };
   auto fill_window = [&](std::size_t i) {
     skip_to(i + (depth_ >= 2 ? 2 : 1));
@@ -815,8 +817,12 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       // profiling, the warm-up chunks 1..Δ-1 had less than Δ kernel times: not judged; nor are
       // the speculative chunks of a single-chunk profile (the profiled chunk is judged, and a
       // speculative chunk launched before the verdict had less time than a chunk in steady state).
-      const bool judged = control_.state() != adaptive_controller::phase::profiling ||
-                          (single_profile ? i == profiled : i >= static_cast<std::size_t>(depth_));
+      // Nor after the verdict: they were selected at the profile's lower-bound share with a head
+      // start, so their hits and misses say nothing about the share the control adjusts (a miss
+      // lowered r from 0.53 to 0.43 and settled it there, host idle a third of the time; run 14).
+      const bool judged = speculative_[i] == 0 &&
+                          (control_.state() != adaptive_controller::phase::profiling ||
+                           (single_profile ? i == profiled : i >= static_cast<std::size_t>(depth_)));
       if (!ready && timed && judged) control_.transformation(r.ratio, false, r.transform_ms, 0);
     }
     r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;  // host timeline
