@@ -24,6 +24,7 @@ struct switching_cli {
   bool fifo = false;
   int share_parked = 0;
   bool share_sm = false;
+  bool tail_divergent = false;
   int repetitions = 5;
 
   void add_to(CLI::App& app) {
@@ -59,6 +60,10 @@ struct switching_cli {
     app.add_flag("--share-sm,!--share-block", share_sm,
                  "tail sharing between all the warps on an SM (queues in global memory), or only "
                  "between the warps of a block (--share-block, the default)");
+    app.add_flag("--tail-divergent,!--no-tail-divergent", tail_divergent,
+                 "once the task pools are exhausted, a warp whose contexts all fit its lanes "
+                 "resumes its parked ones and runs the managed branches divergently, as vanilla "
+                 "(the latency of the last tasks, not SIMT efficiency, bounds the tail)");
     app.add_option("--register-cap", register_cap,
                    "cap the switching kernel's registers so that this many blocks of 128 threads "
                    "fit an SM (__launch_bounds__; 0 = no cap; the ray caster is compiled for 0, 8 "
@@ -82,6 +87,7 @@ struct switching_cli {
     v.switching.fifo = fifo;
     v.switching.share_parked = share_parked;
     v.switching.share_sm = share_sm;
+    v.switching.tail_divergent = tail_divergent;
     switching::validate(v.switching);
     if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
     return v;

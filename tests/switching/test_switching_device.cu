@@ -172,36 +172,45 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
   }
 }
 
-//! Tail sharing (switching_arguments::share_parked): warps of a block move parked contexts to
-//! idle siblings once the task pool is exhausted. One block per SM, so that each warp parks many
+//! The tail code: sharing (switching_arguments::share_parked: warps of a block or an SM move
+//! parked contexts to idle siblings once the task pool is exhausted) and the divergent tail
+//! (tail_divergent), alone and together. One block per SM, so that each warp parks many
 //! contexts and the tail is long; several thresholds (1: share from any pool; large: rarely);
 //! groups of a block's warps and of an SM's warps.
 template <class Program, int Contexts>
 void check_tail_sharing(const Program& program, task_id n, const outputs& want) {
+  struct tail_mode {
+    int share;
+    bool per_sm;
+    bool divergent;
+  };
+  const std::vector<tail_mode> modes = {{1, false, false}, {4, false, false}, {32, false, false},
+                                        {1, true, false},  {4, true, false},  {32, true, false},
+                                        {0, false, true},  {4, false, true},  {4, true, true}};
   for (const auto strategy : {pool_strategy::hybrid, pool_strategy::global}) {
-    for (const int share : {1, 4, 32}) {
+    for (const auto& mode : modes) {
       for (const int every : {1, 4}) {
         for (const bool fifo : {false, true}) {
-          for (const bool per_sm : {false, true}) {
-            // Under the sanitizers: hybrid pools, immediate switching, share from any pool.
-            if (small_run() && (strategy != pool_strategy::hybrid || every != 1 || share != 1)) {
-              continue;
-            }
-            schedule_arguments args;
-            args.strategy = strategy;
-            args.chunk = 4;
-            args.blocks_per_sm = 1;
-            switching_arguments sw;
-            sw.switch_every = every;
-            sw.fifo = fifo;
-            sw.share_parked = share;
-            sw.share_sm = per_sm;
-            const auto got = run_switching<Program, Contexts>(program, n, args, sw);
-            check_equal(want, got,
-                        "tail sharing, contexts " + std::to_string(Contexts) + ", " +
-                            to_string(strategy) + ", " + to_string(sw) + ", tasks " +
-                            std::to_string(n));
+          // Under the sanitizers: hybrid pools, immediate switching, the first mode of each kind.
+          if (small_run() && (strategy != pool_strategy::hybrid || every != 1 ||
+                              (mode.share != 1 && !mode.divergent) ||
+                              (mode.divergent && mode.share == 4 && !mode.per_sm))) {
+            continue;
           }
+          schedule_arguments args;
+          args.strategy = strategy;
+          args.chunk = 4;
+          args.blocks_per_sm = 1;
+          switching_arguments sw;
+          sw.switch_every = every;
+          sw.fifo = fifo;
+          sw.share_parked = mode.share;
+          sw.share_sm = mode.per_sm;
+          sw.tail_divergent = mode.divergent;
+          const auto got = run_switching<Program, Contexts>(program, n, args, sw);
+          check_equal(want, got,
+                      "tail, contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
+                          ", " + to_string(sw) + ", tasks " + std::to_string(n));
         }
       }
     }
@@ -248,7 +257,7 @@ TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
   }
 }
 
-TEST_CASE_TEMPLATE("tail sharing between the warps of a block: exactly once, equal to vanilla", C,
+TEST_CASE_TEMPLATE("tail sharing and divergent tail: exactly once, equal to vanilla", C,
                    std::integral_constant<int, 8>, std::integral_constant<int, 64>,
                    std::integral_constant<int, 160>) {
   kernels::montecarlo_branch_program mc;

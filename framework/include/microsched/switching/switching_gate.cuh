@@ -12,7 +12,9 @@
 
 namespace microsched::switching {
 
-template <class Context, int ContextsPerWarp, int Branches>
+//! @tparam Tail compiled with the tail mode (switching_arguments::tail_divergent; set_tail()):
+//!   the default instantiation carries none of its code or registers.
+template <class Context, int ContextsPerWarp, int Branches, bool Tail = false>
 class switching_gate {
  public:
   using pool_type = context_pool<Context, ContextsPerWarp, Branches>;
@@ -23,10 +25,25 @@ class switching_gate {
   //! `mine` is the lane's attached context: the gate swaps it in place.
   __device__ __forceinline__ switching_gate(pool_type& pool, slot& mine,
                                             const switching_arguments& args, unsigned lane)
-      : pool_(pool), mine_(mine), lane_(lane), every_(static_cast<unsigned>(args.switch_every)),
-        default_then_(args.default_then), threshold_(args.vanilla_threshold), fifo_(args.fifo) {
+      : pool_(pool),
+        mine_(mine),
+        lane_(lane),
+        every_(static_cast<unsigned>(args.switch_every)),
+        default_then_(args.default_then),
+        threshold_(args.vanilla_threshold),
+        fifo_(args.fifo) {
 #pragma unroll
     for (int k = 0; k < Branches; ++k) countdown_[k] = every_;
+  }
+
+  //! Warp-uniform, Tail only: the task source is exhausted and tail_divergent is on. Then a warp
+  //! whose contexts (attached and parked) all fit its lanes resumes the parked ones into empty
+  //! lanes and runs each managed branch divergently, every lane its own path, as a vanilla
+  //! kernel does: in the tail the latency of the last contexts bounds the run, and a context
+  //! parked for the minority path would wait while the warp runs the other one.
+  __device__ __forceinline__ void set_tail(bool tail) {
+    static_assert(Tail, "set_tail: compile the gate with Tail = true");
+    tail_ = tail;
   }
 
   //! This lane holds an active context: run the step's code (false while parked or empty).
@@ -48,7 +65,7 @@ class switching_gate {
       // instructions; the vote runs when it reaches zero.
       if (--countdown_[K] != 0) {
         const bool path = (default_then_ >> K) & 1u;  // the default path, no ballot
-        if (at) park_or_run(path, need, here);       // contexts needing the other one park
+        if (at) park_or_run(path, need, here);        // contexts needing the other one park
         return active() && path;
       }
       countdown_[K] = every_;
@@ -70,6 +87,11 @@ class switching_gate {
       }
     }
     m.empty = __ballot_sync(full_mask, mine_.state == state_finished);
+    if constexpr (Tail) {
+      if (tail_ && warp_size - popcount(m.empty) + pool_.parked() <= warp_size) {
+        return drain<K>(m, counts, at, need);
+      }
+    }
     if (divergent_pass(m, threshold_)) {
       if (at) mine_.state = state_active;  // every lane its own path, as in a vanilla kernel
       return at && need;
@@ -85,6 +107,22 @@ class switching_gate {
   }
 
  private:
+  //! The tail mode's visit (set_tail): empty lanes load the contexts parked for the path that
+  //! has more of them; no context is parked; every lane at the branch runs its own path.
+  template <int K>
+  __device__ __forceinline__ bool drain(branch_masks m, pool_counts counts, bool at, bool need) {
+    const bool path = counts.then_parked > counts.else_parked;
+    m.want_then = path ? m.at_branch : 0u;  // no movers: every lane at the branch runs
+    const switch_plan plan = plan_switch(m, counts, path);
+    if (plan.quiet()) {
+      if (at) mine_.state = state_active;
+      return at && need;
+    }
+    const lane_plan lane = plan_lane(plan, lane_);
+    pool_.template apply<K>(plan, lane, mine_, fifo_);  // run: active, fill: loaded and active
+    return (at && need) || (lane.action == lane_action::fill && path);
+  }
+
   __device__ __forceinline__ void park_or_run(bool path, bool need, std::uint8_t here) {
     if (need == path) {
       mine_.state = state_active;
@@ -101,6 +139,7 @@ class switching_gate {
   std::uint32_t default_then_;
   int threshold_;
   bool fifo_;
+  bool tail_ = false;             //!< Tail only: see set_tail()
   unsigned countdown_[Branches];  //!< (branch) visits left until the next vote, warp-uniform
 };
 

@@ -25,11 +25,14 @@ using pool_for =
 
 //! Launch with dynamic shared memory of pool_shared_bytes(sizeof(pool temp_storage),
 //! BlockThreads): one pool per warp. MinBlocksPerSM > 0 caps the registers so that that many
-//! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap). `tail`: the tail
+//! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap). Tail: compiled with
+//! the tail code (switching_arguments::tail_code(): sharing, tail mode); without it none of it
+//! is in the kernel (it cost the loop 2-4% in registers and code when compiled in but off).
+//! `tail`: the tail
 //! sharing queues when args.share_parked > 0 (one per block, or per SM group with
 //! args.share_sm), else unused.
 template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy,
-          int MinBlocksPerSM = 0>
+          int MinBlocksPerSM = 0, bool Tail = false>
 __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksPerSM : 1))
     switching_kernel(const Program program, const driver_params params,
                      const switching_arguments args,
@@ -37,7 +40,7 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
   static_assert(BlockThreads % warp_size == 0, "BlockThreads must be a multiple of 32");
   using pool_type = pool_for<Program, ContextsPerWarp>;
   using gate_type =
-      switching_gate<typename Program::context, ContextsPerWarp, Program::managed_branches>;
+      switching_gate<typename Program::context, ContextsPerWarp, Program::managed_branches, Tail>;
   __shared__ typename microsched::detail::task_source_t<Strategy>::temp_storage source_storage;
   extern __shared__ __align__(16) unsigned char switching_shared[];
   const unsigned lane = threadIdx.x % warp_size;
@@ -51,7 +54,8 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
   using tail_type =
       tail_share<typename Program::context, ContextsPerWarp, Program::managed_branches>;
   __shared__ typename tail_type::temp_storage tail_storage;
-  const bool sharing = args.share_parked > 0;  // uniform over the grid: the barrier is safe
+  // Uniform over the grid (so the barrier is safe); constant false without the tail code.
+  const bool sharing = Tail && args.share_parked > 0;
   if (sharing) {
     if (threadIdx.x == 0) tail_type::init(tail_storage);
     __syncthreads();
@@ -73,8 +77,12 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
         mine.state = state_active;
       }
     }
-    if (sharing && source.exhausted()) {
-      tail.exchange(pool, mine, __ballot_sync(full_mask, mine.state == state_finished), args.fifo);
+    if constexpr (Tail) {
+      if (sharing && source.exhausted()) {
+        tail.exchange(pool, mine, __ballot_sync(full_mask, mine.state == state_finished),
+                      args.fifo);
+      }
+      gate.set_tail(args.tail_divergent && source.exhausted());
     }
     if (!__any_sync(full_mask, mine.state != state_finished) && pool.empty() &&
         source.exhausted()) {

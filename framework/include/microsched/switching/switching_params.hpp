@@ -32,6 +32,12 @@ struct switching_arguments {
   //! Tail sharing between all the warps on one SM (the blocks of an SM balance too), through
   //! queues in global memory; false: between the warps of a block, control in shared memory.
   bool share_sm = false;
+  //! Tail mode (switching_gate::set_tail): once the task source is exhausted, a warp whose
+  //! contexts all fit its lanes resumes the parked ones and runs managed branches divergently.
+  bool tail_divergent = false;
+
+  //! The driver is compiled with its tail code (sharing, tail mode) only where one is asked for.
+  [[nodiscard]] constexpr bool tail_code() const { return share_parked > 0 || tail_divergent; }
 
   friend bool operator==(const switching_arguments&, const switching_arguments&) = default;
 };
@@ -56,6 +62,7 @@ inline void validate(const switching_arguments& a) {
     s += ", tail sharing from " + std::to_string(a.share_parked) + " parked" +
          (a.share_sm ? " per SM" : " per block");
   }
+  if (a.tail_divergent) s += ", divergent tail";
   return s;
 }
 

@@ -99,18 +99,22 @@ class switching_scheduler {
   }
 
   [[nodiscard]] kernel_t* kernel() const {
+    return switching_.tail_code() ? kernel_for<true>() : kernel_for<false>();
+  }
+  template <bool Tail>
+  [[nodiscard]] kernel_t* kernel_for() const {
     switch (args_.strategy) {
       case pool_strategy::local:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::local,
-                                MinBlocksPerSM>;
+                                MinBlocksPerSM, Tail>;
       case pool_strategy::global:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global,
-                                MinBlocksPerSM>;
+                                MinBlocksPerSM, Tail>;
       case pool_strategy::hybrid:
         break;
     }
     return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
-                            MinBlocksPerSM>;
+                            MinBlocksPerSM, Tail>;
   }
 
   schedule_arguments args_;
