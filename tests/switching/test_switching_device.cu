@@ -187,7 +187,7 @@ void check_tail_sharing(const Program& program, task_id n, const outputs& want) 
   const std::vector<tail_mode> modes = {{1, false, false}, {4, false, false}, {32, false, false},
                                         {1, true, false},  {4, true, false},  {32, true, false},
                                         {0, false, true},  {4, false, true},  {4, true, true}};
-  for (const auto strategy : {pool_strategy::hybrid, pool_strategy::global}) {
+  for (const auto strategy : {pool_strategy::hybrid}) {  // the tail code's only pools
     for (const auto& mode : modes) {
       for (const int every : {1, 4}) {
         for (const bool fifo : {false, true}) {
@@ -268,6 +268,21 @@ TEST_CASE_TEMPLATE("tail sharing and divergent tail: exactly once, equal to vani
   for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
     check_tail_sharing<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
     check_tail_sharing<two_branch_program, C::value>(two, n, run_vanilla(two, n));
+  }
+}
+
+TEST_CASE("the tail code is refused outside the hybrid pools, with the reason") {
+  switching_arguments sw;
+  sw.share_parked = 8;
+  schedule_arguments args;
+  args.strategy = pool_strategy::global;
+  try {
+    switching_scheduler<two_branch_program, 128, 64> sched(args, sw);
+    FAIL("expected std::invalid_argument");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("hybrid") != std::string::npos);
   }
 }
 

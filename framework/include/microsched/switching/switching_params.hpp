@@ -36,7 +36,8 @@ struct switching_arguments {
   //! contexts all fit its lanes resumes the parked ones and runs managed branches divergently.
   bool tail_divergent = false;
 
-  //! The driver is compiled with its tail code (sharing, tail mode) only where one is asked for.
+  //! The driver is compiled with its tail code (sharing, tail mode) only where one is asked for,
+  //! and for the hybrid pools only (switching_scheduler refuses the others).
   [[nodiscard]] constexpr bool tail_code() const { return share_parked > 0 || tail_divergent; }
 
   friend bool operator==(const switching_arguments&, const switching_arguments&) = default;

@@ -11,6 +11,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stdexcept>
+
 #include "microsched/device.hpp"
 #include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
@@ -50,6 +52,11 @@ class switching_scheduler {
       : args_(args), switching_(switching) {
     validate(args_);
     validate(switching_);
+    if (switching_.tail_code() && args_.strategy != pool_strategy::hybrid) {
+      throw std::invalid_argument("strategy = " + to_string(args_.strategy) +
+                                  ": the tail code (share_parked, tail_divergent) is compiled "
+                                  "for the hybrid pools only");
+    }
     const device_info device = current_device();
     sm_count_ = device.sm_count;
     check_shared_fit(shared_bytes, device.shared_per_block_optin, ContextsPerWarp,
@@ -98,23 +105,25 @@ class switching_scheduler {
     return {tail_queue_.data(), tail_control_.data(), sm_count_};
   }
 
+  //! The tail code is compiled for the hybrid pools only (one more kernel per pool size and
+  //! register cap, not three: the binaries stay small enough to carry to a device).
   [[nodiscard]] kernel_t* kernel() const {
-    return switching_.tail_code() ? kernel_for<true>() : kernel_for<false>();
-  }
-  template <bool Tail>
-  [[nodiscard]] kernel_t* kernel_for() const {
+    if (switching_.tail_code()) {
+      return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
+                              MinBlocksPerSM, true>;
+    }
     switch (args_.strategy) {
       case pool_strategy::local:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::local,
-                                MinBlocksPerSM, Tail>;
+                                MinBlocksPerSM>;
       case pool_strategy::global:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global,
-                                MinBlocksPerSM, Tail>;
+                                MinBlocksPerSM>;
       case pool_strategy::hybrid:
         break;
     }
     return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
-                            MinBlocksPerSM, Tail>;
+                            MinBlocksPerSM>;
   }
 
   schedule_arguments args_;
