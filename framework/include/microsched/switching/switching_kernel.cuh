@@ -5,8 +5,10 @@
 //! whose managed branches vote and switch through the warp's context pool. Finished contexts are
 //! ended and discarded; the warp leaves when the task source and the pool are empty and no lane
 //! holds a context. With tail sharing (switching_arguments::share_parked > 0), once the task
-//! source is exhausted, warps of a block also move parked contexts to idle siblings
-//! (tail_share.cuh), and a warp leaves only when no sibling has contexts to give.
+//! source is exhausted, the warps of a block (or of an SM, share_sm) also move parked contexts
+//! to idle siblings (tail_share.cuh), and a warp leaves only when no sibling has contexts to
+//! give. Neither it nor the divergent tail shortened the ray caster's tail on an H100
+//! (docs/results-switching.md, 2026-11-22, third session): both are off by default.
 
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/persistent_kernel.cuh"
@@ -28,9 +30,8 @@ using pool_for =
 //! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap). Tail: compiled with
 //! the tail code (switching_arguments::tail_code(): sharing, tail mode); without it none of it
 //! is in the kernel (it cost the loop 2-4% in registers and code when compiled in but off).
-//! `tail`: the tail
-//! sharing queues when args.share_parked > 0 (one per block, or per SM group with
-//! args.share_sm), else unused.
+//! `tail_params`: the tail sharing queues when args.share_parked > 0 (one per block, or per SM
+//! group with args.share_sm), else unused.
 template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy,
           int MinBlocksPerSM = 0, bool Tail = false>
 __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksPerSM : 1))
