@@ -82,8 +82,11 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
   if (phase_ == phase::profiling) {
     if (!success) {
       std::ostringstream why;
-      why << "profiling: transformation (" << transform_ms << " ms at r=" << ratio
-          << ") did not finish within its " << depth_ << " kernel time(s) (" << t_org_ << " ms each)";
+      // transform_ms counts from when a helper began the remap, so it can be shorter than the
+      // window and still late: the remap waited for a helper, or began after the window opened.
+      why << "profiling: the profiled chunk's remap did not finish before its kernel had to launch "
+          << "(transformation " << transform_ms << " ms at r=" << ratio << " from when a helper "
+          << "began it; the window was " << depth_ << " kernel time(s) of " << t_org_ << " ms)";
       shut_down(why.str());
       return;
     }
