@@ -10,7 +10,8 @@
 //!
 //! The driver is pure C++ over two concepts, so its threading is tested under ThreadSanitizer
 //! with a simulated GPU: a `pipeline_backend` (streams and events; cuda_backend.hpp is the real
-//! one) and a `chunk_program` (the user's transformation, copies and launches).
+//! one) and a `chunk_program` (the user's transformation, copies and launches), declared in
+//! chunk_program.hpp; the arguments are in pipeline_arguments.hpp.
 
 #include <algorithm>
 #include <atomic>
@@ -26,152 +27,13 @@
 #include <vector>
 
 #include "microsched/pipeline/adaptive_control.hpp"
+#include "microsched/pipeline/chunk_program.hpp"
 #include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/pipeline/pipeline_arguments.hpp"
 #include "microsched/pipeline/statistics.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
 
 namespace microsched::pipeline {
-
-//! One way a program can remap a chunk, with the memory one staging slot costs. A program lists
-//! them in order of preference; the pipeline takes the first that fits the user's memory limit
-//! (zhang2011 §5.4: data reordering first, job swapping when its space is intolerable).
-struct remap_method {
-  std::string name;
-  std::size_t host_bytes_per_slot = 0;    //!< pinned staging
-  std::size_t device_bytes_per_slot = 0;  //!< device copy of the staging
-  //! false: a remap of part of a chunk saves nothing (e.g. the kernel still needs the whole
-  //! original input), so the pipeline transforms whole chunks, each on every helper, and r is
-  //! the share of chunks transformed (the others run the original kernel meanwhile).
-  bool partial = true;
-  //! One-off bytes, independent of the slots: e.g. job swapping for a reference pattern that is
-  //! the same in every chunk keeps one mapping on the device, however deep the pipeline.
-  std::size_t host_bytes_fixed = 0;
-  std::size_t device_bytes_fixed = 0;
-};
-
-//! Bytes a method needs for `slots` staging slots (its one-off bytes included).
-[[nodiscard]] inline std::size_t method_bytes(const remap_method& m, std::size_t slots) noexcept {
-  return m.host_bytes_fixed + m.device_bytes_fixed +
-         (m.host_bytes_per_slot + m.device_bytes_per_slot) * slots;
-}
-
-//! User-facing arguments of the pipeline.
-struct pipeline_arguments {
-  int depth = 1;                         //!< Δ: chunks transformed ahead of the GPU
-  int threads_per_chunk = 2;             //!< helper threads working on one chunk
-  std::size_t memory_limit = 512u << 20;  //!< bytes the pipeline may add, host + device
-  int granularity = 32;                  //!< piece boundaries are multiples of this (a warp)
-  std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
-  //! Testing only: wait for every chunk's remap and copy before launching it, so the optimised
-  //! kernel always runs (a program using this can be slower than the original).
-  bool wait_for_remap = false;
-  //! Bounded wait (ours; 0 = the paper's rule, never wait): when a chunk's remap is not ready at
-  //! its launch but is expected to finish within wait_budget * (Torg - Topt) (the measured
-  //! saving, Topt and the transformation time from earlier optimised chunks), the main thread
-  //! waits for it up to that long, then launches whichever kernel it can. A miss costs at most
-  //! that wait; the loss guard switches the pipeline off if misses make the loop slower, but
-  //! only after they cost up to its tolerance plus one wait: opt-in, it can lose a few percent
-  //! where remaps are rarely ready (unwrap on the H100 host, results-pipeline.md runs 10-11).
-  double wait_budget = 0;
-  //! Helper threads lower their scheduling priority by this much (Linux nice, 0..19): where a
-  //! helper and the thread launching kernels share a core, the launches go first. Default 0:
-  //! on the H100 host, 19 cost gafort and unwrap many ready remaps (a helper sharing a core with
-  //! the polling main thread starves) and did not change Black-Scholes (results-pipeline.md, run 6).
-  int helper_nice = 0;
-  adaptive_arguments control{};
-};
-
-//! Throws std::invalid_argument naming the first bad value.
-inline void validate(const pipeline_arguments& args) {
-  if (args.depth < 1 || args.depth > 64) detail::invalid("depth", args.depth, "must be in 1..64");
-  if (args.threads_per_chunk < 1 || args.threads_per_chunk > 256)
-    detail::invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
-  if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
-  if (!(args.wait_budget >= 0 && args.wait_budget <= 1))
-    detail::invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
-  if (args.helper_nice < 0 || args.helper_nice > 19)
-    detail::invalid("helper_nice", args.helper_nice, "must be in 0..19");
-  if (args.poll_interval.count() < 0)
-    detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
-  validate(args.control);
-}
-
-//! One piece of a chunk's transformation (helper thread) or one segment's copy (main thread).
-struct transform_job {
-  std::size_t chunk = 0;
-  int slot = 0;                 //!< staging slot the remap goes to
-  int method = 0;               //!< index into the program's methods()
-  std::size_t begin = 0;        //!< element range of this piece or segment
-  std::size_t end = 0;
-  std::size_t transformed = 0;  //!< m: elements [0, m) are remapped, the rest keep their mapping
-  std::size_t elements = 0;     //!< elements of the chunk
-  //! Set when the chunk was launched without its remap: a long transformation may poll it and
-  //! return early (its result is discarded). Null for upload and launch jobs.
-  const std::atomic<bool>* cancel = nullptr;
-
-  [[nodiscard]] bool cancelled() const noexcept {
-    return cancel != nullptr && cancel->load(std::memory_order_relaxed);
-  }
-};
-
-//! What a piece's transformation achieved, in the program's own measure (summed per chunk).
-struct transform_outcome {
-  double before = 0;
-  double after = 0;
-};
-
-//! Streams and events, named by small integers so the driver never holds a CUDA type.
-template <class B>
-concept pipeline_backend = requires(B& b, int e, typename B::stream_type s) {
-  typename B::stream_type;
-  { b.compute_stream() } -> std::same_as<typename B::stream_type>;
-  { b.copy_stream() } -> std::same_as<typename B::stream_type>;
-  { b.make_event() } -> std::same_as<int>;
-  b.record(e, s);
-  { b.query(e) } -> std::same_as<bool>;  //!< true once all work before the record is done
-  b.wait(s, e);                          //!< stream s waits for the event (host does not)
-  b.synchronize_event(e);
-  { b.elapsed_ms(e, e) } -> std::convertible_to<double>;
-  b.synchronize();
-};
-
-//! What a user program supplies. transform() runs on helper threads, for disjoint pieces at once;
-//! everything else runs on the thread that called run().
-template <class P, class B>
-concept chunk_program = requires(P& p, const P& cp, const transform_job& job,
-                                 typename B::stream_type s, std::size_t chunk, int n) {
-  { cp.chunk_count() } -> std::convertible_to<std::size_t>;
-  { cp.chunk_elements(chunk) } -> std::convertible_to<std::size_t>;
-  { cp.methods() } -> std::convertible_to<std::vector<remap_method>>;
-  p.prepare(n, n);  //!< (method, slots): allocate staging
-  { p.transform(job) } -> std::same_as<transform_outcome>;
-  p.upload(job, s);           //!< enqueue the copy of [begin, end) of the slot's staging
-  p.launch_original(chunk, s);  //!< what the original program enqueues for this chunk
-  p.launch_optimised(job, s);   //!< the same with the remap in job.slot, job.transformed elements
-};
-
-//! Optional: where to cut the remapped elements [0, m) of a chunk into `pieces` pieces, as
-//! pieces + 1 increasing bounds from 0 to m, the inner ones multiples of `granularity`. For a
-//! transformation whose cost per element is uneven (unwrap: the outer rings of the polar map
-//! touch 25x the frame lines of the inner ones), pieces of equal cost end together. An empty or
-//! invalid answer: pieces of equal size.
-template <class P>
-concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int pieces, std::size_t g) {
-  { p.piece_bounds(chunk, m, pieces, g) } -> std::convertible_to<std::vector<std::size_t>>;
-};
-
-//! Whether `bounds` cut [0, m) into `pieces` non-empty pieces at multiples of `granularity`.
-[[nodiscard]] inline bool valid_piece_bounds(const std::vector<std::size_t>& bounds, std::size_t m, int pieces,
-                                             std::size_t granularity) noexcept {
-  if (pieces < 1 || bounds.size() != static_cast<std::size_t>(pieces) + 1 || bounds.front() != 0 ||
-      bounds.back() != m)
-    return false;
-  for (std::size_t k = 1; k < bounds.size(); ++k) {
-    if (bounds[k] <= bounds[k - 1]) return false;
-    if (k + 1 < bounds.size() && bounds[k] % granularity != 0) return false;
-  }
-  return true;
-}
 
 template <pipeline_backend Backend>
 class chunk_pipeline {

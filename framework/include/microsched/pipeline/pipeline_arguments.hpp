@@ -1,0 +1,79 @@
+#pragma once
+//! @file pipeline_arguments.hpp
+//! What a user chooses for the chunk pipeline (chunk_pipeline.hpp): depth, helpers, memory limit,
+//! the adaptive control, and the remap methods a program offers with the memory each one costs.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "microsched/pipeline/adaptive_control.hpp"
+#include "microsched/pipeline/detail/invalid.hpp"
+
+namespace microsched::pipeline {
+
+//! One way a program can remap a chunk, with the memory one staging slot costs. A program lists
+//! them in order of preference; the pipeline takes the first that fits the user's memory limit
+//! (zhang2011 §5.4: data reordering first, job swapping when its space is intolerable).
+struct remap_method {
+  std::string name;
+  std::size_t host_bytes_per_slot = 0;    //!< pinned staging
+  std::size_t device_bytes_per_slot = 0;  //!< device copy of the staging
+  //! false: a remap of part of a chunk saves nothing (e.g. the kernel still needs the whole
+  //! original input), so the pipeline transforms whole chunks, each on every helper, and r is
+  //! the share of chunks transformed (the others run the original kernel meanwhile).
+  bool partial = true;
+  //! One-off bytes, independent of the slots: e.g. job swapping for a reference pattern that is
+  //! the same in every chunk keeps one mapping on the device, however deep the pipeline.
+  std::size_t host_bytes_fixed = 0;
+  std::size_t device_bytes_fixed = 0;
+};
+
+//! Bytes a method needs for `slots` staging slots (its one-off bytes included).
+[[nodiscard]] inline std::size_t method_bytes(const remap_method& m, std::size_t slots) noexcept {
+  return m.host_bytes_fixed + m.device_bytes_fixed +
+         (m.host_bytes_per_slot + m.device_bytes_per_slot) * slots;
+}
+
+//! User-facing arguments of the pipeline.
+struct pipeline_arguments {
+  int depth = 1;                         //!< Δ: chunks transformed ahead of the GPU
+  int threads_per_chunk = 2;             //!< helper threads working on one chunk
+  std::size_t memory_limit = 512u << 20;  //!< bytes the pipeline may add, host + device
+  int granularity = 32;                  //!< piece boundaries are multiples of this (a warp)
+  std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
+  //! Testing only: wait for every chunk's remap and copy before launching it, so the optimised
+  //! kernel always runs (a program using this can be slower than the original).
+  bool wait_for_remap = false;
+  //! Bounded wait (ours; 0 = the paper's rule, never wait): when a chunk's remap is not ready at
+  //! its launch but is expected to finish within wait_budget * (Torg - Topt) (the measured
+  //! saving, Topt and the transformation time from earlier optimised chunks), the main thread
+  //! waits for it up to that long, then launches whichever kernel it can. A miss costs at most
+  //! that wait; the loss guard switches the pipeline off if misses make the loop slower, but
+  //! only after they cost up to its tolerance plus one wait: opt-in, it can lose a few percent
+  //! where remaps are rarely ready (unwrap on the H100 host, results-pipeline.md runs 10-11).
+  double wait_budget = 0;
+  //! Helper threads lower their scheduling priority by this much (Linux nice, 0..19): where a
+  //! helper and the thread launching kernels share a core, the launches go first. Default 0:
+  //! on the H100 host, 19 cost gafort and unwrap many ready remaps (a helper sharing a core with
+  //! the polling main thread starves) and did not change Black-Scholes (results-pipeline.md, run 6).
+  int helper_nice = 0;
+  adaptive_arguments control{};
+};
+
+//! Throws std::invalid_argument naming the first bad value.
+inline void validate(const pipeline_arguments& args) {
+  if (args.depth < 1 || args.depth > 64) detail::invalid("depth", args.depth, "must be in 1..64");
+  if (args.threads_per_chunk < 1 || args.threads_per_chunk > 256)
+    detail::invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
+  if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
+  if (!(args.wait_budget >= 0 && args.wait_budget <= 1))
+    detail::invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
+  if (args.helper_nice < 0 || args.helper_nice > 19)
+    detail::invalid("helper_nice", args.helper_nice, "must be in 0..19");
+  if (args.poll_interval.count() < 0)
+    detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
+  validate(args.control);
+}
+
+}  // namespace microsched::pipeline
