@@ -69,6 +69,16 @@ struct fake_program {
       for (auto& v : c) v = rng() % 5;
     output.assign(chunks * n, poison);
   }
+  //! `count` chunks, the new ones with chunk 0's input; outputs poisoned again.
+  void resize(std::size_t count) {
+    chunks = count;
+    input.resize(chunks, input[0]);
+    output.assign(chunks * n, poison);
+  }
+  //! One method, all-or-nothing (a remap of part of a chunk saves nothing), like unwrap's reorder.
+  void list_all_or_nothing() {
+    listed = {{"reorder-duplication", n * sizeof(index_t), n * sizeof(index_t), /*partial=*/false}};
+  }
   [[nodiscard]] std::size_t chunk_count() const { return chunks; }
   [[nodiscard]] std::size_t chunk_elements(std::size_t) const { return n; }
   bool costly_first = false;  // list a method no limit in the tests fits before "regroup"
@@ -428,9 +438,7 @@ TEST_CASE("pipeline: adaptive control switches off when the transformation canno
 TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
   fake_backend backend;
   fake_program program;
-  program.chunks = 16;
-  program.input.resize(program.chunks, program.input[0]);
-  program.output.assign(program.chunks * program.n, poison);
+  program.resize(16);
   pipeline_arguments args;
   args.depth = 1;
   args.poll_interval = 50us;
@@ -464,9 +472,7 @@ TEST_CASE("pipeline arguments are validated by name") {
 TEST_CASE("pipeline: a bounded wait keeps results correct and the control on") {
   fake_backend backend;
   fake_program program;
-  program.chunks = 16;
-  program.input.resize(program.chunks, program.input[0]);
-  program.output.assign(program.chunks * program.n, poison);
+  program.resize(16);
   pipeline_arguments args;
   args.depth = 2;
   args.wait_budget = 0.5;
@@ -503,8 +509,7 @@ TEST_CASE("pipeline: an all-or-nothing method profiles one chunk; a miss switche
   fake_program program;
   program.kernel_time = 500us;
   program.transform_time = 0us;
-  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
-                     /*partial=*/false}};
+  program.list_all_or_nothing();
   // Scripted: never ready (each transformation ends only once its chunk ran without it).
   std::mutex mutex;
   std::vector<std::size_t> transformed;
@@ -539,11 +544,8 @@ TEST_CASE("pipeline: an all-or-nothing method profiles one chunk; a miss switche
 TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one chunk, then settles") {
   fake_backend backend;
   fake_program program;
-  program.chunks = 16;
-  program.input.resize(program.chunks, program.input[0]);
-  program.output.assign(program.chunks * program.n, poison);
-  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
-                     /*partial=*/false}};
+  program.resize(16);
+  program.list_all_or_nothing();
   pipeline_arguments args;
   args.depth = 2;
   args.poll_interval = 50us;
@@ -575,8 +577,7 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
 TEST_CASE("pipeline: an all-or-nothing method transforms a share r of whole chunks, each on every helper") {
   fake_backend backend;
   fake_program program;
-  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
-                     /*partial=*/false}};
+  program.list_all_or_nothing();
   std::mutex mutex;
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pieces(program.chunks);
   program.hook = [&](const transform_job& job) {
@@ -666,12 +667,9 @@ TEST_CASE("pipeline: a program's piece bounds cut the chunk; invalid ones fall b
 TEST_CASE("pipeline: a speculative chunk that misses while profiling is not the profile's verdict") {
   fake_backend backend;
   fake_program program;
-  program.chunks = 16;
-  program.input.resize(program.chunks, program.input[0]);
-  program.output.assign(program.chunks * program.n, poison);
+  program.resize(16);
   program.transform_time = 0us;
-  program.listed = {{"reorder-duplication", program.n * sizeof(index_t), program.n * sizeof(index_t),
-                     /*partial=*/false}};
+  program.list_all_or_nothing();
   // Only the profiled chunk (Δ = 3) can be ready; every later chunk ends only once cancelled.
   program.hook = [](const transform_job& job) {
     while (job.chunk > 3 && !job.cancelled()) std::this_thread::sleep_for(50us);
