@@ -44,6 +44,11 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   // the GPU; the original loop launches far faster than its kernels run).
   std::vector<std::pair<double, double>> timeline;
   std::vector<std::string> runs;  // optimised chunks and control state of each pipelined run
+  // Over every run: the transformation time of each chunk that had one (finished or abandoned),
+  // and the GPU step of each optimised and original iteration while timed: a helper that lost
+  // its core for a time slice shows as a tail here, not in the means.
+  std::vector<double> transforms, steps_optimised, steps_original;
+  std::size_t not_ready = 0;
   for (auto _ : state) {
     const double o = seconds_of([&] { chunk_pipeline<cuda_backend>::run_original(backend, p); });
     const double q = seconds_of([&] { (void)pipe.run(p); });
@@ -57,6 +62,11 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
     timeline.emplace_back(its.empty() ? 0 : its.back().launch_ms, gap);
     runs.push_back(std::to_string(pipe.statistics().optimised_count()) + ":" + pipe.statistics().controller_state +
                    (pipe.statistics().controller_reason.empty() ? "" : "(" + pipe.statistics().controller_reason + ")"));
+    for (const iteration_record& it : its) {
+      if (it.transform_ms > 0) transforms.push_back(it.transform_ms);
+      if (it.step_ms > 0) (it.optimised ? steps_optimised : steps_original).push_back(it.step_ms);
+      not_ready += it.reason == fallback::not_ready ? 1 : 0;
+    }
     optimised += pipe.statistics().optimised_count();
     total += pipe.statistics().iterations.size();
     state.SetIterationTime(q);
@@ -79,6 +89,17 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   std::cerr << "\nruns (optimised:control):";
   for (const auto& x : runs) std::cerr << " " << x;
   std::cerr << "\n";
+  auto quantiles = [](const char* name, std::vector<double> v) {
+    std::cerr << name << " (" << v.size() << ")";
+    if (v.empty()) return void(std::cerr << "\n");
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * double(v.size())))]; };
+    std::cerr << " p10 " << at(0.1) << " p50 " << at(0.5) << " p90 " << at(0.9) << " max " << v.back() << " ms\n";
+  };
+  quantiles("all runs: transformation", transforms);
+  quantiles("all runs: optimised step", steps_optimised);
+  quantiles("all runs: original step", steps_original);
+  std::cerr << "all runs: chunks not ready " << not_ready << "\n";
   pipe.statistics().print(std::cerr);
 }
 
@@ -104,15 +125,17 @@ void bm_unwrap(benchmark::State& state) {
   // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule,
   // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead,
   // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size.
-  // range(0): threads_per_chunk; the pool has min(range(0) * 3, cores - 1) helpers. Since run 14
-  // an all-or-nothing chunk is cut into one piece per helper whatever range(0) (run 12-13: 15
-  // pieces were 1.12-1.40x against 0.98x for 5).
+  // range(0): threads_per_chunk; the pool has min(range(0) * Δ, cores - 1) helpers. Since run 14
+  // an all-or-nothing chunk is cut into max(range(0), helpers) pieces (run 12-13: 15 pieces were
+  // 1.12-1.40x against 0.98x for 5): /4/x/3 leaves 3 cores idle (12 helpers), /30/x/3 cuts 30
+  // pieces for 15 helpers. range(2): Δ.
   unwrap_options options;
   options.compact_plan = state.range(1) != 4;
   options.weighted_pieces = state.range(1) != 4;
   auto program = make_unwrap(options);
   const int threads = static_cast<int>(state.range(0));
-  auto args = state.range(1) == 1 || state.range(1) == 3 ? fixed(3, threads) : adaptive(3, threads);
+  const int depth = static_cast<int>(state.range(2));
+  auto args = state.range(1) == 1 || state.range(1) == 3 ? fixed(depth, threads) : adaptive(depth, threads);
   if (state.range(1) == 0) args.wait_budget = 0.5;
   if (state.range(1) == 3) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
@@ -232,8 +255,8 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0})->Args({5, 1})->Args({5, 2})->Args({5, 3})->Args({5, 4})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1})->Args({15, 1, 0})->Args({15, 0, 0})->Args({8, 1, 1})->Args({1, 1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0, 3})->Args({5, 1, 3})->Args({5, 2, 3})->Args({5, 3, 3})->Args({5, 4, 3})->Args({4, 2, 3})->Args({30, 2, 3})->Args({5, 2, 2})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1})->Args({14, 1, 1})->Args({12, 1, 1})->Args({15, 1, 0})->Args({15, 0, 0})->Args({8, 1, 1})->Args({1, 1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -111,6 +111,7 @@ TEST_CASE("the loss guard sums whole-iteration losses and switches off once past
   adaptive_arguments a;
   a.loss_window = 4;
   a.loss_tolerance = 0.02;
+  a.loss_patience = 1;  // off at the first excess
   adaptive_controller c(a);
   c.original_kernel(1.0);
   c.original_kernel(1.0);
@@ -125,14 +126,45 @@ TEST_CASE("the loss guard sums whole-iteration losses and switches off once past
   CHECK(c.loss_ms() == doctest::Approx(0.09));
 }
 
+TEST_CASE("the loss guard forgives a late iteration that the next ones make up") {
+  adaptive_arguments a;  // defaults: window 8, tolerance 2 %, patience 3
+  adaptive_controller c(a);
+  c.original_kernel(0.33);
+  // A first pipelined iteration 0.45 ms late (run 15), then optimised chunks 0.3 ms shorter.
+  c.iteration_time(0.33 + 0.45);
+  CHECK(c.enabled());
+  c.iteration_time(0.03);
+  CHECK(c.enabled());  // 0.15 ms behind: over the 0.0528 ms allowance for two in a row
+  c.iteration_time(0.03);
+  CHECK(c.enabled());
+  CHECK(c.loss_ms() == doctest::Approx(-0.15));
+  // The same late iteration not made up: off after the third iteration in a row over.
+  adaptive_controller d(a);
+  d.original_kernel(0.33);
+  d.iteration_time(0.33 + 0.45);
+  d.iteration_time(0.33);
+  CHECK(d.enabled());
+  d.iteration_time(0.33);
+  CHECK_FALSE(d.enabled());
+  CHECK(d.reason().find("3 iterations in a row") != std::string::npos);
+}
+
 TEST_CASE("the loss guard stops one long stall at once, before a full window") {
   adaptive_arguments a;  // defaults: window 8, tolerance 2 %: 0.16 Torg allowed at the start
   adaptive_controller c(a);
   c.original_kernel(0.33);
   c.iteration_time(0.33);
   CHECK(c.enabled());
-  c.iteration_time(0.33 + 0.06);  // a 0.06 ms idle gap (0.0528 ms allowed)
+  // More than patience (3) iterations past the allowance (0.0528 + 0.99 ms): no waiting.
+  c.iteration_time(0.33 + 1.1);
   CHECK_FALSE(c.enabled());
+  CHECK(c.reason().find("plus 3 iterations") != std::string::npos);
+  adaptive_arguments once = a;
+  once.loss_patience = 1;  // the guard of runs 11-15: a 0.06 ms gap already ends it
+  adaptive_controller d(once);
+  d.original_kernel(0.33);
+  d.iteration_time(0.33 + 0.06);
+  CHECK_FALSE(d.enabled());
 }
 
 TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
@@ -159,7 +191,8 @@ TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
     ++k;
   }
   CHECK_FALSE(c.enabled());
-  CHECK(k == 24);  // -0.7 + 0.1 * (k - 7) > 0.04 * k first at k = 24 (1.0 > 0.96)
+  // -0.7 + 0.1 * (k - 7) > 0.04 * k first at k = 24 (1.0 > 0.96), then patience: 3 in a row.
+  CHECK(k == 26);
 }
 
 TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; no guard without adaptation") {
@@ -206,4 +239,7 @@ TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; 
   adaptive_arguments bad;
   bad.loss_window = -1;
   CHECK_THROWS_WITH_AS(adaptive_controller{bad}, doctest::Contains("loss_window"), std::invalid_argument);
+  adaptive_arguments impatient;
+  impatient.loss_patience = 0;
+  CHECK_THROWS_WITH_AS(adaptive_controller{impatient}, doctest::Contains("loss_patience"), std::invalid_argument);
 }

@@ -21,6 +21,7 @@ void validate(const adaptive_arguments& args) {
   if (args.raised_segments < 1) detail::invalid("raised_segments", args.raised_segments, "must be >= 1");
   if (args.loss_window < 0) detail::invalid("loss_window", args.loss_window, "must be >= 0");
   if (!(args.loss_tolerance >= 0)) detail::invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
+  if (args.loss_patience < 1) detail::invalid("loss_patience", args.loss_patience, "must be >= 1");
 }
 
 adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)
@@ -52,11 +53,18 @@ void adaptive_controller::iteration_time(double step_ms) {
   ++loss_count_;
   const double allowed =
       args_.loss_tolerance * org * static_cast<double>(std::max(loss_count_, args_.loss_window));
-  if (loss_sum_ > allowed) {
+  loss_over_ = loss_sum_ > allowed ? loss_over_ + 1 : 0;
+  const bool stall = loss_sum_ > allowed + args_.loss_patience * org;
+  if (loss_over_ >= args_.loss_patience || stall) {
     std::ostringstream why;
     why << "loss guard: after " << loss_count_ << " pipelined iterations the loop is " << loss_sum_
         << " ms behind the original (kernel with its copies " << org << " ms per iteration, allowed "
-        << allowed << " ms)";
+        << allowed << " ms";
+    if (stall)
+      why << " plus " << args_.loss_patience << " iterations";
+    else
+      why << ", exceeded for " << loss_over_ << " iterations in a row";
+    why << ")";
     shut_down(why.str());
   }
 }

@@ -20,12 +20,17 @@
 //!   kernel-time comparison does not see them. The pipeline reports each iteration's whole step
 //!   on the GPU's clock (events: end of chunk i-1 to end of chunk i, so its copies and any idle
 //!   gap before it are included); the guard keeps the running loss, the sum of (step - Torg)
-//!   since the control started, in which iterations that gained are credits. It switches off as
-//!   soon as that loss exceeds `loss_tolerance * Torg * max(iterations judged, loss_window)`: a
-//!   steady loss above the tolerance within `loss_window` iterations, one bad iteration (e.g. a
-//!   long idle gap) at once, so the loop is never behind the original by much more than the
-//!   tolerance (results-pipeline.md, run 11). Torg is the original chunk's copies and kernel,
-//!   which is the original loop's step when its GPU queue never drains.
+//!   since the control started, in which iterations that gained are credits. The allowance is
+//!   `loss_tolerance * Torg * max(iterations judged, loss_window)`. It switches off once the loss
+//!   has stayed above the allowance for `loss_patience` judged iterations in a row (a steady loss
+//!   above the tolerance), or at once when it is more than `loss_patience` original iterations
+//!   past the allowance (a long stall). So one late iteration that the next ones make up does not
+//!   end a pipeline that pays: with patience 1 (runs 11-15), a first pipelined iteration 0.3-0.5
+//!   ms late on unwrap (allowance 0.055 ms) switched 1-2 runs in 10 off (results-pipeline.md,
+//!   run 15), though the optimised chunks after it save ~0.3 ms each. The loop is never behind
+//!   the original by much more than the tolerance plus `loss_patience` iterations' excess. Torg
+//!   is the original chunk's copies and kernel, which is the original loop's step when its GPU
+//!   queue never drains.
 //! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
 //!   only when complete): a remap of part of a chunk saves nothing, so r is the share of chunks
 //!   transformed (whole, by every helper); the others run the original kernel while the helpers
@@ -52,6 +57,8 @@ struct adaptive_arguments {
   int loss_window = 8;          //!< loss guard grace: loss allowed at the start, in iterations
                                 //!< of tolerance; 0: no guard
   double loss_tolerance = 0.02; //!< switch off once the loop is this much slower than Torg
+  //! judged iterations in a row the loss may stay above the allowance (>= 1; 1: off at once)
+  int loss_patience = 3;
 };
 
 //! Throws std::invalid_argument naming the first bad value.
@@ -109,6 +116,7 @@ class adaptive_controller {
   int org_count_ = 0;
   double loss_sum_ = 0;  // loss guard: sum of (step - Torg) over the iterations judged
   int loss_count_ = 0;
+  int loss_over_ = 0;  // judged iterations in a row with the loss above the allowance
   bool decreased_ = false;
   int successes_ = 0;
   std::string reason_;
