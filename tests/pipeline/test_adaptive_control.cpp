@@ -195,6 +195,33 @@ TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
   CHECK(k == 26);
 }
 
+TEST_CASE("an all-or-nothing profile that misses gets profile_attempts tries; a partial one gets one") {
+  adaptive_arguments a;
+  a.partial = false;  // default profile_attempts = 2
+  adaptive_controller c(a, 3);
+  c.original_kernel(0.33);
+  c.transformation(1.0, false, 1.06, 0);  // one remap that lost its core for a time slice
+  CHECK(c.state() == phase::profiling);
+  CHECK(c.profile_misses() == 1);
+  c.transformation(1.0, true, 0.29, 0.01);  // the next profiled chunk is ready
+  CHECK(c.state() == phase::adjusting);
+  CHECK(c.ratio() == doctest::Approx(0.33 / (0.29 + 0.32)));
+  adaptive_controller d(a, 3);
+  d.original_kernel(0.33);
+  d.transformation(1.0, false, 1.06, 0);
+  d.transformation(1.0, false, 0.95, 0);
+  CHECK_FALSE(d.enabled());
+  CHECK(d.reason().find("2 profiled chunks missed") != std::string::npos);
+  adaptive_arguments partial;  // Black-Scholes: off at the first miss
+  adaptive_controller e(partial);
+  e.original_kernel(0.043);
+  e.transformation(0.1, false, 0.05, 0);
+  CHECK_FALSE(e.enabled());
+  adaptive_arguments none = a;
+  none.profile_attempts = 0;
+  CHECK_THROWS_WITH_AS(adaptive_controller{none}, doctest::Contains("profile_attempts"), std::invalid_argument);
+}
+
 TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; no guard without adaptation") {
   adaptive_arguments a;
   a.partial = false;

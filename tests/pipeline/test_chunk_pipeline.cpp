@@ -504,7 +504,8 @@ TEST_CASE("worker_pool: helpers lower their own priority, not the caller's") {
 }
 #endif
 
-TEST_CASE("pipeline: an all-or-nothing method profiles one chunk; a miss switches off with no other helper work") {
+//! Every remap misses (scripted); `attempts` profiled chunks are allowed to miss.
+static void check_profile_misses(int attempts) {
   fake_backend backend;
   fake_program program;
   program.kernel_time = 500us;
@@ -524,21 +525,33 @@ TEST_CASE("pipeline: an all-or-nothing method profiles one chunk; a miss switche
   args.depth = 3;
   args.threads_per_chunk = 2;
   args.poll_interval = 50us;
+  args.control.profile_attempts = attempts;
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
   CHECK(stats.controller_state == std::string("off"));
   CHECK(stats.controller_reason.find("did not finish") != std::string::npos);
   CHECK(stats.optimised_count() == 0);
-  // Only chunk Δ = 3 (the one profiling judges) was ever handed to the helpers, and it had its Δ
-  // kernel times: chunks 0..2 had all ended on the simulated GPU when chunk 3 was launched.
-  CHECK(transformed == std::vector<std::size_t>{3});
-  REQUIRE(program.done_at_launch.size() > 3);
-  CHECK(program.done_at_launch[3] == 3);
+  // Only the chunks profiling judges were ever handed to the helpers: chunk Δ = 3, then (a second
+  // attempt) chunk 6, each with its Δ kernel times: chunks 0..2 (3..5) had all ended on the
+  // simulated GPU when chunk 3 (6) was launched.
+  const std::vector<std::size_t> profiled = attempts == 1 ? std::vector<std::size_t>{3} : std::vector<std::size_t>{3, 6};
+  CHECK(transformed == profiled);
+  REQUIRE(program.done_at_launch.size() > 6);
+  for (const std::size_t c : profiled) CHECK(program.done_at_launch[c] == c);
   for (std::size_t i = 1; i < 3; ++i) CHECK(stats.iterations[i].reason == fallback::warm_up);
-  CHECK(stats.iterations[3].reason == fallback::not_ready);
-  for (std::size_t i = 4; i < program.chunks; ++i)
+  for (const std::size_t c : profiled) CHECK(stats.iterations[c].reason == fallback::not_ready);
+  if (attempts == 2) {
+    CHECK(stats.controller_reason.find("2 profiled chunks missed") != std::string::npos);
+    for (std::size_t i = 4; i < 6; ++i) CHECK(stats.iterations[i].reason == fallback::awaiting_profile);
+  }
+  for (std::size_t i = profiled.back() + 1; i < program.chunks; ++i)
     CHECK(stats.iterations[i].reason == fallback::controller_off);
+}
+
+TEST_CASE("pipeline: an all-or-nothing method profiles one chunk at a time; misses switch off with no other helper work") {
+  SUBCASE("the paper's single profile") { check_profile_misses(1); }
+  SUBCASE("a second profiled chunk (the default)") { check_profile_misses(2); }
 }
 
 TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one chunk, then settles") {

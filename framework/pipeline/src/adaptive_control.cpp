@@ -22,6 +22,7 @@ void validate(const adaptive_arguments& args) {
   if (args.loss_window < 0) detail::invalid("loss_window", args.loss_window, "must be >= 0");
   if (!(args.loss_tolerance >= 0)) detail::invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
   if (args.loss_patience < 1) detail::invalid("loss_patience", args.loss_patience, "must be >= 1");
+  if (args.profile_attempts < 1) detail::invalid("profile_attempts", args.profile_attempts, "must be >= 1");
 }
 
 adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)
@@ -89,12 +90,16 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
   if (!args_.adaptive || phase_ == phase::off || phase_ == phase::settled) return;
   if (phase_ == phase::profiling) {
     if (!success) {
+      ++profile_misses_;
+      if (!args_.partial && profile_misses_ < args_.profile_attempts) return;  // profile another
       std::ostringstream why;
       // transform_ms counts from when a helper began the remap, so it can be shorter than the
       // window and still late: the remap waited for a helper, or began after the window opened.
       why << "profiling: the profiled chunk's remap did not finish before its kernel had to launch "
           << "(transformation " << transform_ms << " ms at r=" << ratio << " from when a helper "
-          << "began it; the window was " << depth_ << " kernel time(s) of " << t_org_ << " ms)";
+          << "began it; the window was " << depth_ << " kernel time(s) of " << t_org_ << " ms";
+      if (profile_misses_ > 1) why << "; " << profile_misses_ << " profiled chunks missed";
+      why << ")";
       shut_down(why.str());
       return;
     }

@@ -16,6 +16,7 @@ const char* to_string(fallback f) noexcept {
     case fallback::memory_cap: return "memory-cap";
     case fallback::slot_busy: return "slot-busy";
     case fallback::chunk_share: return "chunk-share";
+    case fallback::awaiting_profile: return "awaiting-profile";
   }
   return "?";
 }

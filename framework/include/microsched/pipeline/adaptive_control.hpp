@@ -33,9 +33,13 @@
 //!   queue never drains.
 //! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
 //!   only when complete): a remap of part of a chunk saves nothing, so r is the share of chunks
-//!   transformed (whole, by every helper); the others run the original kernel while the helpers
 //!   work on the next selected chunk. Profiling at r = 1 (one chunk), then r' = Torg / (Ttr +
-//!   Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment.
+//!   Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment. A
+//!   profiled chunk that misses its launch gets `profile_attempts` tries in all before the
+//!   control switches off (ours): one remap is a sample of one, and a helper that loses its core
+//!   for a time slice makes a 0.3 ms unwrap remap take ~1 ms (results-pipeline.md, run 16: the
+//!   first timed run of 3 rows in 18 switched off so). A workload that cannot keep up pays one
+//!   more chunk of helper work.
 
 #include <string>
 
@@ -59,6 +63,9 @@ struct adaptive_arguments {
   double loss_tolerance = 0.02; //!< switch off once the loop is this much slower than Torg
   //! judged iterations in a row the loss may stay above the allowance (>= 1; 1: off at once)
   int loss_patience = 3;
+  //! all-or-nothing methods: profiled chunks that may miss their launch before the control
+  //! switches off (>= 1; 1: the paper's single profile). Partial methods profile once.
+  int profile_attempts = 2;
 };
 
 //! Throws std::invalid_argument naming the first bad value.
@@ -101,6 +108,9 @@ class adaptive_controller {
     return org_count_ > 0 ? org_sum_ / org_count_ : -1;
   }
 
+  //! Profiled chunks that missed so far (while profiling: a next one is awaited).
+  [[nodiscard]] int profile_misses() const noexcept { return profile_misses_; }
+
   //! Switches off now (e.g. the user function keeps throwing), with the reason.
   void shut_down(std::string reason);
 
@@ -116,7 +126,8 @@ class adaptive_controller {
   int org_count_ = 0;
   double loss_sum_ = 0;  // loss guard: sum of (step - Torg) over the iterations judged
   int loss_count_ = 0;
-  int loss_over_ = 0;  // judged iterations in a row with the loss above the allowance
+  int loss_over_ = 0;
+  int profile_misses_ = 0;  // judged iterations in a row with the loss above the allowance
   bool decreased_ = false;
   int successes_ = 0;
   std::string reason_;

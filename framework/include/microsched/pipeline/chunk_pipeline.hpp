@@ -160,10 +160,11 @@ class chunk_pipeline {
   std::size_t guard_from_ = 0;  // first iteration whose step the loss guard judges
   long long run_start_ns_ = 0;
   double share_credit_ = 1.0;
-  std::vector<char> share_skipped_;  // (chunk) 0, skipped_by_share, or slot_was_busy
+  std::vector<char> share_skipped_;  // (chunk) 0, skipped_by_share, slot_was_busy or awaiting
   std::vector<char> speculative_;    // (chunk) selected before the profile's verdict
   static constexpr char skipped_by_share = 1;
   static constexpr char slot_was_busy = 2;
+  static constexpr char awaiting = 3;  // between a missed profiled chunk and the next one
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -501,7 +502,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   // remap that cannot keep up costs one chunk's helper work, not Δ chunks' (results-pipeline.md,
   // run 11: Δ = 3 whole reorders at once slowed unwrap's frame copies).
   const bool single_profile = !partial_ && args_.control.adaptive;
-  const std::size_t profiled = std::min(static_cast<std::size_t>(std::max(1, depth_)), n > 1 ? n - 1 : 1);
+  // Moves on by Δ when a profiled chunk missed and the control allows another try.
+  std::size_t profiled = std::min(static_cast<std::size_t>(std::max(1, depth_)), n > 1 ? n - 1 : 1);
   guard_from_ = single_profile ? profiled : 0;
   if (remap) {
     for (std::size_t c = 1; c <= static_cast<std::size_t>(depth_) && c < n; ++c) {
@@ -539,7 +541,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     // Before the profiled chunk's launch the GPU still has the warm-up originals queued, so
     // chunk Δ+1 has time too; after it, chunk i+1 is decided within one kernel time.
     if (profiled_launched) skip_to(i + 2);
-    const std::size_t last = std::min(n - 1, 2 * profiled);
+    const std::size_t last = std::min(n - 1, profiled + static_cast<std::size_t>(depth_));
     for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_)
       speculative_[next_considered_] = 1;
   };
@@ -664,6 +666,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         r.reason = fallback::not_ready;
       } else if (share_skipped_[i] == skipped_by_share) {
         r.reason = fallback::chunk_share;
+      } else if (share_skipped_[i] == awaiting) {
+        r.reason = fallback::awaiting_profile;
       } else if (i > static_cast<std::size_t>(depth_)) {
         r.reason = fallback::slot_busy;
       } else {
@@ -693,6 +697,24 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
                           (control_.state() != adaptive_controller::phase::profiling ||
                            (single_profile ? i == profiled : i >= static_cast<std::size_t>(depth_)));
       if (!ready && timed && judged) control_.transformation(r.ratio, false, r.transform_ms, 0);
+      // The profiled chunk missed and the control allows another try (profile_attempts): profile
+      // chunk i+Δ, which has Δ kernel times like the first; the chunks between run the original.
+      if (single_profile && i == profiled && !ready && control_.enabled() &&
+          control_.state() == adaptive_controller::phase::profiling) {
+        if (i + static_cast<std::size_t>(depth_) >= n) {
+          control_.shut_down("profiling: the profiled chunk " + std::to_string(i) +
+                             " missed its launch and no chunk is left to profile");
+        }
+      }
+      if (single_profile && i == profiled && !ready && control_.enabled() &&
+          control_.state() == adaptive_controller::phase::profiling) {
+        profiled = i + static_cast<std::size_t>(depth_);
+        profiled_launched = false;
+        guard_from_ = profiled;
+        for (std::size_t c = i + 1; c < profiled; ++c) share_skipped_[c] = awaiting;
+        next_considered_ = profiled + 1;
+        submit(program, profiled);
+      }
     }
     r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;  // host timeline
 
@@ -719,6 +741,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         progress_uploads(program, *next);
         if (!partial_ && !(single_profile && control_.state() == adaptive_controller::phase::profiling))
           fill_window(i);  // a slot may have freed since the top of the iteration
+        else
+          speculate(i);  // the profiled remap may finish while this waits (the warm-up: ~0.5 ms
+                         // of idle helpers per unwrap run until run 16)
         if (next->failed.load(std::memory_order_acquire)) break;
         // All-or-nothing: a ready chunk still waits for kernel i-1, so the host never runs more
         // than two launches ahead of the GPU (a host far ahead would find every slot still

@@ -19,6 +19,7 @@ enum class fallback {
   memory_cap,        //!< no remap method fits the user's memory limit
   slot_busy,         //!< the staging slot was still held by an abandoned transformation
   chunk_share,       //!< all-or-nothing method: the chunk share r left this chunk to the original
+  awaiting_profile,  //!< a profiled chunk missed; the control awaits the verdict on a later one
 };
 
 [[nodiscard]] const char* to_string(fallback f) noexcept;

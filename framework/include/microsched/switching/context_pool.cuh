@@ -6,7 +6,7 @@
 //!
 //! The branch map holds one list of slot indices per (managed branch, path): the contexts
 //! parked before that branch that need that path. Free slots form a stack. A list is a stack
-//! (last parked, first resumed: frey2012) or, with `fifo`, a ring whose start (head) the pool
+//! (last parked, first resumed: frey2012) or, with `Fifo`, a ring whose start (head) the pool
 //! keeps warp-uniform in registers: switch_plan's indices are positions counted from the top of
 //! a stack; a ring resumes from its other end, so a load at stack position i reads ring position
 //! available - 1 - i, and pushes append at the same positions in both.
@@ -22,7 +22,9 @@ namespace microsched::switching {
 //! @tparam Context the user's context type
 //! @tparam ContextsPerWarp detached contexts the pool can hold (the paper found 64..160 best)
 //! @tparam Branches managed branches of the program
-template <class Context, int ContextsPerWarp, int Branches>
+//! @tparam Fifo the lists are rings, resumed first parked first (switching_arguments::fifo); a
+//!   compile-time choice, so that neither order pays for the other's code in the switch
+template <class Context, int ContextsPerWarp, int Branches, bool Fifo = false>
 class context_pool {
   static_assert(ContextsPerWarp >= 1 && ContextsPerWarp <= 255,
                 "ContextsPerWarp must be in 1..255: branch-map entries are one byte");
@@ -70,26 +72,29 @@ class context_pool {
   //! attached context `mine`, then updates the counts. Lanes touch disjoint stack entries and
   //! slots (see plan_lane), so one __syncwarp at the end orders this switch before the next.
   template <int K>
-  __device__ __forceinline__ void apply(const switch_plan& plan, const lane_plan& lane, slot& mine,
-                                        bool fifo = false) {
+  __device__ __forceinline__ void apply(const switch_plan& plan, const lane_plan& lane,
+                                        slot& mine) {
     const int take_list = 2 * K + (plan.path ? 1 : 0);
     const int park_list = 2 * K + (plan.path ? 0 : 1);
     std::uint8_t* const take_stack = s_.branch_map[take_list];
     std::uint8_t* const park_stack = s_.branch_map[park_list];
     // Stack positions to entries: identity for stacks; rings start at head_ and wrap. head_ is
     // indexed with constants only (a run-time index would move it to local memory).
-    const int then_head = head_[2 * K + 1];
-    const int else_head = head_[2 * K];
-    const int take_head = plan.path ? then_head : else_head;
-    const int park_head = plan.path ? else_head : then_head;
     const auto load_at = [&](int i) {
-      if (!fifo) return i;
-      const int at = take_head + plan.available - 1 - i;
-      return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
+      if constexpr (Fifo) {
+        const int at = ring_head<K>(plan.path) + plan.available - 1 - i;
+        return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
+      } else {
+        return i;
+      }
     };
     const auto push_at = [&](int i) {
-      const int at = park_head + i;
-      return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
+      if constexpr (Fifo) {
+        const int at = ring_head<K>(!plan.path) + i;
+        return at >= ContextsPerWarp ? at - ContextsPerWarp : at;
+      } else {
+        return i;
+      }
     };
     switch (lane.action) {
       case lane_action::run:
@@ -130,8 +135,8 @@ class context_pool {
         break;
     }
     __syncwarp();
-    if (fifo) {  // the loaded contexts left the start of the ring
-      const int moved = take_head + plan.swaps + plan.fills;
+    if constexpr (Fifo) {  // the loaded contexts left the start of the ring
+      const int moved = ring_head<K>(plan.path) + plan.swaps + plan.fills;
       const auto head =
           static_cast<std::uint8_t>(moved >= ContextsPerWarp ? moved - ContextsPerWarp : moved);
       if (plan.path) {
@@ -148,8 +153,7 @@ class context_pool {
   //! state and path kept); their slots become free. n <= the list's count. The tail's sharing
   //! between warps (tail_share.cuh) moves them to a sibling warp.
   template <int K>
-  __device__ __forceinline__ void export_parked(bool path, int n, unsigned lane, slot& out,
-                                                bool fifo) {
+  __device__ __forceinline__ void export_parked(bool path, int n, unsigned lane, slot& out) {
     const pool_counts c = counts<K>();
     switch_plan plan;  // n empty lanes filled from `path`'s list, nothing else moves
     plan.path = path;
@@ -158,7 +162,7 @@ class context_pool {
     plan.other = path ? c.else_parked : c.then_parked;
     plan.free_slots = c.free_slots;
     plan.fills = n;
-    apply<K>(plan, plan_lane(plan, lane), out, fifo);
+    apply<K>(plan, plan_lane(plan, lane), out);
     if (static_cast<int>(lane) < n) {
       out.state = state_parked(K);
       out.path = path;
@@ -166,6 +170,12 @@ class context_pool {
   }
 
  private:
+  //! Fifo only: where the ring of branch K's `path` list starts (warp-uniform).
+  template <int K>
+  [[nodiscard]] __device__ __forceinline__ int ring_head(bool path) const {
+    return path ? head_[2 * K + 1] : head_[2 * K];
+  }
+
   template <int K>
   __device__ __forceinline__ void commit(const switch_plan& plan) {
     const auto then_after =
@@ -178,7 +188,7 @@ class context_pool {
 
   temp_storage& s_;
   std::uint32_t parked_[Branches];        //!< (branch) -> then count << 16 | else count
-  std::uint8_t head_[2 * Branches] = {};  //!< (branch * 2 + path) -> ring start (fifo only)
+  std::uint8_t head_[2 * Branches] = {};  //!< (branch * 2 + path) -> ring start (Fifo only)
   int free_ = ContextsPerWarp;
 };
 

@@ -14,10 +14,11 @@ namespace microsched::switching {
 
 //! @tparam Tail compiled with the tail mode (switching_arguments::tail_divergent; set_tail()):
 //!   the default instantiation carries none of its code or registers.
-template <class Context, int ContextsPerWarp, int Branches, bool Tail = false>
+//! @tparam Fifo the pool's lists are rings (switching_arguments::fifo; see context_pool).
+template <class Context, int ContextsPerWarp, int Branches, bool Tail = false, bool Fifo = false>
 class switching_gate {
  public:
-  using pool_type = context_pool<Context, ContextsPerWarp, Branches>;
+  using pool_type = context_pool<Context, ContextsPerWarp, Branches, Fifo>;
   using slot = typename pool_type::slot;
   //! Every lane of the warp calls the program's step together (see collective_gate).
   static constexpr bool collective = true;
@@ -30,8 +31,7 @@ class switching_gate {
         lane_(lane),
         every_(static_cast<unsigned>(args.switch_every)),
         default_then_(args.default_then),
-        threshold_(args.vanilla_threshold),
-        fifo_(args.fifo) {
+        threshold_(args.vanilla_threshold) {
 #pragma unroll
     for (int k = 0; k < Branches; ++k) countdown_[k] = every_;
   }
@@ -101,7 +101,7 @@ class switching_gate {
     if (plan.quiet()) {
       if (at) park_or_run(path, need, here);
     } else {
-      pool_.template apply<K>(plan, plan_lane(plan, lane_), mine_, fifo_);
+      pool_.template apply<K>(plan, plan_lane(plan, lane_), mine_);
     }
     return active() && path;
   }
@@ -119,7 +119,7 @@ class switching_gate {
       return at && need;
     }
     const lane_plan lane = plan_lane(plan, lane_);
-    pool_.template apply<K>(plan, lane, mine_, fifo_);  // run: active, fill: loaded and active
+    pool_.template apply<K>(plan, lane, mine_);  // run: active, fill: loaded and active
     return (at && need) || (lane.action == lane_action::fill && path);
   }
 
@@ -138,7 +138,6 @@ class switching_gate {
   unsigned every_;
   std::uint32_t default_then_;
   int threshold_;
-  bool fifo_;
   bool tail_ = false;             //!< Tail only: see set_tail()
   unsigned countdown_[Branches];  //!< (branch) visits left until the next vote, warp-uniform
 };

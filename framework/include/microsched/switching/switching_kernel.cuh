@@ -21,27 +21,28 @@
 
 namespace microsched::switching {
 
-template <class Program, int ContextsPerWarp>
+template <class Program, int ContextsPerWarp, bool Fifo = false>
 using pool_for =
-    context_pool<typename Program::context, ContextsPerWarp, Program::managed_branches>;
+    context_pool<typename Program::context, ContextsPerWarp, Program::managed_branches, Fifo>;
 
 //! Launch with dynamic shared memory of pool_shared_bytes(sizeof(pool temp_storage),
 //! BlockThreads): one pool per warp. MinBlocksPerSM > 0 caps the registers so that that many
 //! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap). Tail: compiled with
 //! the tail code (switching_arguments::tail_code(): sharing, tail mode); without it none of it
 //! is in the kernel (it cost the loop 2-4% in registers and code when compiled in but off).
-//! `tail_params`: the tail sharing queues when args.share_parked > 0 (one per block, or per SM
-//! group with args.share_sm), else unused.
+//! Fifo: the pools' lists are rings (args.fifo, which the kernel no longer reads; a run-time
+//! check cost the Monte Carlo branch test ~3%). `tail_params`: the tail sharing queues when
+//! args.share_parked > 0 (one per block, or per SM group with args.share_sm), else unused.
 template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy,
-          int MinBlocksPerSM = 0, bool Tail = false>
+          int MinBlocksPerSM = 0, bool Tail = false, bool Fifo = false>
 __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksPerSM : 1))
     switching_kernel(const Program program, const driver_params params,
                      const switching_arguments args,
                      const tail_share_params<task_context<typename Program::context>> tail_params) {
   static_assert(BlockThreads % warp_size == 0, "BlockThreads must be a multiple of 32");
-  using pool_type = pool_for<Program, ContextsPerWarp>;
-  using gate_type =
-      switching_gate<typename Program::context, ContextsPerWarp, Program::managed_branches, Tail>;
+  using pool_type = pool_for<Program, ContextsPerWarp, Fifo>;
+  using gate_type = switching_gate<typename Program::context, ContextsPerWarp,
+                                   Program::managed_branches, Tail, Fifo>;
   __shared__ typename microsched::detail::task_source_t<Strategy>::temp_storage source_storage;
   extern __shared__ __align__(16) unsigned char switching_shared[];
   const unsigned lane = threadIdx.x % warp_size;
@@ -53,7 +54,7 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
   typename pool_type::slot mine{};  // state_finished: the lane starts empty
   gate_type gate(pool, mine, args, lane);
   using tail_type =
-      tail_share<typename Program::context, ContextsPerWarp, Program::managed_branches>;
+      tail_share<typename Program::context, ContextsPerWarp, Program::managed_branches, Fifo>;
   __shared__ typename tail_type::temp_storage tail_storage;
   // Uniform over the grid (so the barrier is safe); constant false without the tail code.
   const bool sharing = Tail && args.share_parked > 0;
@@ -80,8 +81,7 @@ __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksP
     }
     if constexpr (Tail) {
       if (sharing && source.exhausted()) {
-        tail.exchange(pool, mine, __ballot_sync(full_mask, mine.state == state_finished),
-                      args.fifo);
+        tail.exchange(pool, mine, __ballot_sync(full_mask, mine.state == state_finished));
       }
       gate.set_tail(args.tail_divergent && source.exhausted());
     }

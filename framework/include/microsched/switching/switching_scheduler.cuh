@@ -105,25 +105,31 @@ class switching_scheduler {
     return {tail_queue_.data(), tail_control_.data(), sm_count_};
   }
 
-  //! The tail code is compiled for the hybrid pools only (one more kernel per pool size and
-  //! register cap, not three: the binaries stay small enough to carry to a device).
+  //! One kernel per ring order (switching_arguments::fifo, a template parameter of the pools).
   [[nodiscard]] kernel_t* kernel() const {
+    return switching_.fifo ? kernel_for<true>() : kernel_for<false>();
+  }
+
+  //! The tail code is compiled for the hybrid pools only (one more kernel per pool size, register
+  //! cap and ring order, not three: the binaries stay small enough to carry to a device).
+  template <bool Fifo>
+  [[nodiscard]] kernel_t* kernel_for() const {
     if (switching_.tail_code()) {
       return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
-                              MinBlocksPerSM, true>;
+                              MinBlocksPerSM, true, Fifo>;
     }
     switch (args_.strategy) {
       case pool_strategy::local:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::local,
-                                MinBlocksPerSM>;
+                                MinBlocksPerSM, false, Fifo>;
       case pool_strategy::global:
         return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::global,
-                                MinBlocksPerSM>;
+                                MinBlocksPerSM, false, Fifo>;
       case pool_strategy::hybrid:
         break;
     }
     return switching_kernel<Program, BlockThreads, ContextsPerWarp, pool_strategy::hybrid,
-                            MinBlocksPerSM>;
+                            MinBlocksPerSM, false, Fifo>;
   }
 
   schedule_arguments args_;

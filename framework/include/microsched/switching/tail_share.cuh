@@ -52,10 +52,10 @@ struct tail_share_params {
   return id;
 }
 
-template <class Context, int ContextsPerWarp, int Branches>
+template <class Context, int ContextsPerWarp, int Branches, bool Fifo = false>
 class tail_share {
  public:
-  using pool_type = context_pool<Context, ContextsPerWarp, Branches>;
+  using pool_type = context_pool<Context, ContextsPerWarp, Branches, Fifo>;
   using slot = typename pool_type::slot;
 
   //! A block group's control words in shared memory. Zeroed by one thread before a block
@@ -85,7 +85,7 @@ class tail_share {
   //! Warp-collective, warp-uniform call, once per driver iteration after the task source is
   //! exhausted: updates this warp's published state, gives contexts to a hungry sibling, or
   //! takes contexts from the queue into empty lanes (`empty`: the lanes holding no context).
-  __device__ __forceinline__ void exchange(pool_type& pool, slot& mine, unsigned empty, bool fifo) {
+  __device__ __forceinline__ void exchange(pool_type& pool, slot& mine, unsigned empty) {
     const bool holder = pool.parked() >= share_;
     if (holder != holder_) {
       if (lane_ == 0) atomicAdd(&holders_, holder ? 1 : -1);
@@ -97,7 +97,7 @@ class tail_share {
       int wanted = 0;
       if (lane_ == 0) wanted = atomicAdd(&hungry_count_, 0);
       wanted = __shfl_sync(full_mask, wanted, 0);
-      if (wanted > 0) give(pool, fifo);
+      if (wanted > 0) give(pool);
     } else if (pool.empty() && empty != 0) {
       take(mine, empty);
     }
@@ -173,7 +173,7 @@ class tail_share {
   }
 
   //! Gives up to half of the largest (branch, path) list to the queue.
-  __device__ __forceinline__ void give(pool_type& pool, bool fifo) {
+  __device__ __forceinline__ void give(pool_type& pool) {
     int best_k = 0;
     bool best_path = false;
     int best = 0;
@@ -182,7 +182,7 @@ class tail_share {
     const int n = min_int(best / 2, tail_queue_capacity - count);
     if (n > 0) {
       slot out{};
-      export_from<0>(pool, best_k, best_path, n, out, fifo);
+      export_from<0>(pool, best_k, best_path, n, out);
       if (static_cast<int>(lane_) < n) store(queue_[count + static_cast<int>(lane_)], out);
     }
     unlock(n > 0 ? count + n : count);
@@ -220,13 +220,12 @@ class tail_share {
   }
 
   template <int K>
-  __device__ __forceinline__ void export_from(pool_type& pool, int k, bool path, int n, slot& out,
-                                              bool fifo) {
+  __device__ __forceinline__ void export_from(pool_type& pool, int k, bool path, int n, slot& out) {
     if (k == K) {
-      pool.template export_parked<K>(path, n, lane_, out, fifo);
+      pool.template export_parked<K>(path, n, lane_, out);
       return;
     }
-    if constexpr (K + 1 < Branches) export_from<K + 1>(pool, k, path, n, out, fifo);
+    if constexpr (K + 1 < Branches) export_from<K + 1>(pool, k, path, n, out);
   }
 
   int& lock_;
