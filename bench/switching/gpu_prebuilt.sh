@@ -14,6 +14,7 @@ set -u
 D=${D:-build-devbin}
 L=${PB_LOGDIR:-/tmp/pb}
 mkdir -p "$L"
+[[ -f "$D/devbin.tgz" ]] && tar xzf "$D/devbin.tgz" -C "$D"  # pack_prebuilt.sh's archive
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PWD/$D/lib
 pack() { tar czf "$OUT/pb-logs.tgz" -C "$(dirname "$L")" "$(basename "$L")"; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$L/gpu.txt"

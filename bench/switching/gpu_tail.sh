@@ -8,6 +8,7 @@ set -u
 D=${D:-build-devbin}
 L=$OUT/tail
 mkdir -p "$L"
+[[ -f "$D/devbin.tgz" ]] && tar xzf "$D/devbin.tgz" -C "$D"  # pack_prebuilt.sh's archive
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PWD/$D/lib
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$L/gpu.txt"
 HUNG=0  # a run that timed out: skip the remaining sharing runs (a hang would eat the session)

@@ -30,9 +30,10 @@ using pool_for =
 //! blocks fit on an SM (__launch_bounds__'s second argument; 0 = no cap). Tail: compiled with
 //! the tail code (switching_arguments::tail_code(): sharing, tail mode); without it none of it
 //! is in the kernel (it cost the loop 2-4% in registers and code when compiled in but off).
-//! Fifo: the pools' lists are rings (args.fifo, which the kernel no longer reads; a run-time
-//! check cost the Monte Carlo branch test ~3%). `tail_params`: the tail sharing queues when
-//! args.share_parked > 0 (one per block, or per SM group with args.share_sm), else unused.
+//! Fifo: the pools' lists are rings (switching_arguments::fifo; the kernel does not read
+//! args.fifo: as a run-time check it cost the Monte Carlo branch test 2% at p = 0.01).
+//! `tail_params`: the tail sharing queues when args.share_parked > 0 (one per block, or per SM
+//! group with args.share_sm), else unused.
 template <class Program, int BlockThreads, int ContextsPerWarp, pool_strategy Strategy,
           int MinBlocksPerSM = 0, bool Tail = false, bool Fifo = false>
 __global__ void __launch_bounds__(BlockThreads, (MinBlocksPerSM > 0 ? MinBlocksPerSM : 1))

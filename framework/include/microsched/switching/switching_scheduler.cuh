@@ -105,7 +105,8 @@ class switching_scheduler {
     return {tail_queue_.data(), tail_control_.data(), sm_count_};
   }
 
-  //! One kernel per ring order (switching_arguments::fifo, a template parameter of the pools).
+  //! One kernel per ring order (switching_arguments::fifo, a template parameter of the pools),
+  //! as for the tail code: twice the kernels, none of them checking the order at run time.
   [[nodiscard]] kernel_t* kernel() const {
     return switching_.fifo ? kernel_for<true>() : kernel_for<false>();
   }
