@@ -128,8 +128,10 @@ void bm_unwrap(benchmark::State& state) {
   // range(0): threads_per_chunk; the pool has min(range(0) * Δ, cores - 1) helpers. Since run 14
   // an all-or-nothing chunk is cut into max(range(0), helpers) pieces (run 12-13: 15 pieces were
   // 1.12-1.40x against 0.98x for 5): /4/x/3 leaves 3 cores idle (12 helpers), /30/x/3 cuts 30
-  // pieces for 15 helpers. range(2): Δ.
+  // pieces for 15 helpers. range(2): Δ. range(3): distinct frames cycled through (4: 64 MB,
+  // which the host's 300 MiB L3 can hold across runs; 32: every chunk a new frame, 512 MB).
   unwrap_options options;
+  options.frames = static_cast<int>(state.range(3));
   options.compact_plan = state.range(1) != 4;
   options.weighted_pieces = state.range(1) != 4;
   auto program = make_unwrap(options);
@@ -183,9 +185,10 @@ void bm_carried(benchmark::State& state) {
 }
 //! Host only: unwrap's reorder of one frame on range(0) helpers (one piece each, all at once,
 //! frames cycled as in the loop); range(1) = 1 compact plans (default), 0 wide plans (run 13);
-//! range(2) = 1 pieces of equal cost (default), 0 of equal size.
+//! range(2) = 1 pieces of equal cost (default), 0 of equal size; range(3): distinct frames.
 void bm_unwrap_gather(benchmark::State& state) {
   unwrap_options options;
+  options.frames = static_cast<int>(state.range(3));
   options.compact_plan = state.range(1) == 1;
   options.weighted_pieces = state.range(2) == 1;
   std::vector<double> ms;
@@ -255,8 +258,8 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0, 3})->Args({5, 1, 3})->Args({5, 2, 3})->Args({5, 3, 3})->Args({5, 4, 3})->Args({4, 2, 3})->Args({30, 2, 3})->Args({5, 2, 2})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1})->Args({14, 1, 1})->Args({12, 1, 1})->Args({15, 1, 0})->Args({15, 0, 0})->Args({8, 1, 1})->Args({1, 1, 0})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4})->Args({15, 1, 1, 32})->Args({14, 1, 1, 4})->Args({12, 1, 1, 4})->Args({15, 1, 0, 4})->Args({15, 0, 0, 4})->Args({8, 1, 1, 4})->Args({1, 1, 0, 4})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
