@@ -13,4 +13,4 @@ bpg/tests/pipeline/test_pipeline_device > $OUT/devtest.txt 2>&1; echo devtest rc
 nproc; lscpu | grep -E "Model name|L3|NUMA"
 bpg/bench/pipeline/bench_pipeline --benchmark_filter="$FILTER" --benchmark_repetitions=2 --benchmark_out=$OUT/bench.json --benchmark_out_format=json > $OUT/bench.txt 2> $OUT/bench_err.txt; echo bench rc $?
 grep -E "^bm_" $OUT/bench.txt | grep -v "_mean\|_median\|_stddev\|_cv" | sed -E 's/ +/ /g' | cut -c1-260
-grep -E "^== |^runs|^all runs" $OUT/bench_err.txt | cut -c1-400
+grep -E "^== |^warm-up runs|^runs|^all runs" $OUT/bench_err.txt | cut -c1-400

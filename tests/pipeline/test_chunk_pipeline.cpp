@@ -592,6 +592,28 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
   }
 }
 
+TEST_CASE("worker_pool: a batch runs on every helper; spinning helpers still stop and sleep") {
+  for (const auto spin : {0us, 300us}) {
+    CAPTURE(spin.count());
+    std::atomic<int> done{0};
+    {
+      worker_pool pool(3, 0, spin);
+      for (int round = 0; round < 20; ++round) {
+        std::vector<std::function<void()>> batch;
+        for (int k = 0; k < 6; ++k) batch.emplace_back([&] { done.fetch_add(1); });
+        pool.submit(std::move(batch));
+        if (round % 5 == 4) std::this_thread::sleep_for(1ms);  // let the helpers go to sleep
+      }
+      pool.submit([&] { done.fetch_add(1); });
+      pool.wait_idle();
+      CHECK(done.load() == 121);
+      pool.submit(std::vector<std::function<void()>>{});  // nothing: no effect
+    }  // joins helpers that may be spinning
+    CHECK(done.load() == 121);
+  }
+  CHECK_THROWS_AS(worker_pool(1, 0, -1us), std::invalid_argument);
+}
+
 TEST_CASE("pipeline: deadline selection keeps every helper on one chunk and picks chunks it can finish") {
   fake_backend backend;
   fake_program program;

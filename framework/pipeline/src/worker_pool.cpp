@@ -13,8 +13,10 @@
 
 namespace microsched::pipeline {
 
-worker_pool::worker_pool(int threads, int nice_increment) : nice_(nice_increment) {
+worker_pool::worker_pool(int threads, int nice_increment, std::chrono::microseconds spin)
+    : nice_(nice_increment), spin_(spin) {
   if (threads < 1) detail::invalid("threads", threads, "must be >= 1");
+  if (spin.count() < 0) detail::invalid("spin_us", spin.count(), "must be >= 0");
   if (nice_increment < 0 || nice_increment > 19)
     detail::invalid("nice_increment", nice_increment, "must be in 0..19");
   threads_.reserve(static_cast<std::size_t>(threads));
@@ -35,7 +37,9 @@ worker_pool::~worker_pool() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
+    stop_flag_.store(true, std::memory_order_release);
     queue_.clear();
+    queued_.store(0, std::memory_order_release);
   }
   wake_.notify_all();
   for (auto& t : threads_)
@@ -46,8 +50,19 @@ void worker_pool::submit(std::function<void()> task) {
   {
     const std::lock_guard lock(mutex_);
     queue_.push_back(std::move(task));
+    queued_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_one();
+}
+
+void worker_pool::submit(std::vector<std::function<void()>> tasks) {
+  if (tasks.empty()) return;
+  {
+    const std::lock_guard lock(mutex_);
+    for (auto& task : tasks) queue_.push_back(std::move(task));
+    queued_.fetch_add(static_cast<int>(tasks.size()), std::memory_order_release);
+  }
+  wake_.notify_all();
 }
 
 void worker_pool::wait_idle() {
@@ -70,10 +85,22 @@ void worker_pool::run() {
 #endif
   std::unique_lock lock(mutex_);
   while (true) {
+    if (queue_.empty() && !stopping_ && spin_.count() > 0) {  // poll a while before sleeping
+      lock.unlock();
+      const auto until = std::chrono::steady_clock::now() + spin_;
+      while (queued_.load(std::memory_order_acquire) == 0 && !stop_flag_.load(std::memory_order_acquire) &&
+             std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      }
+      lock.lock();
+    }
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (stopping_) return;
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
+    queued_.fetch_sub(1, std::memory_order_release);
     ++running_;
     lock.unlock();
     std::exception_ptr error;

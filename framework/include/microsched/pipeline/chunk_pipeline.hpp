@@ -20,6 +20,7 @@
 #include <deque>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -170,7 +171,7 @@ class chunk_pipeline {
   // none), the remap times seen, the host time the GPU's queued work should end, and the first
   // chunk not launched yet.
   std::shared_ptr<chunk_task> picked_;
-  deadline_picker picker_;
+  deadline_picker picker_{8, 0.5};
   long long gpu_busy_until_ns_ = 0;
   std::size_t next_launch_ = 0;
   std::size_t launched_originals_ = 0;  // of this run, for the same prediction before Torg is known
@@ -330,8 +331,10 @@ bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
 
   state.task = task;
   tasks_[chunk] = task;
+  std::vector<std::function<void()>> jobs;
+  jobs.reserve(static_cast<std::size_t>(pieces));
   for (int p = 0; p < pieces; ++p) {
-    pool_->submit([task, p, &program, method = method_] {
+    jobs.emplace_back([task, p, &program, method = method_] {
       chunk_task& t = *task;
       const auto piece = static_cast<std::size_t>(p);
       if (!t.cancel.load(std::memory_order_acquire)) {
@@ -361,6 +364,7 @@ bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
       t.pieces_finished.fetch_add(1, std::memory_order_acq_rel);
     });
   }
+  pool_->submit(std::move(jobs));  // one lock, every helper woken at once
   return true;
 }
 
@@ -466,8 +470,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   speculative_.assign(n, 0);
   share_credit_ = 1.0;
   next_considered_ = 0;
-  picked_.reset();
-  picker_.clear();
+  picked_.reset();  // the remap times seen (picker_) are kept: the same loop runs again
   next_launch_ = 0;
   launched_originals_ = 0;
   launched_ = 0;
@@ -495,7 +498,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   if (remap && !pool_) {
     const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
     const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores - 1));
-    pool_ = std::make_unique<worker_pool>(helpers, args_.helper_nice);
+    pool_ = std::make_unique<worker_pool>(helpers, args_.helper_nice, args_.helper_spin);
   }
   stats_.helper_threads = pool_ ? pool_->size() : 0;
 

@@ -69,6 +69,9 @@ struct pipeline_arguments {
   //! the polling main thread starves) and did not change Black-Scholes (results-pipeline.md, run 6).
   int helper_nice = 0;
   chunk_selection selection = chunk_selection::deadline;  //!< all-or-nothing methods only
+  //! A helper with nothing queued polls for this long before it sleeps (worker_pool): the next
+  //! chunk's pieces then start at once on every helper. 0: sleep at once.
+  std::chrono::microseconds helper_spin{200};
   adaptive_arguments control{};
 };
 
@@ -82,6 +85,8 @@ inline void validate(const pipeline_arguments& args) {
     detail::invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
   if (args.helper_nice < 0 || args.helper_nice > 19)
     detail::invalid("helper_nice", args.helper_nice, "must be in 0..19");
+  if (args.helper_spin.count() < 0 || args.helper_spin.count() > 100000)
+    detail::invalid("helper_spin_us", args.helper_spin.count(), "must be in 0..100000");
   if (args.poll_interval.count() < 0)
     detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
   validate(args.control);

@@ -5,6 +5,8 @@
 //! Tasks report their own errors; an exception that escapes a task is captured here, never lost
 //! and never fatal, and handed to the owner by take_error().
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -22,7 +24,11 @@ class worker_pool {
   //! @param nice_increment  each helper lowers its own scheduling priority by this much (Linux
   //!   per-thread nice; best effort, ignored elsewhere or when refused), so a helper that shares a
   //!   core with the thread launching kernels yields that core to it instead of taking turns.
-  explicit worker_pool(int threads, int nice_increment = 0);
+  //! @param spin  a helper that finds the queue empty polls it this long before it sleeps, so
+  //!   a chunk submitted right after the last one starts on every helper at once (waking 15
+  //!   sleeping helpers one by one delays the chunk's last piece; 0: sleep at once).
+  explicit worker_pool(int threads, int nice_increment = 0,
+                       std::chrono::microseconds spin = std::chrono::microseconds{0});
   //! Discards queued tasks, lets running ones finish and joins every thread.
   ~worker_pool();
   worker_pool(const worker_pool&) = delete;
@@ -30,6 +36,8 @@ class worker_pool {
 
   //! Queues a task; some helper thread runs it.
   void submit(std::function<void()> task);
+  //! Queues several tasks at once (one lock, every helper woken).
+  void submit(std::vector<std::function<void()>> tasks);
   //! Blocks until the queue is empty and no task runs (tests and shutdown paths only).
   void wait_idle();
   //! The first exception that escaped a task since the last call, or null.
@@ -40,6 +48,9 @@ class worker_pool {
  private:
   void run();
   int nice_ = 0;
+  std::chrono::microseconds spin_{0};
+  std::atomic<int> queued_{0};  // queue_.size(), readable without the lock (spinning helpers)
+  std::atomic<bool> stop_flag_{false};
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
