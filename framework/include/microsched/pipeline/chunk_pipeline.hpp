@@ -586,7 +586,11 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       return t && !t->failed.load(std::memory_order_acquire) ? topt : torg;
     };
     auto margin = [](double step_ms) { return std::max(0.02, 0.2 * step_ms); };  // see "Pacing"
-    const std::size_t first = std::max(next_considered_, next_launch_);
+    // Not the chunk this iteration launches next (next_launch_): the host would launch it at
+    // once, not when the GPU is about to finish the one before (the pacing below only holds a
+    // chunk that had its remap when the previous one was launched; run 16: picks of that chunk
+    // all missed, and the host ran ahead through the rest of the loop).
+    const std::size_t first = std::max(next_considered_, next_launch_ + 1);
     const std::size_t c = picker_.pick(residual, next_launch_, first, n - 1, estimate, step, margin);
     if (c == deadline_picker::none) return;
     skip_to(c);  // the chunks before it cannot be ready in time: originals
