@@ -7,10 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
-#include <iostream>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -103,11 +100,9 @@ struct fake_program {
     device.assign(static_cast<std::size_t>(slots), std::vector<index_t>(n));
     prepared_slots = slots;
   }
-  std::function<void(const transform_job&)> after;  // when set: called as a piece ends
   transform_outcome transform(const transform_job& job) {
     if (hook) hook(job);
     std::this_thread::sleep_for(transform_time);
-    if (after) after(job);
     if (key_of) {
       const key_function keys =
           key_function::per_element([&](std::size_t i) { return key_of(job.chunk, i); });
@@ -612,45 +607,6 @@ TEST_CASE("worker_pool: a batch runs on every helper; spinning helpers still sto
     CHECK(done.load() == 121);
   }
   CHECK_THROWS_AS(worker_pool(1, 0, -1us), std::invalid_argument);
-}
-
-TEST_CASE("pipeline: deadline selection keeps every helper on one chunk and picks chunks it can finish") {
-  fake_backend backend;
-  fake_program program;
-  program.resize(24);
-  program.list_all_or_nothing();
-  program.kernel_time = 4000us;  // an original step: 4 ms; a remap: ~1.5 ms on every helper
-  program.optimised_kernel_time = 200us;
-  program.transform_time = 1500us;
-  // Which chunks are in transformation at once (a piece enters and leaves).
-  std::mutex mutex;
-  std::map<std::size_t, int> running;
-  std::size_t most_at_once = 0;
-  program.hook = [&](const transform_job& job) {
-    const std::lock_guard lock(mutex);
-    ++running[job.chunk];
-    most_at_once = std::max(most_at_once, running.size());
-  };
-  program.after = [&](const transform_job& job) {
-    const std::lock_guard lock(mutex);
-    if (--running[job.chunk] == 0) running.erase(job.chunk);
-  };
-  pipeline_arguments args;
-  args.depth = 3;
-  args.threads_per_chunk = 2;
-  args.poll_interval = 50us;
-  REQUIRE(args.selection == chunk_selection::deadline);  // the default
-  chunk_pipeline pipe(backend, args);
-  const auto& stats = pipe.run(program);
-  CHECK(program.results_correct());
-  INFO(stats.summary() << " " << stats.controller_reason);
-  if (std::getenv("MICROSCHED_PRINT_STATS")) stats.print(std::cerr);
-  CHECK(most_at_once == 1);  // one chunk at a time, on every helper
-  // With remaps far shorter than an original step, the profile succeeds (two tries) and chunks
-  // run optimised; each chunk passed over says why.
-  CHECK(stats.optimised_count() > 0);
-  for (const iteration_record& r : stats.iterations)
-    if (!r.optimised) CHECK(r.reason != fallback::none);
 }
 
 TEST_CASE("pipeline: an all-or-nothing method transforms a share r of whole chunks, each on every helper") {

@@ -111,12 +111,6 @@ class adaptive_controller {
   //! Profiled chunks that missed so far (while profiling: a next one is awaited).
   [[nodiscard]] int profile_misses() const noexcept { return profile_misses_; }
 
-  //! Ends the adjustment (a driver whose chunk selection no longer follows r, e.g. by deadline);
-  //! only from adjusting. The loss guard still judges.
-  void settle() noexcept {
-    if (phase_ == phase::adjusting) phase_ = phase::settled;
-  }
-
   //! Switches off now (e.g. the user function keeps throwing), with the reason.
   void shut_down(std::string reason);
 

@@ -29,7 +29,6 @@
 
 #include "microsched/pipeline/adaptive_control.hpp"
 #include "microsched/pipeline/chunk_program.hpp"
-#include "microsched/pipeline/deadline_pick.hpp"
 #include "microsched/pipeline/detail/invalid.hpp"
 #include "microsched/pipeline/pipeline_arguments.hpp"
 #include "microsched/pipeline/statistics.hpp"
@@ -167,14 +166,6 @@ class chunk_pipeline {
   static constexpr char skipped_by_share = 1;
   static constexpr char slot_was_busy = 2;
   static constexpr char awaiting = 3;  // between a missed profiled chunk and the next one
-  // All-or-nothing methods, chunk_selection::deadline: the chunk every helper works on (null:
-  // none), the remap times seen, the host time the GPU's queued work should end, and the first
-  // chunk not launched yet.
-  std::shared_ptr<chunk_task> picked_;
-  deadline_picker picker_{8, 0.5};
-  long long gpu_busy_until_ns_ = 0;
-  std::size_t next_launch_ = 0;
-  std::size_t launched_originals_ = 0;  // of this run, for the same prediction before Torg is known
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -470,9 +461,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   speculative_.assign(n, 0);
   share_credit_ = 1.0;
   next_considered_ = 0;
-  picked_.reset();  // the remap times seen (picker_) are kept: the same loop runs again
-  next_launch_ = 0;
-  launched_originals_ = 0;
   launched_ = 0;
   slots_.clear();
   ttr_sum_ = opt_sum_ = 0;
@@ -481,7 +469,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   timed_launches_ = 0;
   harvested_end_ = -1;
   run_start_ns_ = now_ns();
-  gpu_busy_until_ns_ = run_start_ns_;
   if (ring_.empty()) {
     ring_.resize(static_cast<std::size_t>(std::max(64, 4 * args_.depth + 8)));
     for (launch_events& ev : ring_) {
@@ -524,10 +511,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   guard_from_ = single_profile ? profiled : 0;
   if (remap) {
     for (std::size_t c = 1; c <= static_cast<std::size_t>(depth_) && c < n; ++c) {
-      if (partial_ || (single_profile && c == profiled)) {
+      if (partial_ || (single_profile && c == profiled))
         submit(program, c);  // warm-up: chunk 0 runs the original kernel
-        if (!partial_) picked_ = tasks_[c];
-      }
       else if (!single_profile)
         consider(program, c, control_.ratio());
     }
@@ -546,67 +531,16 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     for (; next_considered_ < std::min(first, n); ++next_considered_)
       if (share_skipped_[next_considered_] == 0) share_skipped_[next_considered_] = skipped_by_share;
   };
-  // Torg, from the warm-up kernels if none was harvested yet; while kernel 0 still runs, the
-  // time since it was launched (a lower bound: a smaller share, an earlier predicted launch).
-  auto original_ms = [&] {
-    if (control_.original_mean_ms() <= 0) harvest(false);
-    const double torg = control_.original_mean_ms();
-    return torg > 0 ? torg : static_cast<double>(now_ns() - run_start_ns_) * 1e-6;
-  };
-  // chunk_selection::deadline (adaptive all-or-nothing methods): once the helpers' chunk is done
-  // (or was launched without its remap), its time feeds the estimate and every helper moves to
-  // the earliest chunk whose launch is predicted after that estimate (deadline_pick.hpp). Picks
-  // are speculative: never judged by the control (the profile decides, the loss guard watches).
-  const bool by_deadline = single_profile && args_.selection == chunk_selection::deadline;
-  auto pick_by_deadline = [&] {
-    if (picked_) {
-      chunk_task& t = *picked_;
-      const bool cancelled = t.cancel.load(std::memory_order_acquire);
-      if (!t.all_finished() && !cancelled) return;  // every helper is on it
-      // A remap launched without (a miss) counts with its time so far: a lower bound, which
-      // raises the estimate. One that failed says nothing about the time.
-      if (!t.failed.load(std::memory_order_acquire)) picker_.remap_time(transform_ms(t));
-      if (!t.all_finished()) return;  // its pieces are still stopping
-      picked_.reset();
-    }
-    const double estimate = picker_.estimate_ms();
-    if (estimate < 0) return;
-    const double torg = original_ms();
-    const double topt = opt_count_ > 0 ? opt_sum_ / opt_count_ : 0.05 * torg;
-    // The GPU's queued work ends at the later of two predictions: step by step at each launch
-    // (it sees idle gaps, but counts 0 for the launches before Torg was known) and every launch
-    // back to back from the start of the run.
-    const double back_to_back_ms = static_cast<double>(launched_originals_) * torg +
-                                   static_cast<double>(next_launch_ - launched_originals_) * topt;
-    const long long busy_until =
-        std::max(gpu_busy_until_ns_, run_start_ns_ + static_cast<long long>(back_to_back_ms * 1e6));
-    const double residual = static_cast<double>(std::max(0LL, busy_until - now_ns())) * 1e-6;
-    auto step = [&](std::size_t k) {
-      const chunk_task* t = tasks_[k].get();
-      return t && !t->failed.load(std::memory_order_acquire) ? topt : torg;
-    };
-    auto margin = [](double step_ms) { return std::max(0.02, 0.2 * step_ms); };  // see "Pacing"
-    // Not the chunk this iteration launches next (next_launch_): the host would launch it at
-    // once, not when the GPU is about to finish the one before (the pacing below only holds a
-    // chunk that had its remap when the previous one was launched; run 16: picks of that chunk
-    // all missed, and the host ran ahead through the rest of the loop).
-    const std::size_t first = std::max(next_considered_, next_launch_ + 1);
-    const std::size_t c = picker_.pick(residual, next_launch_, first, n - 1, estimate, step, margin);
-    if (c == deadline_picker::none) return;
-    skip_to(c);  // the chunks before it cannot be ready in time: originals
-    if (!submit(program, c)) return;  // every slot busy: try again later
-    speculative_[c] = 1;
-    next_considered_ = c + 1;
-    picked_ = tasks_[c];
-  };
   auto speculate = [&](std::size_t i) {
-    if (partial_ || !single_profile) return;
+    if (partial_ || !single_profile || next_considered_ != profiled + 1) return;
     if (control_.state() != adaptive_controller::phase::profiling) return;
     const chunk_task* p = tasks_[profiled].get();
     if (p == nullptr || !p->all_finished() || p->failed.load(std::memory_order_acquire)) return;
-    if (by_deadline) return pick_by_deadline();
-    if (next_considered_ != profiled + 1) return;
-    const double torg = original_ms();
+    if (control_.original_mean_ms() <= 0) harvest(false);  // Torg from the warm-up kernels
+    double torg = control_.original_mean_ms();
+    // Kernel 0 still running: Torg is at least the time since it was launched (a lower bound
+    // gives a smaller share).
+    if (torg <= 0) torg = static_cast<double>(now_ns() - run_start_ns_) * 1e-6;
     const double share = std::clamp(torg / (transform_ms(*p) + torg), args_.control.min_ratio, 1.0);
     // Before the profiled chunk's launch the GPU still has the warm-up originals queued, so
     // chunk Δ+1 has time too; after it, chunk i+1 is decided within one kernel time.
@@ -616,7 +550,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       speculative_[next_considered_] = 1;
   };
   auto fill_window = [&](std::size_t i) {
-    if (by_deadline) return pick_by_deadline();
     skip_to(i + (depth_ >= 2 ? 2 : 1));
     const std::size_t last = std::min(n - 1, i + static_cast<std::size_t>(depth_));
     for (; next_considered_ <= last && consider(program, next_considered_, control_.ratio()); ++next_considered_) {
@@ -645,9 +578,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (active && partial_ && i > 0 && i + static_cast<std::size_t>(depth_) < n &&
         !(single_profile && control_.state() == adaptive_controller::phase::profiling))
       submit(program, i + static_cast<std::size_t>(depth_));
-    // Deadline picks are never judged: after a profile that succeeded, the control has nothing
-    // left to adjust (the loss guard still watches).
-    if (by_deadline && control_.state() == adaptive_controller::phase::adjusting) control_.settle();
     if (active && !partial_) {
       if (single_profile && control_.state() == adaptive_controller::phase::profiling)
         speculate(i);
@@ -748,13 +678,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         r.reason = fallback::warm_up;
       }
     }
-    {  // the host's prediction of when the GPU's queued work ends (deadline picks)
-      const double torg = control_.original_mean_ms();
-      const double step_ms = r.optimised ? (opt_count_ > 0 ? opt_sum_ / opt_count_ : 0.05 * torg) : torg;
-      gpu_busy_until_ns_ = std::max(gpu_busy_until_ns_, now_ns()) + static_cast<long long>(std::max(0.0, step_ms) * 1e6);
-      next_launch_ = i + 1;
-      launched_originals_ += r.optimised ? 0 : 1;
-    }
     const int waited_end = queue_ahead ? previous_end : ev.end;  // see "Pacing" above
     const int end_before = previous_end;  // kernel i-1 (just in time, below)
     if (timed) {
@@ -795,7 +718,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         for (std::size_t c = i + 1; c < profiled; ++c) share_skipped_[c] = awaiting;
         next_considered_ = profiled + 1;
         submit(program, profiled);
-        picked_ = tasks_[profiled];
       }
     }
     r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;  // host timeline

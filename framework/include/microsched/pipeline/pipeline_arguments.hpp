@@ -35,16 +35,6 @@ struct remap_method {
          (m.host_bytes_per_slot + m.device_bytes_per_slot) * slots;
 }
 
-//! How an all-or-nothing method chooses the chunks its helpers transform (partial methods
-//! transform chunk i+Δ, a share r of it, as in the paper).
-enum class chunk_selection {
-  //! the earliest chunk whose launch is predicted to come after its remap is done, one chunk at
-  //! a time on every helper (deadline_pick.hpp; results-pipeline.md, run 16)
-  deadline,
-  //! a share r of the chunks, adjusted by the adaptive control (runs 14-15)
-  share,
-};
-
 //! User-facing arguments of the pipeline.
 struct pipeline_arguments {
   int depth = 1;                         //!< Δ: chunks transformed ahead of the GPU
@@ -68,7 +58,6 @@ struct pipeline_arguments {
   //! on the H100 host, 19 cost gafort and unwrap many ready remaps (a helper sharing a core with
   //! the polling main thread starves) and did not change Black-Scholes (results-pipeline.md, run 6).
   int helper_nice = 0;
-  chunk_selection selection = chunk_selection::deadline;  //!< all-or-nothing methods only
   //! A helper with nothing queued polls for this long before it sleeps (worker_pool): the next
   //! chunk's pieces then start at once on every helper. 0: sleep at once.
   std::chrono::microseconds helper_spin{200};
