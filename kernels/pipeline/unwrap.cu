@@ -58,7 +58,10 @@ __global__ void unwrap_reordered(const std::uint8_t* reordered, std::uint32_t m,
 }
 
 constexpr int block = 256;
-constexpr std::size_t plan_block = 16384;  //!< samples per sorted block of the gather plan
+//! Samples per sorted block of the gather plan: 65536, so a sample's offset in its block fits the
+//! 16 bits of a compact plan code and a piece's compact plan is cut from the blocks it overlaps
+//! without sorting (run 16; it was 16384, and each piece sorted its own samples on first use).
+constexpr std::size_t plan_block = 65536;
 
 // Job swapping tiles: one block of threads per tile of swap_radii x swap_angles jobs.
 constexpr std::uint32_t swap_radii = 8;
@@ -248,7 +251,12 @@ class unwrap_program final : public program_base {
     const std::uint8_t* img = frame(job.chunk);
     std::uint8_t* out = staging_[static_cast<std::size_t>(job.slot)].data();
     const std::size_t count = job.end - job.begin;
-    if (const std::shared_ptr<const piece_plan> plan = cached_plan(job.begin, job.end)) {
+    std::shared_ptr<const piece_plan> plan = cached_plan(job.begin, job.end);
+    if (!plan && o_.compact_plan) {  // first use: cut it from the block plan (a linear pass)
+      build_plan(job.begin, job.end);
+      plan = cached_plan(job.begin, job.end);  // null past the cache limit or while another builds it
+    }
+    if (plan) {
       // One forward sweep of the frame per run of the plan (its output, 64 KB at most, stays in
       // the core's L2): ~1.7x faster than one sweep per 16384-sample block on this repository's
       // 2-core CI host (results-pipeline.md, run 11).
@@ -269,11 +277,12 @@ class unwrap_program final : public program_base {
       }
       return {before, static_cast<double>(w1 - w0)};
     }
-    // Past the plan cache: follow the block plan of each block the range overlaps.
+    // No plan for the piece (wide plans on first use, or past the cache limit): follow the block
+    // plan of each block the range overlaps.
     for (std::size_t b = job.begin / plan_block * plan_block; b < job.end; b += plan_block) {
       if (job.cancelled()) {
-        // Launched without it: stop early, but leave the piece's plan for the next chunk or run,
-        // so that a cancelled profile does not keep every later profile on this slower path.
+        // Launched without it: stop early, but leave a wide plan for the next chunk or run, so
+        // that a cancelled profile does not keep every later profile on this slower path.
         build_plan(job.begin, job.end);
         return {};
       }
@@ -296,8 +305,8 @@ class unwrap_program final : public program_base {
   //! each).
   //! Two layouts. Wide (run 13): (sample index, pixel address) as two uint32 per sample.
   //! Compact (default, run 14): one uint32 per sample, (address step << 16 | sample offset),
-  //! in runs of at most 65536 samples of one sample range; a run restarts where an address step
-  //! would not fit 16 bits. Half the plan's memory traffic: at 15 helpers the gather reads
+  //! in runs within one aligned 65536-sample block (the piece sweeps the frame once per block it
+  //! overlaps, one to three); a run restarts where an address step would not fit 16 bits. Half the plan's memory traffic: at 15 helpers the gather reads
   //! ~15 MB of frame lines and 8 MB of wide plan per frame, a bandwidth-bound sweep.
   struct plan_run {
     std::size_t t0 = 0;       // sample offsets are from t0
@@ -348,8 +357,9 @@ class unwrap_program final : public program_base {
     }
     return !job.cancelled();
   }
-  //! The cached plan of [begin, end), or null (first use: build_plan after this piece's gather,
-  //! so building never delays the chunk that first needs it).
+  //! The cached plan of [begin, end), or null. Compact plans are built on a piece's first use,
+  //! before its gather (a linear pass over the blocks it overlaps, ~0.1-0.3 ms); wide plans sort
+  //! the piece, so they are built after the first gather, which follows the block plan.
   std::shared_ptr<const piece_plan> cached_plan(std::size_t begin, std::size_t end) const {
     const std::lock_guard lock(plan_mutex_);
     const auto it = plan_cache_.find(std::make_pair(begin, end));
@@ -365,24 +375,23 @@ class unwrap_program final : public program_base {
     }
     auto plan = std::make_shared<piece_plan>();
     if (o_.compact_plan) {
-      constexpr std::size_t span = 65536;  // sample offsets fit 16 bits
+      // The block plan lists each block's samples in increasing pixel address: a piece's run in
+      // block b is that list filtered to [begin, end), offsets from b (they fit 16 bits).
       plan->code.reserve(end - begin);
-      std::vector<std::uint64_t> keyed;
-      for (std::size_t t0 = begin; t0 < end; t0 += span) {
-        const std::size_t t1 = std::min(end, t0 + span);
-        keyed.resize(t1 - t0);
-        for (std::size_t t = t0; t < t1; ++t)
-          keyed[t - t0] = std::uint64_t{polar_.map[t]} << 32 | static_cast<std::uint32_t>(t - t0);
-        std::sort(keyed.begin(), keyed.end());
+      for (std::size_t b = begin / plan_block * plan_block; b < end; b += plan_block) {
+        const std::size_t e = std::min(n_, b + plan_block);
         std::uint32_t previous = 0;
-        for (std::size_t k = 0; k < keyed.size(); ++k) {
-          const auto src = static_cast<std::uint32_t>(keyed[k] >> 32);
-          const auto offset = static_cast<std::uint32_t>(keyed[k]);
-          if (k == 0 || src - previous > 0xFFFFu) {  // a new run: absolute address
-            plan->runs.push_back({t0, plan->code.size(), 0, src});
+        bool open = false;
+        for (std::size_t k = b; k < e; ++k) {
+          const std::uint32_t t = plan_t_[k];
+          if (t < begin || t >= end) continue;
+          const std::uint32_t src = plan_src_[k];
+          if (!open || src - previous > 0xFFFFu) {  // a new run: absolute address
+            plan->runs.push_back({b, plan->code.size(), 0, src});
             previous = src;
+            open = true;
           }
-          plan->code.push_back((src - previous) << 16 | offset);
+          plan->code.push_back((src - previous) << 16 | static_cast<std::uint32_t>(t - b));
           ++plan->runs.back().count;
           previous = src;
         }
