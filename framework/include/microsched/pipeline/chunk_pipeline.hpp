@@ -481,7 +481,18 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   const bool remap = method_ >= 0;
   adaptive_arguments control = args_.control;
   control.partial = partial_;
-  control_ = adaptive_controller(control, std::max(1, depth_));
+  // An all-or-nothing method profiles at r = 1, a whole chunk: only the chunk that profiling
+  // judges is transformed until the control decides, so a remap that cannot keep up costs one
+  // chunk's helper work, not Δ chunks' (results-pipeline.md, run 11: Δ = 3 whole reorders at
+  // once slowed unwrap's frame copies). The first profiled chunk is min(Δ, 2): chunk 2 has two
+  // kernel times, twice what a chunk the share selects has in steady state (it follows one
+  // original), and chunks before it run the original kernel (until run 16 it was chunk Δ = 3:
+  // one more original per run, ~5 % of unwrap's pipelined loop). A miss moves the profile on
+  // by Δ (profile_attempts).
+  const bool single_profile = !partial_ && args_.control.adaptive;
+  std::size_t profiled = std::min(static_cast<std::size_t>(std::clamp(depth_, 1, 2)), n > 1 ? n - 1 : 1);
+  // The window the control names when a profile misses: the profiled chunk's kernel times.
+  control_ = adaptive_controller(control, single_profile ? static_cast<int>(profiled) : std::max(1, depth_));
   if (remap && !pool_) {
     const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
     const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores - 1));
@@ -501,13 +512,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     }
   } stop{*this};
 
-  // An all-or-nothing method profiles at r = 1, a whole chunk: only the chunk that profiling
-  // judges (chunk Δ, which has Δ kernel times) is transformed until the control decides, so a
-  // remap that cannot keep up costs one chunk's helper work, not Δ chunks' (results-pipeline.md,
-  // run 11: Δ = 3 whole reorders at once slowed unwrap's frame copies).
-  const bool single_profile = !partial_ && args_.control.adaptive;
-  // Moves on by Δ when a profiled chunk missed and the control allows another try.
-  std::size_t profiled = std::min(static_cast<std::size_t>(std::max(1, depth_)), n > 1 ? n - 1 : 1);
   guard_from_ = single_profile ? profiled : 0;
   if (remap) {
     for (std::size_t c = 1; c <= static_cast<std::size_t>(depth_) && c < n; ++c) {
@@ -519,8 +523,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     next_considered_ = single_profile ? profiled + 1 : static_cast<std::size_t>(depth_) + 1;
   }
   // All-or-nothing methods. While a single-chunk profile waits for its verdict, the helpers would
-  // idle from the end of the profiled remap until kernel Δ has run (about Δ original kernels):
-  // once the profiled remap has finished, the chunks up to 2Δ are selected speculatively with the
+  // idle from the end of the profiled remap until its kernel has run: once the profiled remap
+  // has finished, the Δ chunks after it are selected speculatively with the
   // share the verdict will give at least, Torg / (Ttr + Torg) (Tsav <= Torg), and cancelled if
   // the control switches off; the main thread then does not drain the GPU queue for the verdict.
   // After the verdict, each iteration fills the window up to chunk i+Δ, from chunk i+2 on: chunk
@@ -610,11 +614,10 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         }
       }
     }
-    // A single-chunk profile judges its chunk against the time a chunk has in steady state:
-    // chunk i+Δ is submitted once kernel i-2 ended and launched once kernel i+Δ-2 ended, Δ kernel
-    // times. Queued pacing launches the profiled chunk Δ after kernel Δ-2, one kernel time short
-    // (results-pipeline.md, run 11: 0.64 ms reorder against ~0.66 ms); so before launching it,
-    // wait until it is ready or kernel Δ-1 ended too. The queue drains at most once.
+    // A single-chunk profile at chunk p has the p kernel times before it: queued pacing would
+    // launch it after kernel p-2, one kernel time short (results-pipeline.md, run 11: 0.64 ms
+    // reorder against ~0.66 ms); so before launching it, wait until it is ready or kernel p-1
+    // ended too. The queue drains at most once.
     if (single_profile && queue_ahead && i == profiled && task && active && previous_end >= 0 &&
         control_.state() == adaptive_controller::phase::profiling) {
       while (!task->failed.load(std::memory_order_acquire) &&
