@@ -547,7 +547,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (torg <= 0) torg = static_cast<double>(now_ns() - run_start_ns_) * 1e-6;
     const double share = std::clamp(torg / (transform_ms(*p) + torg), args_.control.min_ratio, 1.0);
     // Before the profiled chunk's launch the GPU still has the warm-up originals queued, so
-    // chunk Δ+1 has time too; after it, chunk i+1 is decided within one kernel time.
+    // the chunk after it has time too; after it, chunk i+1 is decided within one kernel time.
     if (profiled_launched) skip_to(i + 2);
     const std::size_t last = std::min(n - 1, profiled + static_cast<std::size_t>(depth_));
     for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_)
