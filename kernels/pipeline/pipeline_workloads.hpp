@@ -50,6 +50,8 @@ struct unwrap_options {
   bool compact_plan = true;
   //! Pieces of equal cost (samples and frame lines) instead of equal size (piece_bounds).
   bool weighted_pieces = true;
+  //! Samples ahead that a compact-plan gather prefetches (the frame lines it will read).
+  int prefetch_ahead = 32;
 };
 
 struct blackscholes_options {

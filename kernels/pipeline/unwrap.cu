@@ -131,6 +131,9 @@ class unwrap_program final : public program_base {
   explicit unwrap_program(const unwrap_options& o) : o_(o), polar_(make_polar(o)) {
     if (o.frames < 1) throw_invalid("frames", o.frames, "must be >= 1");
     if (o.chunks == 0) throw_invalid("chunks", o.chunks, "must be >= 1");
+    if (o.prefetch_ahead < 1 || o.prefetch_ahead > 4096)
+      throw_invalid("prefetch_ahead", o.prefetch_ahead, "must be in 1..4096");
+    prefetch_ahead_ = static_cast<std::size_t>(o.prefetch_ahead);
     n_ = polar_.map.size();
     pixels_ = static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height);
     frames_ = pinned_buffer<std::uint8_t>(pixels_ * static_cast<std::size_t>(o.frames));
@@ -261,7 +264,7 @@ class unwrap_program final : public program_base {
       // the core's L2): ~1.7x faster than one sweep per 16384-sample block on this repository's
       // 2-core CI host (results-pipeline.md, run 11).
       if (!plan->code.empty()) {
-        if (!gather_compact(*plan, img, out, job)) return {};  // cancelled
+        if (!gather_compact(*plan, img, out, job, prefetch_ahead_)) return {};  // cancelled
       } else {
         constexpr std::size_t ahead = 32, poll = 16384;
         const std::uint32_t* pt = plan->t.data();
@@ -322,8 +325,8 @@ class unwrap_program final : public program_base {
   };
   //! out[t] = img[P[t]] along a compact plan; false when cancelled.
   static bool gather_compact(const piece_plan& plan, const std::uint8_t* img, std::uint8_t* out,
-                             const transform_job& job) {
-    constexpr std::size_t ahead = 32, poll = 16384;
+                             const transform_job& job, std::size_t ahead) {
+    constexpr std::size_t poll = 16384;
     std::size_t since_poll = 0;
     for (const plan_run& run : plan.runs) {
       const std::uint32_t* c = plan.code.data() + run.first;
@@ -575,6 +578,7 @@ class unwrap_program final : public program_base {
 
  private:
   unwrap_options o_;
+  std::size_t prefetch_ahead_ = 32;
   polar polar_;
   std::size_t n_ = 0;
   std::size_t pixels_ = 0;
