@@ -12,9 +12,22 @@
 
 namespace microsched::samples {
 
-void schedule_cli::add_to(CLI::App& app) {
+void add_strategy_option(CLI::App& app, std::string& strategy) {
   app.add_option("--strategy", strategy, "task pools: local, global or hybrid (frey2012 4.2)")
       ->capture_default_str();
+}
+
+void add_repetitions_option(CLI::App& app, int& repetitions) {
+  app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
+      ->capture_default_str();
+}
+
+void check_repetitions(int repetitions) {
+  if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
+}
+
+void schedule_cli::add_to(CLI::App& app) {
+  add_strategy_option(app, strategy);
   app.add_option("--fetch", fetch,
                  "when a warp refills: any, all, ballot:N or atomic:N, N idle lanes in 1..32 "
                  "(default " + to_string(schedule_arguments{}.fetch) + ")");
@@ -23,8 +36,7 @@ void schedule_cli::add_to(CLI::App& app) {
   app.add_option("--deferral", deferral, "steps between two fetch checks")->capture_default_str();
   app.add_option("--blocks-per-sm", blocks_per_sm, "resident blocks per SM; 0 = automatic: from occupancy, at most 1024 threads per SM")
       ->capture_default_str();
-  app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
-      ->capture_default_str();
+  add_repetitions_option(app, repetitions);
 #if MICROSCHED_HAVE_TUNING
   app.add_option("--tuned", tuned,
                  "use the tuned schedule for this GPU from a tuning file written by "
@@ -33,7 +45,7 @@ void schedule_cli::add_to(CLI::App& app) {
 }
 
 schedule_arguments schedule_cli::arguments(const std::string& workload) const {
-  if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
+  check_repetitions(repetitions);
 #if MICROSCHED_HAVE_TUNING
   if (!tuned.empty()) {
     if (!std::filesystem::exists(tuned)) {
@@ -68,14 +80,32 @@ void add_workload_options(CLI::App& app, const std::vector<workloads::parameter>
   }
 }
 
-namespace {
-void print_row(const char* name, const timing_stats& t, double vanilla_ms) {
-  std::printf("  %-22s %10.3f ms  (min %.3f, max %.3f)  %6.2fx vanilla\n", name, t.median_ms,
-              t.min_ms, t.max_ms, vanilla_ms / t.median_ms);
+void png_output::add_to(CLI::App& app) {
+  app.add_option("-o,--output", path, "PNG to write (empty: none)")->capture_default_str();
 }
-}  // namespace
+
+void png_output::check() const {
+  if (wanted()) check_writable(path);
+}
+
+void png_output::write(const rgb_image& image) const {
+  write_png(path, image);
+  std::printf("wrote %s\n", path.c_str());
+}
+
+void print_device() {
+  std::printf("device: %s\n", describe(current_device()).c_str());
+}
+
+void print_time(const std::string& name, const timing_stats& t, double vanilla_ms, int name_width) {
+  std::printf("  %-*s %10.3f ms  (min %.3f, max %.3f)  %6.2fx vanilla\n", name_width, name.c_str(),
+              t.median_ms, t.min_ms, t.max_ms, vanilla_ms / t.median_ms);
+}
+
+namespace {
 
 void print_comparison(workloads::workload& w, const schedule_arguments& args, int repetitions) {
+  constexpr int name_width = 22;  // "uniform-work floor"
   const timing_options options{2, repetitions};
   std::fprintf(stderr, "timing %s (%d repetitions each)...\n", w.describe().c_str(), repetitions);
   const timing_stats vanilla = w.time_vanilla(options);
@@ -85,10 +115,10 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
   std::printf("%s, %llu tasks, %.1f steps per task on average\n", w.describe().c_str(),
               static_cast<unsigned long long>(w.num_tasks()),
               static_cast<double>(w.total_steps()) / static_cast<double>(w.num_tasks()));
-  print_row("vanilla", vanilla, vanilla.median_ms);
-  print_row("warp persistent", persistent, vanilla.median_ms);
-  print_row("microsched", scheduled, vanilla.median_ms);
-  print_row("uniform-work floor", floor, vanilla.median_ms);
+  print_time("vanilla", vanilla, vanilla.median_ms, name_width);
+  print_time("warp persistent", persistent, vanilla.median_ms, name_width);
+  print_time("microsched", scheduled, vanilla.median_ms, name_width);
+  print_time("uniform-work floor", floor, vanilla.median_ms, name_width);
   std::printf("  microsched: %s; %.2fx vanilla, %.2fx warp persistent, at %.0f%% of the floor's speed\n",
               to_string(args).c_str(), vanilla.median_ms / scheduled.median_ms,
               persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
@@ -112,6 +142,14 @@ bool print_verification(workloads::workload& w, const schedule_arguments& args) 
               static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
               static_cast<unsigned long long>(r.mismatched), r.detail.c_str());
   return false;
+}
+
+}  // namespace
+
+int compare_and_verify(workloads::workload& w, const schedule_arguments& args, int repetitions,
+                       bool verify) {
+  print_comparison(w, args, repetitions);
+  return verify && !print_verification(w, args) ? 1 : 0;
 }
 
 int run_main(const std::function<int()>& body) {

@@ -1,7 +1,7 @@
 #pragma once
 //! @file sample_cli.hpp
-//! What every sample shares: schedule options on the command line, the timing table, and main's
-//! error handling (the only place that prints and exits).
+//! What every sample shares: the options common to all of them, the timing rows, the PNG output,
+//! and main's error handling (the only place that prints and exits).
 
 #include <CLI/CLI.hpp>
 
@@ -10,9 +10,16 @@
 
 #include "microsched/measure/timing_stats.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
+#include "png_writer.hpp"
 #include "workload.hpp"
 
 namespace microsched::samples {
+
+//! --strategy and --repetitions: one help text for the termination and the switching samples.
+void add_strategy_option(CLI::App& app, std::string& strategy);
+void add_repetitions_option(CLI::App& app, int& repetitions);
+//! Throws std::invalid_argument naming the value unless it asks for at least one timed run.
+void check_repetitions(int repetitions);
 
 //! Command-line text of a schedule, turned into schedule_arguments after parsing.
 struct schedule_cli {
@@ -34,12 +41,31 @@ struct schedule_cli {
 void add_workload_options(CLI::App& app, const std::vector<workloads::parameter>& parameters,
                           workloads::options_map& options);
 
-//! Times vanilla, warp persistent threads, microsched and the floor, prints the table with
-//! ratios, and prints each kernel's registers and memory.
-void print_comparison(workloads::workload& w, const schedule_arguments& args, int repetitions);
+//! -o,--output: the PNG a sample writes; an empty path writes none.
+struct png_output {
+  std::string path;
 
-//! Prints the exactly-once check; returns false if it failed.
-bool print_verification(workloads::workload& w, const schedule_arguments& args);
+  void add_to(CLI::App& app);
+  [[nodiscard]] bool wanted() const { return !path.empty(); }
+  //! Called before the timing runs, so that a bad path fails at once rather than after them.
+  void check() const;
+  //! Writes the image and says where.
+  void write(const rgb_image& image) const;
+};
+
+//! Prints the GPU the figures come from. Each sample calls it before any device work, so that
+//! without a GPU this is what fails: no_device_error, exit code 3 from run_main.
+void print_device();
+
+//! One timing row: median, range and speedup against vanilla; `name_width` pads the names so
+//! that a sample's rows line up.
+void print_time(const std::string& name, const timing_stats& t, double vanilla_ms, int name_width);
+
+//! Times vanilla, warp persistent threads, microsched and the floor, prints the table with
+//! ratios and each kernel's registers and memory; with `verify`, then checks and prints that
+//! every task ran exactly once with vanilla's output. Returns the exit code: 1 if that failed.
+int compare_and_verify(workloads::workload& w, const schedule_arguments& args, int repetitions,
+                       bool verify);
 
 //! Runs `body`, turning exceptions into one line on stderr and an exit code: 1 for errors,
 //! 2 for bad arguments, 3 when there is no GPU.

@@ -3,11 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
-#include <cstdio>
 
 #include "julia/julia_workload.hpp"
-#include "microsched/device.hpp"
-#include "png_writer.hpp"
 #include "sample_cli.hpp"
 
 using namespace microsched;
@@ -42,8 +39,8 @@ int main(int argc, char** argv) {
       "Example: julia --offset 0 --precision double --output julia.png --verify"};
   workloads::options_map options;
   samples::add_workload_options(app, workloads::julia_parameters(), options);
-  std::string output = "julia.png";
-  app.add_option("-o,--output", output, "PNG to write (empty: none)")->capture_default_str();
+  samples::png_output output{"julia.png"};
+  output.add_to(app);
   bool verify = false;
   app.add_flag("--verify", verify, "check every pixel against the vanilla kernel, each task once");
   samples::schedule_cli schedule;
@@ -53,16 +50,13 @@ int main(int argc, char** argv) {
   return samples::run_main([&] {
     const schedule_arguments args = schedule.arguments("julia");
     const auto settings = workloads::parse_julia_settings(options);
-    if (!output.empty()) samples::check_writable(output);
-    std::printf("device: %s\n", describe(current_device()).c_str());
+    output.check();
+    samples::print_device();
     auto w = workloads::make_julia_workload(settings);
-    samples::print_comparison(*w, args, schedule.repetitions);
-    int rc = 0;
-    if (verify && !samples::print_verification(*w, args)) rc = 1;
-    if (!output.empty()) {
+    const int rc = samples::compare_and_verify(*w, args, schedule.repetitions, verify);
+    if (output.wanted()) {
       const auto iterations = w->render_scheduled(args);
-      samples::write_png(output, colour(iterations, settings.width, settings.height, settings.crunch));
-      std::printf("wrote %s\n", output.c_str());
+      output.write(colour(iterations, settings.width, settings.height, settings.crunch));
     }
     return rc;
   });

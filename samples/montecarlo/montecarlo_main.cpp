@@ -3,9 +3,7 @@
 // persistent threads and the uniform-work floor.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 
-#include "microsched/device.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
 #include "sample_cli.hpp"
 
@@ -28,9 +26,8 @@ int main(int argc, char** argv) {
   return samples::run_main([&] {
     const schedule_arguments args = schedule.arguments("montecarlo");
     const auto settings = workloads::parse_montecarlo_settings(options);
-    std::printf("device: %s\n", describe(current_device()).c_str());
+    samples::print_device();
     auto w = workloads::make_montecarlo_workload(settings);
-    samples::print_comparison(*w, args, schedule.repetitions);
-    return verify && !samples::print_verification(*w, args) ? 1 : 0;
+    return samples::compare_and_verify(*w, args, schedule.repetitions, verify);
   });
 }

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 
-#include "microsched/device.hpp"
 #include "sample_cli.hpp"
 #include "switching_cli.hpp"
 #include "switching_runners.hpp"
@@ -35,22 +34,17 @@ int main(int argc, char** argv) {
 
   return samples::run_main([&] {
     const auto v = cli.variant();
-    std::printf("device: %s\n", describe(current_device()).c_str());
+    samples::print_device();
     switching_workloads::montecarlo_branch_runner runner(settings);
-    const timing_options options{1, cli.repetitions};
+    const timing_options options = cli.timing();
     std::fprintf(stderr, "timing %s...\n", runner.describe().c_str());
     const auto vanilla = runner.time_vanilla(options);
-    schedule_arguments termination = v.schedule;
-    termination.blocks_per_sm = 0;
-    const auto persistent = runner.time_termination(termination, options);
-    const auto switched = runner.time_switching(v, options);
+    const auto scheduled = samples::time_scheduled(runner, v, options);
     const double entries = runner.mean_entries();
     std::printf("%s: %.2f branch entries per task on average\n", runner.describe().c_str(), entries);
     samples::print_time("vanilla", vanilla, vanilla.median_ms);
-    samples::print_time("microsched termination only", persistent, vanilla.median_ms);
-    samples::print_time("microsched context switching", switched, vanilla.median_ms);
-    std::printf("  switching: %s\n  kernel: %s\n", switching_workloads::to_string(v).c_str(),
-                runner.resources(v).c_str());
+    samples::print_scheduled(scheduled, vanilla.median_ms);
+    samples::print_switching(runner, v);
     if (!verify) return 0;
     const auto r = runner.check(v);
     std::printf("verify: %s: %llu tasks, %llu missing, %llu duplicated, %llu differ from vanilla%s%s\n",

@@ -8,8 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "microsched/device.hpp"
-#include "png_writer.hpp"
 #include "sample_cli.hpp"
 #include "switching_cli.hpp"
 #include "switching_runners.hpp"
@@ -103,8 +101,8 @@ int main(int argc, char** argv) {
                  "samples (the cheaper workload of the earlier results)")
       ->check(CLI::IsMember({"hessian", "axis"}))
       ->capture_default_str();
-  std::string output = "raycast.png";
-  app.add_option("-o,--output", output, "PNG to write (empty: none)")->capture_default_str();
+  samples::png_output output{"raycast.png"};
+  output.add_to(app);
   bool profile = false;
   app.add_flag("--profile", profile,
                "one more, untimed run of vanilla (at --vanilla-window) and of context switching "
@@ -137,10 +135,10 @@ int main(int argc, char** argv) {
       settings.tile_height = std::stoi(tile.substr(x + 1));
     }
     const auto v = cli.variant();
-    if (!output.empty()) samples::check_writable(output);
-    std::printf("device: %s\n", describe(current_device()).c_str());
+    output.check();
+    samples::print_device();
     switching_workloads::raycast_runner runner(settings);
-    const timing_options options{1, cli.repetitions};
+    const timing_options options = cli.timing();
     std::fprintf(stderr, "timing %s...\n", runner.describe().c_str());
     // The vanilla baseline is the faster of one sample per loop iteration (the textbook kernel)
     // and --vanilla-window: the same per-ray code, the same image.
@@ -173,32 +171,27 @@ int main(int argc, char** argv) {
       runner.set_march_window(window);
       if (vanilla_ordered.median_ms < vanilla.median_ms) vanilla = vanilla_ordered;
     }
-    schedule_arguments termination = v.schedule;
-    termination.blocks_per_sm = 0;
-    const auto persistent = runner.time_termination(termination, options);
-    const auto switched = runner.time_switching(v, options);
+    const auto scheduled = samples::time_scheduled(runner, v, options);
     std::printf("%s\n", runner.describe().c_str());
     samples::print_time("vanilla, window 1", vanilla_w1, vanilla.median_ms);
     if (vanilla_window != 1) {
-      const std::string name = "vanilla, window " + std::to_string(vanilla_window);
-      samples::print_time(name.c_str(), vanilla_w, vanilla.median_ms);
+      samples::print_time("vanilla, window " + std::to_string(vanilla_window), vanilla_w,
+                          vanilla.median_ms);
     }
     if (tiled) samples::print_time("vanilla, window 1, rows", vanilla_rows, vanilla.median_ms);
     if (settings.center_first) {
-      const std::string name =
-          "vanilla, window " + std::to_string(vanilla_window) + ", expensive tiles first";
-      samples::print_time(name.c_str(), vanilla_ordered, vanilla.median_ms);
+      samples::print_time(
+          "vanilla, window " + std::to_string(vanilla_window) + ", expensive tiles first",
+          vanilla_ordered, vanilla.median_ms);
     }
-    samples::print_time("microsched termination only", persistent, vanilla.median_ms);
-    samples::print_time("microsched context switching", switched, vanilla.median_ms);
+    samples::print_scheduled(scheduled, vanilla.median_ms);
     std::printf("  context switching against vanilla at window 1: %.2fx\n",
-                vanilla_w1.median_ms / switched.median_ms);
+                vanilla_w1.median_ms / scheduled.switching.median_ms);
     if (tiled) {
       std::printf("  context switching against vanilla at window 1, rows: %.2fx\n",
-                  vanilla_rows.median_ms / switched.median_ms);
+                  vanilla_rows.median_ms / scheduled.switching.median_ms);
     }
-    std::printf("  switching: %s\n  kernel: %s\n", switching_workloads::to_string(v).c_str(),
-                runner.resources(v).c_str());
+    samples::print_switching(runner, v);
     if (profile) {
       const auto show = [](const char* name, const switching_workloads::run_profile& p) {
         std::printf("profile %s: rays begun within %.3f ms; ended by (ms from the first begin):",
@@ -260,9 +253,8 @@ int main(int argc, char** argv) {
                   differ, beyond);
       if (!same) rc = 1;
     }
-    if (!output.empty()) {
-      samples::write_png(output, to_rgb(runner.render_switching(v), settings.width, settings.height));
-      std::printf("wrote %s\n", output.c_str());
+    if (output.wanted()) {
+      output.write(to_rgb(runner.render_switching(v), settings.width, settings.height));
     }
     return rc;
   });

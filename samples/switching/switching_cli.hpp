@@ -1,13 +1,14 @@
 #pragma once
 //! @file switching_cli.hpp
-//! Command-line options of the switching samples: the task pools and the context switching.
+//! What the switching samples share: their options (the task pools and the context switching),
+//! the timing of both microsched drivers, and the report rows.
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
 
-#include "microsched/error.hpp"
 #include "microsched/measure/timing_stats.hpp"
+#include "sample_cli.hpp"
 #include "switching_runners.hpp"
 
 namespace microsched::samples {
@@ -28,8 +29,7 @@ struct switching_cli {
   int repetitions = 5;
 
   void add_to(CLI::App& app) {
-    app.add_option("--strategy", strategy, "task pools: local, global or hybrid (frey2012 4.2)")
-        ->capture_default_str();
+    add_strategy_option(app, strategy);
     app.add_option("--chunk", chunk, "tasks per grab from the global pool")->capture_default_str();
     app.add_option("--blocks-per-sm", blocks_per_sm,
                    "resident blocks of 128 threads per SM; 0 = from occupancy. Fewer warps give "
@@ -69,8 +69,7 @@ struct switching_cli {
                    "fit an SM (__launch_bounds__; 0 = no cap; the ray caster is compiled for 0, 8 "
                    "and 10, the Monte Carlo test for 0)")
         ->capture_default_str();
-    app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
-        ->capture_default_str();
+    add_repetitions_option(app, repetitions);
   }
 
   [[nodiscard]] switching_workloads::variant variant() const {
@@ -89,14 +88,47 @@ struct switching_cli {
     v.switching.share_sm = share_sm;
     v.switching.tail_divergent = tail_divergent;
     switching::validate(v.switching);
-    if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
+    check_repetitions(repetitions);
     return v;
   }
+
+  //! Every kernel is timed after one warm-up run.
+  [[nodiscard]] timing_options timing() const { return {1, repetitions}; }
 };
 
-inline void print_time(const char* name, const timing_stats& t, double vanilla_ms) {
-  std::printf("  %-34s %10.3f ms  (min %.3f, max %.3f)  %6.2fx vanilla\n", name, t.median_ms,
-              t.min_ms, t.max_ms, vanilla_ms / t.median_ms);
+//! A timing row; names are padded for "microsched context switching".
+inline void print_time(const std::string& name, const timing_stats& t, double vanilla_ms) {
+  print_time(name, t, vanilla_ms, 34);
+}
+
+//! The times of microsched's two drivers on one workload.
+struct scheduled_times {
+  timing_stats termination;  //!< the termination-only persistent driver
+  timing_stats switching;    //!< context switching, the managed branches on whole warps
+};
+
+//! Times the termination-only driver, then context switching. The termination driver sizes its
+//! grid from occupancy: --blocks-per-sm sets how many tasks each switching warp chooses its
+//! contexts from, which that driver does not do.
+template <class Runner>
+scheduled_times time_scheduled(Runner& runner, const switching_workloads::variant& v,
+                               const timing_options& options) {
+  schedule_arguments termination = v.schedule;
+  termination.blocks_per_sm = 0;
+  return {runner.time_termination(termination, options), runner.time_switching(v, options)};
+}
+
+//! The rows of both drivers, after the sample's vanilla rows.
+inline void print_scheduled(const scheduled_times& t, double vanilla_ms) {
+  print_time("microsched termination only", t.termination, vanilla_ms);
+  print_time("microsched context switching", t.switching, vanilla_ms);
+}
+
+//! The switching options in effect and the switching kernel's registers and memory.
+template <class Runner>
+void print_switching(Runner& runner, const switching_workloads::variant& v) {
+  std::printf("  switching: %s\n  kernel: %s\n", switching_workloads::to_string(v).c_str(),
+              runner.resources(v).c_str());
 }
 
 }  // namespace microsched::samples
