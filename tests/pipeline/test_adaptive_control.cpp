@@ -149,6 +149,20 @@ TEST_CASE("the loss guard forgives a late iteration that the next ones make up")
   CHECK(d.reason().find("3 iterations in a row") != std::string::npos);
 }
 
+TEST_CASE("the loss guard judges every step against the latest mean Torg") {
+  adaptive_arguments a;  // window 8, tolerance 2 %, patience 3
+  adaptive_controller c(a);
+  c.original_kernel(0.26);  // the first original measured short (run 16)
+  c.iteration_time(0.34);
+  c.iteration_time(0.34);   // 0.16 ms behind a Torg of 0.26: over the allowance twice
+  CHECK(c.enabled());
+  for (int k = 0; k < 5; ++k) c.original_kernel(0.34);  // mean Torg (0.26 + 5 * 0.34) / 6
+  c.iteration_time(0.34);  // three steps against it: 0.04 ms, under 0.02 * Torg * 8 = 0.052
+  CHECK(c.enabled());
+  const double torg = (0.26 + 5 * 0.34) / 6;
+  CHECK(c.loss_ms() == doctest::Approx(3 * 0.34 - 3 * torg));
+}
+
 TEST_CASE("the loss guard stops one long stall at once, before a full window") {
   adaptive_arguments a;  // defaults: window 8, tolerance 2 %: 0.16 Torg allowed at the start
   adaptive_controller c(a);

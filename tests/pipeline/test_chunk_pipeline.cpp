@@ -576,6 +576,9 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
   // kernel while the helpers idled until the verdict.
   CHECK(stats.iterations[3].optimised);
   CHECK((stats.iterations[4].optimised || stats.iterations[4].reason == fallback::chunk_share));
+  // Torg is the originals' time alone (scripted: 3 ms); the speculative chunks that ran
+  // optimised (1.5 ms) are not originals (until run 16 they pulled the mean down).
+  CHECK(stats.original_ms == doctest::Approx(3.0));
   INFO(stats.controller_reason);
   // r' = Torg / (Ttr + Tsav) = 3 / (Ttr + 1.5) depends on the helpers' wall time: adjusting or
   // settled, never off (every selected chunk is ready with wait_for_remap).

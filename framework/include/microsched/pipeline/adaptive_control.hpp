@@ -20,7 +20,8 @@
 //!   kernel-time comparison does not see them. The pipeline reports each iteration's whole step
 //!   on the GPU's clock (events: end of chunk i-1 to end of chunk i, so its copies and any idle
 //!   gap before it are included); the guard keeps the running loss, the sum of (step - Torg)
-//!   since the control started, in which iterations that gained are credits. The allowance is
+//!   since the control started, in which iterations that gained are credits (every step against
+//!   the latest mean Torg, so an early estimate from few originals leaves no error behind). The allowance is
 //!   `loss_tolerance * Torg * max(iterations judged, loss_window)`. It switches off once the loss
 //!   has stayed above the allowance for `loss_patience` judged iterations in a row (a steady loss
 //!   above the tolerance), or at once when it is more than `loss_patience` original iterations
@@ -125,6 +126,7 @@ class adaptive_controller {
   double org_sum_ = 0;
   int org_count_ = 0;
   double loss_sum_ = 0;  // loss guard: sum of (step - Torg) over the iterations judged
+  double step_sum_ = 0;  // sum of the steps judged (the loss uses the latest mean Torg)
   int loss_count_ = 0;
   int loss_over_ = 0;
   int profile_misses_ = 0;  // judged iterations in a row with the loss above the allowance

@@ -56,6 +56,9 @@ struct pipeline_statistics {
   int slots = 0;                      //!< staging slots (chunks in flight)
   int depth = 0;                      //!< Δ actually used
   int helper_threads = 0;
+  //! mean time of the chunks that ran the original kernel (copies and kernel, events): the Torg
+  //! the control compared with; -1 when none was timed
+  double original_ms = -1;
   std::string controller_state;       //!< final phase of the adaptive control
   std::string controller_reason;      //!< why it switched off
   std::vector<iteration_record> iterations;
