@@ -29,6 +29,7 @@
 
 #include "microsched/pipeline/adaptive_control.hpp"
 #include "microsched/pipeline/chunk_program.hpp"
+#include "microsched/pipeline/chunk_share.hpp"
 #include "microsched/pipeline/detail/invalid.hpp"
 #include "microsched/pipeline/pipeline_arguments.hpp"
 #include "microsched/pipeline/statistics.hpp"
@@ -160,12 +161,7 @@ class chunk_pipeline {
   std::size_t launched_ = 0;  // chunks launched so far in this run (slots of earlier ones are free)
   std::size_t guard_from_ = 0;  // first iteration whose step the loss guard judges
   long long run_start_ns_ = 0;
-  double share_credit_ = 1.0;
-  std::vector<char> share_skipped_;  // (chunk) 0, skipped_by_share, slot_was_busy or awaiting
-  std::vector<char> speculative_;    // (chunk) selected before the profile's verdict
-  static constexpr char skipped_by_share = 1;
-  static constexpr char slot_was_busy = 2;
-  static constexpr char awaiting = 3;  // between a missed profiled chunk and the next one
+  chunk_share share_;  // which chunks the helpers transform, and why the others were passed over
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -225,21 +221,10 @@ void chunk_pipeline<Backend>::choose_method(Program& program) {
 template <pipeline_backend Backend>
 template <class Program>
 bool chunk_pipeline<Backend>::consider(Program& program, std::size_t chunk, double share) {
-  // Chunk share (ours, zhang2011 §5.3's partial transformation at chunk granularity): an
-  // all-or-nothing remap of part of a chunk saves nothing, so r is the share of chunks the
-  // helpers transform; the others run the original kernel while the helpers work ahead on the
-  // next selected chunk, so the GPU and the helpers both stay busy when the helpers alone
-  // cannot keep up with the optimised kernels.
-  if (share_skipped_[chunk] != slot_was_busy) {  // a retry keeps the credit it was given
-    share_credit_ = std::min(2.0, share_credit_ + share);
-    if (share_credit_ < 1.0 - 1e-9) {
-      share_skipped_[chunk] = skipped_by_share;
-      return true;
-    }
-    share_credit_ -= 1.0;
-  }
+  // Chunk share (chunk_share.hpp): passed over, or selected and submitted, or no slot free.
+  if (!share_.take(chunk, share)) return true;
   if (submit(program, chunk)) return true;
-  share_skipped_[chunk] = slot_was_busy;
+  share_.slot_busy(chunk);
   return false;
 }
 
@@ -430,7 +415,7 @@ void chunk_pipeline<Backend>::harvest(bool all) {
     // Speculative chunks are not judged (see run()); an optimised one's kernel time is not an
     // original's either (until run 16 it went into Torg: ~0.01 ms among 0.34 ms originals pulled
     // unwrap's mean down to 0.26 ms early in a run, and the loss guard took normal steps for losses).
-    if (r.optimised && speculative_[i] == 0)
+    if (r.optimised && !share_.speculative(i))
       control_.transformation(r.ratio, true, r.transform_ms, r.kernel_ms);
     else if (!r.optimised)
       control_.original_kernel(r.kernel_ms);
@@ -460,9 +445,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   stats_.iterations.assign(n, iteration_record{});
   for (std::size_t i = 0; i < n; ++i) stats_.iterations[i].iteration = i;
   tasks_.assign(n, nullptr);
-  share_skipped_.assign(n, 0);
-  speculative_.assign(n, 0);
-  share_credit_ = 1.0;
+  share_.reset(n);
   next_considered_ = 0;
   launched_ = 0;
   slots_.clear();
@@ -536,7 +519,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   bool profiled_launched = false;
   auto skip_to = [&](std::size_t first) {
     for (; next_considered_ < std::min(first, n); ++next_considered_)
-      if (share_skipped_[next_considered_] == 0) share_skipped_[next_considered_] = skipped_by_share;
+      share_.pass_over(next_considered_);
   };
   auto speculate = [&](std::size_t i) {
     if (partial_ || !single_profile || next_considered_ != profiled + 1) return;
@@ -554,7 +537,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (profiled_launched) skip_to(i + 2);
     const std::size_t last = std::min(n - 1, profiled + static_cast<std::size_t>(depth_));
     for (; next_considered_ <= last && consider(program, next_considered_, share); ++next_considered_)
-      speculative_[next_considered_] = 1;
+      share_.set_speculative(next_considered_);
   };
   auto fill_window = [&](std::size_t i) {
     skip_to(i + (depth_ >= 2 ? 2 : 1));
@@ -674,9 +657,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         r.reason = fallback::transform_failed;
       } else if (task) {
         r.reason = fallback::not_ready;
-      } else if (share_skipped_[i] == skipped_by_share) {
+      } else if (share_.at(i) == chunk_share::mark::skipped) {
         r.reason = fallback::chunk_share;
-      } else if (share_skipped_[i] == awaiting) {
+      } else if (share_.at(i) == chunk_share::mark::awaiting_profile) {
         r.reason = fallback::awaiting_profile;
       } else if (i > static_cast<std::size_t>(depth_)) {
         r.reason = fallback::slot_busy;
@@ -703,7 +686,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       // Nor after the verdict: they were selected at the profile's lower-bound share with a head
       // start, so their hits and misses say nothing about the share the control adjusts (a miss
       // lowered r from 0.53 to 0.43 and settled it there, host idle a third of the time; run 14).
-      const bool judged = speculative_[i] == 0 &&
+      const bool judged = !share_.speculative(i) &&
                           (control_.state() != adaptive_controller::phase::profiling ||
                            (single_profile ? i == profiled : i >= static_cast<std::size_t>(depth_)));
       if (!ready && timed && judged) control_.transformation(r.ratio, false, r.transform_ms, 0);
@@ -721,7 +704,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         profiled = i + static_cast<std::size_t>(depth_);
         profiled_launched = false;
         guard_from_ = profiled;
-        for (std::size_t c = i + 1; c < profiled; ++c) share_skipped_[c] = awaiting;
+        for (std::size_t c = i + 1; c < profiled; ++c) share_.await_profile(c);
         next_considered_ = profiled + 1;
         submit(program, profiled);
       }
