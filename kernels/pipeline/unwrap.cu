@@ -58,9 +58,8 @@ __global__ void unwrap_reordered(const std::uint8_t* reordered, std::uint32_t m,
 }
 
 constexpr int block = 256;
-//! Samples per sorted block of the gather plan: 65536, so a sample's offset in its block fits the
-//! 16 bits of a compact plan code and a piece's compact plan is cut from the blocks it overlaps
-//! without sorting (run 16; it was 16384, and each piece sorted its own samples on first use).
+//! Samples per sorted block of the gather plan (it was 16384 until run 16): a piece's compact
+//! plan is cut from the blocks it overlaps and merged, without sorting the piece.
 constexpr std::size_t plan_block = 65536;
 
 // Job swapping tiles: one block of threads per tile of swap_radii x swap_angles jobs.
@@ -307,10 +306,17 @@ class unwrap_program final : public program_base {
   //! kept; null once the cache would exceed plan_cache_samples samples (plan_bytes_per_sample
   //! each).
   //! Two layouts. Wide (run 13): (sample index, pixel address) as two uint32 per sample.
-  //! Compact (default, run 14): one uint32 per sample, (address step << 16 | sample offset),
-  //! in runs within one aligned 65536-sample block (the piece sweeps the frame once per block it
-  //! overlaps, one to three); a run restarts where an address step would not fit 16 bits. Half the plan's memory traffic: at 15 helpers the gather reads
+  //! Compact (default, run 14): one uint32 per sample, address step << 17 | sample offset, in
+  //! runs within one window of 131072 samples from the piece's start (offsets fit 17 bits), so a
+  //! piece of up to 131072 samples sweeps the frame once; a run restarts where an address step
+  //! would not fit 15 bits. Until run 16 a piece swept once per 65536-sample span: with the 15
+  //! pieces of the H100 host, 270 K line reads per frame against 238 K for one sweep per piece
+  //! (198 K distinct lines in the frame). Half the plan's memory traffic: at 15 helpers the gather reads
   //! ~15 MB of frame lines and 8 MB of wide plan per frame, a bandwidth-bound sweep.
+  static constexpr unsigned offset_bits = 17;  //!< compact code: sample offset bits
+  static constexpr std::uint32_t offset_mask = (1u << offset_bits) - 1;
+  static constexpr std::uint32_t max_step = (1u << (32 - offset_bits)) - 1;
+  static constexpr std::size_t window = std::size_t{1} << offset_bits;
   struct plan_run {
     std::size_t t0 = 0;       // sample offsets are from t0
     std::size_t first = 0;    // index into code
@@ -321,7 +327,7 @@ class unwrap_program final : public program_base {
     std::vector<std::uint32_t> t;    // wide: sample index
     std::vector<std::uint32_t> src;  // wide: its pixel address, non-decreasing
     std::vector<plan_run> runs;      // compact
-    std::vector<std::uint32_t> code;  // compact: address step << 16 | (sample index - t0)
+    std::vector<std::uint32_t> code;  // compact: address step << 17 | (sample index - t0)
   };
   //! out[t] = img[P[t]] along a compact plan; false when cancelled.
   static bool gather_compact(const piece_plan& plan, const std::uint8_t* img, std::uint8_t* out,
@@ -334,7 +340,7 @@ class unwrap_program final : public program_base {
       const std::uint8_t* s = img + run.src0;
       const std::uint8_t* pf = s;  // the address `ahead` samples further on, prefetched
       const std::size_t lead = std::min(ahead, run.count);
-      for (std::size_t j = 0; j < lead; ++j) pf += c[j] >> 16;
+      for (std::size_t j = 0; j < lead; ++j) pf += c[j] >> offset_bits;
       std::size_t k = 0;
       while (k < run.count) {
         if (since_poll >= poll) {
@@ -345,16 +351,16 @@ class unwrap_program final : public program_base {
         const std::size_t fast = std::min(stop, run.count > ahead ? run.count - ahead : 0);
         since_poll += stop - k;
         for (; k < fast; ++k) {
-          pf += c[k + ahead] >> 16;
+          pf += c[k + ahead] >> offset_bits;
           __builtin_prefetch(pf);
           const std::uint32_t v = c[k];
-          s += v >> 16;
-          o[v & 0xFFFFu] = *s;
+          s += v >> offset_bits;
+          o[v & offset_mask] = *s;
         }
         for (; k < stop; ++k) {
           const std::uint32_t v = c[k];
-          s += v >> 16;
-          o[v & 0xFFFFu] = *s;
+          s += v >> offset_bits;
+          o[v & offset_mask] = *s;
         }
       }
     }
@@ -378,23 +384,29 @@ class unwrap_program final : public program_base {
     }
     auto plan = std::make_shared<piece_plan>();
     if (o_.compact_plan) {
-      // The block plan lists each block's samples in increasing pixel address: a piece's run in
-      // block b is that list filtered to [begin, end), offsets from b (they fit 16 bits).
+      // The block plan lists each block's samples in increasing pixel address: a window's samples
+      // are those lists filtered to the window and merged (two or three blocks), offsets from
+      // the window's start.
       plan->code.reserve(end - begin);
-      for (std::size_t b = begin / plan_block * plan_block; b < end; b += plan_block) {
-        const std::size_t e = std::min(n_, b + plan_block);
+      std::vector<std::uint64_t> keyed;  // (pixel address, sample index), increasing
+      for (std::size_t w0 = begin; w0 < end; w0 += window) {
+        const std::size_t w1 = std::min(end, w0 + window);
+        keyed.clear();
+        for (std::size_t b = w0 / plan_block * plan_block; b < w1; b += plan_block) {
+          const std::size_t middle = keyed.size();
+          for (std::size_t k = b; k < std::min(n_, b + plan_block); ++k)
+            if (plan_t_[k] >= w0 && plan_t_[k] < w1) keyed.push_back(std::uint64_t{plan_src_[k]} << 32 | plan_t_[k]);
+          std::inplace_merge(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(middle), keyed.end());
+        }
         std::uint32_t previous = 0;
-        bool open = false;
-        for (std::size_t k = b; k < e; ++k) {
-          const std::uint32_t t = plan_t_[k];
-          if (t < begin || t >= end) continue;
-          const std::uint32_t src = plan_src_[k];
-          if (!open || src - previous > 0xFFFFu) {  // a new run: absolute address
-            plan->runs.push_back({b, plan->code.size(), 0, src});
+        for (std::size_t k = 0; k < keyed.size(); ++k) {
+          const auto src = static_cast<std::uint32_t>(keyed[k] >> 32);
+          const auto t = static_cast<std::uint32_t>(keyed[k]);
+          if (k == 0 || src - previous > max_step) {  // a new run: absolute address
+            plan->runs.push_back({w0, plan->code.size(), 0, src});
             previous = src;
-            open = true;
           }
-          plan->code.push_back((src - previous) << 16 | static_cast<std::uint32_t>(t - b));
+          plan->code.push_back((src - previous) << offset_bits | static_cast<std::uint32_t>(t - w0));
           ++plan->runs.back().count;
           previous = src;
         }
