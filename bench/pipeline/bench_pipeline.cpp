@@ -194,11 +194,13 @@ void bm_carried(benchmark::State& state) {
 //! Host only: unwrap's reorder of one frame on range(0) helpers (one piece each, all at once,
 //! frames cycled as in the loop); range(1) = 1 compact plans (default), 0 wide plans (run 13);
 //! range(2) = 1 pieces of equal cost (default), 0 of equal size; range(3): distinct frames;
-//! range(4): samples prefetched ahead (compact plans).
+//! range(4): samples prefetched ahead (compact plans); range(5) = 0: one sweep per block of the
+//! block plan instead of one per piece.
 void bm_unwrap_gather(benchmark::State& state) {
   unwrap_options options;
   options.frames = static_cast<int>(state.range(3));
   options.prefetch_ahead = static_cast<int>(state.range(4));
+  options.single_sweep = state.range(5) != 0;
   options.compact_plan = state.range(1) == 1;
   options.weighted_pieces = state.range(2) == 1;
   std::vector<double> ms;
@@ -269,7 +271,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4, 32})->Args({15, 1, 1, 32, 32})->Args({15, 1, 1, 32, 96})->Args({15, 1, 1, 32, 192})->Args({15, 1, 1, 4, 96})->Args({14, 1, 1, 4, 32})->Args({12, 1, 1, 4, 32})->Args({15, 1, 0, 4, 32})->Args({15, 0, 0, 4, 32})->Args({8, 1, 1, 4, 32})->Args({1, 1, 0, 4, 32})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4, 32, 1})->Args({15, 1, 1, 4, 32, 0})->Args({15, 1, 1, 32, 32, 1})->Args({15, 1, 1, 32, 32, 0})->Args({15, 1, 1, 32, 96, 1})->Args({15, 1, 1, 32, 192, 1})->Args({15, 1, 1, 4, 96, 1})->Args({14, 1, 1, 4, 32, 1})->Args({12, 1, 1, 4, 32, 1})->Args({15, 1, 0, 4, 32, 1})->Args({15, 0, 0, 4, 32, 1})->Args({8, 1, 1, 4, 32, 1})->Args({1, 1, 0, 4, 32, 1})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);

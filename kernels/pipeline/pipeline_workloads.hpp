@@ -52,6 +52,9 @@ struct unwrap_options {
   bool weighted_pieces = true;
   //! Samples ahead that a compact-plan gather prefetches (the frame lines it will read).
   int prefetch_ahead = 32;
+  //! A compact plan sweeps the frame once per piece (pieces up to 131072 samples) instead of
+  //! once per 65536-sample block of the block plan it overlaps.
+  bool single_sweep = true;
 };
 
 struct blackscholes_options {

@@ -389,8 +389,10 @@ class unwrap_program final : public program_base {
       // the window's start.
       plan->code.reserve(end - begin);
       std::vector<std::uint64_t> keyed;  // (pixel address, sample index), increasing
-      for (std::size_t w0 = begin; w0 < end; w0 += window) {
-        const std::size_t w1 = std::min(end, w0 + window);
+      for (std::size_t w0 = begin, w1 = begin; w0 < end; w0 = w1) {
+        // One sweep per window from the piece's start, or (o_.single_sweep off: until run 16)
+        // one per aligned block of the block plan.
+        w1 = std::min(end, o_.single_sweep ? w0 + window : (w0 / plan_block + 1) * plan_block);
         keyed.clear();
         for (std::size_t b = w0 / plan_block * plan_block; b < w1; b += plan_block) {
           const std::size_t middle = keyed.size();
