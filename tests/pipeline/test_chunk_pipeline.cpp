@@ -555,6 +555,39 @@ TEST_CASE("pipeline: an all-or-nothing method profiles one chunk at a time; miss
   SUBCASE("a second profiled chunk (the default)") { check_profile_misses(2); }
 }
 
+TEST_CASE("pipeline: a control that switched off is re-armed once, rearm_after chunks later") {
+  fake_backend backend;
+  fake_program program;
+  program.resize(24);
+  program.kernel_time = 2000us;
+  program.transform_time = 0us;
+  program.list_all_or_nothing();
+  // Scripted transient: remaps of chunks before 12 never finish before their chunk ran; later
+  // ones are done at once.
+  program.hook = [&](const transform_job& job) {
+    while (job.chunk < 12 && !job.cancelled()) std::this_thread::sleep_for(50us);
+  };
+  pipeline_arguments args;
+  args.depth = 3;
+  args.threads_per_chunk = 2;
+  args.poll_interval = 50us;
+  args.control.profile_attempts = 1;  // the profile at chunk 2 misses: off
+  args.control.rearm_after = 8;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  INFO(stats.summary() << " " << stats.controller_reason);
+  CHECK(stats.iterations[2].reason == fallback::not_ready);
+  for (std::size_t i = 3; i < 11; ++i) CHECK(stats.iterations[i].reason == fallback::controller_off);
+  // Seen off at chunk 3, re-armed at 3 + 8 = 11: chunk 13 is profiled (two kernel times), ready.
+  CHECK(stats.iterations[11].reason == fallback::awaiting_profile);
+  CHECK(stats.iterations[12].reason == fallback::awaiting_profile);
+  CHECK(stats.iterations[13].optimised);
+  CHECK(stats.controller_reason.find("re-armed at chunk 11 after: profiling") != std::string::npos);
+  CHECK(stats.controller_state != std::string("off"));
+  CHECK(stats.optimised_count() >= 2);
+}
+
 TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one chunk, then settles") {
   fake_backend backend;
   fake_program program;

@@ -23,6 +23,7 @@ void validate(const adaptive_arguments& args) {
   if (!(args.loss_tolerance >= 0)) detail::invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
   if (args.loss_patience < 1) detail::invalid("loss_patience", args.loss_patience, "must be >= 1");
   if (args.profile_attempts < 1) detail::invalid("profile_attempts", args.profile_attempts, "must be >= 1");
+  if (args.rearm_after < 0) detail::invalid("rearm_after", args.rearm_after, "must be >= 0");
 }
 
 adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)

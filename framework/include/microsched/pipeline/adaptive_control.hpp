@@ -67,6 +67,11 @@ struct adaptive_arguments {
   //! all-or-nothing methods: profiled chunks that may miss their launch before the control
   //! switches off (>= 1; 1: the paper's single profile). Partial methods profile once.
   int profile_attempts = 2;
+  //! all-or-nothing methods: once per run, a control that switched off starts profiling again
+  //! this many chunks later (the chunk pipeline re-arms it; 0: never). A transient (a remap that
+  //! lost its core, a stalled GPU step) then costs a few chunks, not the rest of the run; a
+  //! workload that cannot gain pays one more profile per run.
+  int rearm_after = 8;
 };
 
 //! Throws std::invalid_argument naming the first bad value.

@@ -556,9 +556,33 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   int previous_end = -1;  // end event of the previous timed launch, -1: none
 
   bool abandoned_all = false;
+  // Re-arming (adaptive_arguments::rearm_after, all-or-nothing methods): once per run, a control
+  // that switched off profiles again rearm_after chunks later, so that one transient (a remap
+  // that lost its core, a GPU step stalled by the host) does not cost the rest of the run.
+  std::size_t off_at = n;     // iteration at which the control was first seen off
+  std::string first_off;      // its reason, kept for the statistics once re-armed
+  bool rearmed = false;
   const long long run_start = run_start_ns_;
   for (std::size_t i = 0; i < n; ++i) {
     harvest(false);
+    if (single_profile && !rearmed && args_.control.rearm_after > 0 && !control_.enabled()) {
+      if (off_at == n) off_at = i;
+      const std::size_t again = i + static_cast<std::size_t>(std::clamp(depth_, 1, 2));
+      if (i >= off_at + static_cast<std::size_t>(args_.control.rearm_after) && again < n) {
+        harvest(true);  // what was timed before the shut-down stays with the old control
+        first_off = control_.reason();
+        control_ = adaptive_controller(control, static_cast<int>(again - i));
+        rearmed = true;
+        abandoned_all = false;
+        harvested_end_ = -1;  // the guard's steps start again at the new profiled chunk
+        profiled = again;
+        profiled_launched = false;
+        guard_from_ = profiled;
+        for (std::size_t c = i; c < profiled; ++c) share_.await_profile(c);
+        next_considered_ = profiled + 1;
+        submit(program, profiled);
+      }
+    }
     const bool active = remap && control_.enabled();
     if (remap && !active && !abandoned_all) {
       for (auto& t : tasks_)
@@ -782,6 +806,9 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   if (remap) {
     stats_.controller_state = to_string(control_.state());
     stats_.controller_reason = control_.reason();
+    if (rearmed)
+      stats_.controller_reason = "re-armed at chunk " + std::to_string(off_at + static_cast<std::size_t>(args_.control.rearm_after)) +
+                                 " after: " + first_off + (control_.enabled() ? "" : "; then: " + control_.reason());
   } else {  // the control never ran: say so rather than the phase it was created in
     stats_.controller_state = "off";
     stats_.controller_reason = "nothing remapped: no method fits the memory limit";
