@@ -56,14 +56,14 @@ void adaptive_controller::iteration_time(double step_ms) {
   const double org = original_mean_ms();
   step_sum_ += step_ms;
   ++loss_count_;
-  loss_sum_ = step_sum_ - static_cast<double>(loss_count_) * org;
+  const double loss = loss_ms();
   const double allowed =
       args_.loss_tolerance * org * static_cast<double>(std::max(loss_count_, args_.loss_window));
-  loss_over_ = loss_sum_ > allowed ? loss_over_ + 1 : 0;
-  const bool stall = loss_sum_ > allowed + args_.loss_patience * org;
+  loss_over_ = loss > allowed ? loss_over_ + 1 : 0;
+  const bool stall = loss > allowed + args_.loss_patience * org;
   if (loss_over_ >= args_.loss_patience || stall) {
     std::ostringstream why;
-    why << "loss guard: after " << loss_count_ << " pipelined iterations the loop is " << loss_sum_
+    why << "loss guard: after " << loss_count_ << " pipelined iterations the loop is " << loss
         << " ms behind the original (kernel with its copies " << org << " ms per iteration, allowed "
         << allowed << " ms";
     if (stall)

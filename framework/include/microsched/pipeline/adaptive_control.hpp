@@ -106,8 +106,10 @@ class adaptive_controller {
   //! this one, on the GPU's clock): the loss guard. Ignored before the first original kernel time.
   void iteration_time(double step_ms);
 
-  //! Running loss of the guard, sum of (step - Torg) over the iterations judged (ms; < 0: ahead).
-  [[nodiscard]] double loss_ms() const noexcept { return loss_sum_; }
+  //! Running loss of the guard: the steps judged less as many latest mean Torg (ms; < 0: ahead).
+  [[nodiscard]] double loss_ms() const noexcept {
+    return loss_count_ > 0 ? step_sum_ - static_cast<double>(loss_count_) * original_mean_ms() : 0.0;
+  }
 
   //! Mean of the original kernel times seen (<= 0: none yet).
   [[nodiscard]] double original_mean_ms() const noexcept {
@@ -130,8 +132,7 @@ class adaptive_controller {
   double t_org_ = -1;  // latest original kernel time, <0: none yet
   double org_sum_ = 0;
   int org_count_ = 0;
-  double loss_sum_ = 0;  // loss guard: sum of (step - Torg) over the iterations judged
-  double step_sum_ = 0;  // sum of the steps judged (the loss uses the latest mean Torg)
+  double step_sum_ = 0;  // loss guard: sum of the steps judged (loss_ms() uses the latest mean Torg)
   int loss_count_ = 0;
   int loss_over_ = 0;
   int profile_misses_ = 0;  // judged iterations in a row with the loss above the allowance

@@ -476,7 +476,8 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   // one more original per run, ~5 % of unwrap's pipelined loop). A miss moves the profile on
   // by Δ (profile_attempts).
   const bool single_profile = !partial_ && args_.control.adaptive;
-  std::size_t profiled = std::min(static_cast<std::size_t>(std::clamp(depth_, 1, 2)), n > 1 ? n - 1 : 1);
+  const auto profile_lead = static_cast<std::size_t>(std::clamp(depth_, 1, 2));  // kernel times before it
+  std::size_t profiled = std::min(profile_lead, n > 1 ? n - 1 : 1);
   // The window the control names when a profile misses: the profiled chunk's kernel times.
   control_ = adaptive_controller(control, single_profile ? static_cast<int>(profiled) : std::max(1, depth_));
   if (remap && !pool_) {
@@ -517,6 +518,16 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   // i+1 is decided within one kernel time, too soon for a remap started now (results-pipeline.md,
   // run 14). Chunks passed over run the original kernel (chunk-share).
   bool profiled_launched = false;
+  // A later profile (a retry after a miss, or re-arming): chunk `chunk` is profiled; the chunks
+  // from `first_waiting` up to it run the original kernel meanwhile.
+  auto profile_again = [&](std::size_t first_waiting, std::size_t chunk) {
+    profiled = chunk;
+    profiled_launched = false;
+    guard_from_ = chunk;
+    for (std::size_t c = first_waiting; c < chunk; ++c) share_.await_profile(c);
+    next_considered_ = chunk + 1;
+    submit(program, chunk);
+  };
   auto skip_to = [&](std::size_t first) {
     for (; next_considered_ < std::min(first, n); ++next_considered_)
       share_.pass_over(next_considered_);
@@ -567,7 +578,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     harvest(false);
     if (single_profile && !rearmed && args_.control.rearm_after > 0 && !control_.enabled()) {
       if (off_at == n) off_at = i;
-      const std::size_t again = i + static_cast<std::size_t>(std::clamp(depth_, 1, 2));
+      const std::size_t again = i + profile_lead;
       if (i >= off_at + static_cast<std::size_t>(args_.control.rearm_after) && again < n) {
         harvest(true);  // what was timed before the shut-down stays with the old control
         first_off = control_.reason();
@@ -575,12 +586,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         rearmed = true;
         abandoned_all = false;
         harvested_end_ = -1;  // the guard's steps start again at the new profiled chunk
-        profiled = again;
-        profiled_launched = false;
-        guard_from_ = profiled;
-        for (std::size_t c = i; c < profiled; ++c) share_.await_profile(c);
-        next_considered_ = profiled + 1;
-        submit(program, profiled);
+        profile_again(i, again);
       }
     }
     const bool active = remap && control_.enabled();
@@ -718,19 +724,11 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       // chunk i+Δ, which has Δ kernel times like the first; the chunks between run the original.
       if (single_profile && i == profiled && !ready && control_.enabled() &&
           control_.state() == adaptive_controller::phase::profiling) {
-        if (i + static_cast<std::size_t>(depth_) >= n) {
+        if (i + static_cast<std::size_t>(depth_) < n)
+          profile_again(i + 1, i + static_cast<std::size_t>(depth_));
+        else
           control_.shut_down("profiling: the profiled chunk " + std::to_string(i) +
                              " missed its launch and no chunk is left to profile");
-        }
-      }
-      if (single_profile && i == profiled && !ready && control_.enabled() &&
-          control_.state() == adaptive_controller::phase::profiling) {
-        profiled = i + static_cast<std::size_t>(depth_);
-        profiled_launched = false;
-        guard_from_ = profiled;
-        for (std::size_t c = i + 1; c < profiled; ++c) share_.await_profile(c);
-        next_considered_ = profiled + 1;
-        submit(program, profiled);
       }
     }
     r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;  // host timeline
