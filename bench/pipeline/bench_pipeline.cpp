@@ -132,7 +132,8 @@ void bm_gafort(benchmark::State& state) {
 void bm_unwrap(benchmark::State& state) {
   // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule,
   // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead,
-  // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size.
+  // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size,
+  // 5 as 2 with helpers that sleep at once (helper_spin 0), 6 as 2 without re-arming.
   // range(0): threads_per_chunk; the pool has min(range(0) * Δ, cores - 1) helpers. Since run 14
   // an all-or-nothing chunk is cut into max(range(0), helpers) pieces (run 12-13: 15 pieces were
   // 1.12-1.40x against 0.98x for 5): /4/x/3 leaves 3 cores idle (12 helpers), /30/x/3 cuts 30
@@ -147,6 +148,8 @@ void bm_unwrap(benchmark::State& state) {
   const int depth = static_cast<int>(state.range(2));
   auto args = state.range(1) == 1 || state.range(1) == 3 ? fixed(depth, threads) : adaptive(depth, threads);
   if (state.range(1) == 0) args.wait_budget = 0.5;
+  if (state.range(1) == 5) args.helper_spin = std::chrono::microseconds{0};
+  if (state.range(1) == 6) args.control.rearm_after = 0;
   if (state.range(1) == 3) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);
@@ -270,7 +273,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Args({5, 5, 3, 32})->Args({5, 6, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4, 32, 1})->Args({15, 1, 1, 4, 32, 0})->Args({15, 1, 1, 32, 32, 1})->Args({15, 1, 1, 32, 32, 0})->Args({15, 1, 1, 32, 96, 1})->Args({15, 1, 1, 32, 192, 1})->Args({15, 1, 1, 4, 96, 1})->Args({14, 1, 1, 4, 32, 1})->Args({12, 1, 1, 4, 32, 1})->Args({15, 1, 0, 4, 32, 1})->Args({15, 0, 0, 4, 32, 1})->Args({8, 1, 1, 4, 32, 1})->Args({1, 1, 0, 4, 32, 1})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
