@@ -56,6 +56,11 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   // its core for a time slice shows as a tail here, not in the means.
   std::vector<double> transforms, steps_optimised, steps_original;
   std::size_t not_ready = 0;
+  // The iterations of the run that fared worst against its original (smallest ratio): where a
+  // loss comes from, step by step (results-pipeline.md, call 19: a loss the guard did not bound).
+  std::vector<iteration_record> worst;
+  double worst_ratio = 1e30, worst_org = 0, worst_opt = 0;
+  std::string worst_reason;
   for (auto _ : state) {
     const double o = seconds_of([&] { chunk_pipeline<cuda_backend>::run_original(backend, p); });
     const double q = seconds_of([&] { (void)pipe.run(p); });
@@ -64,10 +69,18 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
     ratios.push_back(o / q);
     pairs.emplace_back(o * 1e3, q * 1e3);
     const auto& its = pipe.statistics().iterations;
+    if (o / q < worst_ratio) {
+      worst_ratio = o / q;
+      worst = its;
+      worst_org = o * 1e3;
+      worst_opt = q * 1e3;
+      worst_reason = pipe.statistics().controller_reason;
+    }
     double gap = 0;
     for (std::size_t k = 3; k < its.size(); ++k) gap = std::max(gap, its[k].launch_ms - its[k - 1].launch_ms);
     timeline.emplace_back(its.empty() ? 0 : its.back().launch_ms, gap);
     runs.push_back(std::to_string(pipe.statistics().optimised_count()) + ":" + pipe.statistics().controller_state +
+                   "[" + std::to_string(pipe.statistics().helpers_active) + "h]" +
                    (pipe.statistics().controller_reason.empty() ? "" : "(" + pipe.statistics().controller_reason + ")"));
     for (const iteration_record& it : its) {
       if (it.transform_ms > 0) transforms.push_back(it.transform_ms);
@@ -94,7 +107,7 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   std::cerr << "\npipelined last launch / longest launch gap (from iteration 3) ms:";
   for (const auto& [last, gap] : timeline) std::cerr << " " << last << "/" << gap;
   std::cerr << "\nwarm-up runs (optimised:control):" << warm_up;
-  std::cerr << "\nruns (optimised:control):";
+  std::cerr << "\nruns (optimised:control[helpers]):";
   for (const auto& x : runs) std::cerr << " " << x;
   std::cerr << "\n";
   auto quantiles = [](const char* name, std::vector<double> v) {
@@ -108,6 +121,25 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   quantiles("all runs: optimised step", steps_optimised);
   quantiles("all runs: original step", steps_original);
   std::cerr << "all runs: chunks not ready " << not_ready << "\n";
+  // One token per iteration: O optimised / o original, then launch (host ms since the run
+  // started), step and kernel (GPU ms; -1 untimed), transformation (ms; -1 none).
+  std::cerr << "worst run " << worst_org << "/" << worst_opt << " ms (" << worst_reason
+            << "); i:kind:reason launch/step/kernel/transform:";
+  std::size_t untimed = 0;  // originals launched after the control switched off: listed as a count
+  for (const iteration_record& it : worst) {
+    if (it.reason == fallback::controller_off && it.step_ms < 0 && it.transform_ms < 0) {
+      ++untimed;
+      continue;
+    }
+    char token[160];
+    std::snprintf(token, sizeof token, " %zu:%c:%s %.2f/%.2f/%.2f/%.2f", it.iteration, it.optimised ? 'O' : 'o',
+                  to_string(it.reason), it.launch_ms, it.step_ms, it.kernel_ms, it.transform_ms);
+    std::cerr << token;
+  }
+  if (untimed > 0)
+    std::cerr << " (+" << untimed << " originals after the control switched off, last launch "
+              << (worst.empty() ? 0.0 : worst.back().launch_ms) << " ms)";
+  std::cerr << "\n";
   pipe.statistics().print(std::cerr);
 }
 
@@ -133,7 +165,9 @@ void bm_unwrap(benchmark::State& state) {
   // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule,
   // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead,
   // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size,
-  // 5 as 2 with helpers that sleep at once (helper_spin 0), 6 as 2 without re-arming.
+  // 5 as 2 with helpers that sleep at once (helper_spin 0), 6 as 2 without re-arming,
+  // 9 as 2 with a main thread that sleeps 20 us between polls instead of yielding, 10 as 2
+  // without the host check (run 17; the rows are also run under host_load).
   // range(0): threads_per_chunk; the pool has min(range(0) * Δ, cores - 1) helpers. Since run 14
   // an all-or-nothing chunk is cut into max(range(0), helpers) pieces (run 12-13: 15 pieces were
   // 1.12-1.40x against 0.98x for 5): /4/x/3 leaves 3 cores idle (12 helpers), /30/x/3 cuts 30
@@ -150,6 +184,8 @@ void bm_unwrap(benchmark::State& state) {
   if (state.range(1) == 0) args.wait_budget = 0.5;
   if (state.range(1) == 5) args.helper_spin = std::chrono::microseconds{0};
   if (state.range(1) == 6) args.control.rearm_after = 0;
+  if (state.range(1) == 9) args.poll_interval = std::chrono::microseconds{20};
+  if (state.range(1) == 10) args.host_check = false;
   if (state.range(1) == 3) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);
@@ -273,7 +309,7 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Args({5, 5, 3, 32})->Args({5, 6, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Args({5, 5, 3, 32})->Args({5, 6, 3, 32})->Args({5, 9, 3, 4})->Args({5, 10, 3, 4})->Args({5, 9, 3, 32})->Args({5, 10, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4, 32, 1})->Args({15, 1, 1, 4, 32, 0})->Args({15, 1, 1, 32, 32, 1})->Args({15, 1, 1, 32, 32, 0})->Args({15, 1, 1, 32, 96, 1})->Args({15, 1, 1, 32, 192, 1})->Args({15, 1, 1, 4, 96, 1})->Args({14, 1, 1, 4, 32, 1})->Args({12, 1, 1, 4, 32, 1})->Args({15, 1, 0, 4, 32, 1})->Args({15, 0, 0, 4, 32, 1})->Args({8, 1, 1, 4, 32, 1})->Args({1, 1, 0, 4, 32, 1})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);

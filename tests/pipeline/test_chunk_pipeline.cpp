@@ -165,6 +165,7 @@ static_assert(pipeline_backend<fake_backend>);
 
 pipeline_arguments fixed(double ratio) {
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 2;
   args.threads_per_chunk = 2;
   args.control.adaptive = false;
@@ -390,6 +391,7 @@ TEST_CASE("pipeline: adaptive control switches off when the optimised kernel sav
   fake_program program;
   program.optimised_kernel_time = program.kernel_time + 500us;  // scripted: exactly 0.5 ms slower
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 1;
   args.poll_interval = 50us;
   chunk_pipeline pipe(backend, args);
@@ -421,6 +423,7 @@ TEST_CASE("pipeline: adaptive control switches off when the transformation canno
     while (!job.cancelled()) std::this_thread::sleep_for(50us);
   };
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 1;
   args.poll_interval = 50us;
   args.threads_per_chunk = 1;
@@ -440,6 +443,7 @@ TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
   fake_program program;
   program.resize(16);
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 1;
   args.poll_interval = 50us;
   chunk_pipeline pipe(backend, args);
@@ -453,6 +457,7 @@ TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
 TEST_CASE("pipeline arguments are validated by name") {
   fake_backend backend;
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 0;
   CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("depth"), std::invalid_argument);
   args = {};
@@ -474,6 +479,7 @@ TEST_CASE("pipeline: a bounded wait keeps results correct and the control on") {
   fake_program program;
   program.resize(16);
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 2;
   args.wait_budget = 0.5;
   args.poll_interval = 50us;
@@ -522,6 +528,7 @@ static void check_profile_misses(int attempts) {
     while (!job.cancelled()) std::this_thread::sleep_for(50us);
   };
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 3;
   args.threads_per_chunk = 2;
   args.poll_interval = 50us;
@@ -568,6 +575,7 @@ TEST_CASE("pipeline: a control that switched off is re-armed once, rearm_after c
     while (job.chunk < 12 && !job.cancelled()) std::this_thread::sleep_for(50us);
   };
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 3;
   args.threads_per_chunk = 2;
   args.poll_interval = 50us;
@@ -594,6 +602,7 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
   program.resize(16);
   program.list_all_or_nothing();
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 2;
   args.poll_interval = 50us;
   args.wait_for_remap = true;  // pins the outcome: the profiled chunk is ready
@@ -747,6 +756,7 @@ TEST_CASE("pipeline: a speculative chunk that misses while profiling is not the 
     while (job.chunk > 3 && !job.cancelled()) std::this_thread::sleep_for(50us);
   };
   pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 3;
   args.poll_interval = 50us;
   chunk_pipeline pipe(backend, args);
@@ -759,4 +769,70 @@ TEST_CASE("pipeline: a speculative chunk that misses while profiling is not the 
   } else {
     TIMING_CHECK(stats.iterations[3].optimised);  // the helper was not scheduled in time
   }
+}
+
+TEST_CASE("pipeline: on a host whose cores are taken the run launches the original loop and says why") {
+  fake_backend backend;
+  fake_program program;
+  std::atomic<int> transformed{0};
+  program.hook = [&](const transform_job&) { transformed.fetch_add(1); };
+  int runnable = 1000;  // scripted /proc/loadavg count: another process keeps every core busy
+  auto args = fixed(1.0);
+  args.host_check = true;
+  args.wait_for_remap = true;  // pins the free host's outcome: every remap is waited for
+  args.host_runnable = [&] { return runnable; };
+  chunk_pipeline pipe(backend, args);
+  const auto& busy = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(busy.optimised_count() == 0);
+  for (const auto& r : busy.iterations) CHECK(r.reason == fallback::host_busy);
+  CHECK(transformed.load() == 0);  // no helper touched a chunk
+  CHECK(busy.helpers_active == 0);
+  CHECK(busy.host_others >= 1000 - 1 - busy.helper_threads);
+  CHECK(busy.controller_state == std::string("off"));
+  INFO(busy.controller_reason);
+  CHECK(busy.controller_reason.find("host busy") != std::string::npos);
+  CHECK(busy.summary().find("other runnable") != std::string::npos);
+
+  runnable = 1;  // the next run finds the cores free: pipelined again, the whole pool
+  program.resize(program.chunks);
+  const auto& free = pipe.run(program);
+  CHECK(program.results_correct());
+  CHECK(free.helpers_active == free.helper_threads);
+  CHECK(free.optimised_count() >= program.chunks - 1);  // all but the warm-up chunk
+  CHECK(transformed.load() > 0);
+
+  args.host_runnable = [] { return -1; };  // unknown: no limit
+  chunk_pipeline unknown(backend, args);
+  program.resize(program.chunks);
+  CHECK(unknown.run(program).optimised_count() >= program.chunks - 1);
+  CHECK(unknown.statistics().host_others == -1);
+}
+
+TEST_CASE("pipeline: a control that switched off is not re-armed while the host's cores are taken") {
+  fake_backend backend;
+  fake_program program;
+  program.resize(24);
+  program.kernel_time = 2000us;
+  program.transform_time = 0us;
+  program.list_all_or_nothing();
+  program.hook = [&](const transform_job& job) {  // the profile at chunk 2 misses (as above)
+    while (job.chunk < 12 && !job.cancelled()) std::this_thread::sleep_for(50us);
+  };
+  int checks = 0;  // the run's start finds the host free, the re-arm point finds it busy
+  pipeline_arguments args;
+  args.host_runnable = [&] { return ++checks == 1 ? 1 : 1000; };
+  args.depth = 3;
+  args.threads_per_chunk = 2;
+  args.poll_interval = 50us;
+  args.control.profile_attempts = 1;
+  args.control.rearm_after = 8;
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  INFO(stats.summary() << " " << stats.controller_reason);
+  CHECK(checks == 2);
+  for (std::size_t i = 3; i < program.chunks; ++i) CHECK(stats.iterations[i].reason == fallback::controller_off);
+  CHECK(stats.controller_reason.find("not re-armed: host busy") != std::string::npos);
+  CHECK(stats.controller_state == std::string("off"));
 }

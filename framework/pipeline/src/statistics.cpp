@@ -17,6 +17,7 @@ const char* to_string(fallback f) noexcept {
     case fallback::slot_busy: return "slot-busy";
     case fallback::chunk_share: return "chunk-share";
     case fallback::awaiting_profile: return "awaiting-profile";
+    case fallback::host_busy: return "host-busy";
   }
   return "?";
 }
@@ -33,7 +34,9 @@ std::string pipeline_statistics::summary() const {
   if (!method_note.empty()) s << " [" << method_note << "]";
   s << " host=" << host_bytes
     << "B device=" << device_bytes << "B limit=" << memory_limit << "B slots=" << slots
-    << " depth=" << depth << " helpers=" << helper_threads << " optimised=" << optimised_count()
+    << " depth=" << depth << " helpers=" << helpers_active << "/" << helper_threads;
+  if (host_others >= 0) s << " (host: " << host_others << " other runnable)";
+  s << " optimised=" << optimised_count()
     << "/" << iterations.size() << " control=" << controller_state;
   if (!controller_reason.empty()) s << " (" << controller_reason << ")";
   return s.str();

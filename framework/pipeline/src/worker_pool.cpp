@@ -14,14 +14,14 @@
 namespace microsched::pipeline {
 
 worker_pool::worker_pool(int threads, int nice_increment, std::chrono::microseconds spin)
-    : nice_(nice_increment), spin_(spin) {
+    : nice_(nice_increment), spin_(spin), active_(threads), awake_(threads) {
   if (threads < 1) detail::invalid("threads", threads, "must be >= 1");
   if (spin.count() < 0) detail::invalid("spin_us", spin.count(), "must be >= 0");
   if (nice_increment < 0 || nice_increment > 19)
     detail::invalid("nice_increment", nice_increment, "must be in 0..19");
   threads_.reserve(static_cast<std::size_t>(threads));
   try {
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i] { run(i); });
   } catch (...) {
     {
       const std::lock_guard lock(mutex_);
@@ -52,7 +52,19 @@ void worker_pool::submit(std::function<void()> task) {
     queue_.push_back(std::move(task));
     queued_.fetch_add(1, std::memory_order_release);
   }
-  wake_.notify_one();
+  // With helpers set aside, the one woken could be one that may not take it.
+  if (active() < size())
+    wake_.notify_all();
+  else
+    wake_.notify_one();
+}
+
+void worker_pool::set_active(int threads) {
+  {
+    const std::lock_guard lock(mutex_);
+    active_.store(std::clamp(threads, 1, size()), std::memory_order_release);
+  }
+  wake_.notify_all();
 }
 
 void worker_pool::submit(std::vector<std::function<void()>> tasks) {
@@ -75,7 +87,7 @@ std::exception_ptr worker_pool::take_error() {
   return std::exchange(error_, nullptr);
 }
 
-void worker_pool::run() {
+void worker_pool::run(int index) {
 #if defined(__linux__)
   if (nice_ > 0) {  // this thread only (Linux nice is per thread); a refusal is harmless
     const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
@@ -85,7 +97,8 @@ void worker_pool::run() {
 #endif
   std::unique_lock lock(mutex_);
   while (true) {
-    if (queue_.empty() && !stopping_ && spin_.count() > 0) {  // poll a while before sleeping
+    const auto may_work = [&] { return index < active_.load(std::memory_order_acquire); };
+    if (queue_.empty() && !stopping_ && spin_.count() > 0 && may_work()) {  // poll a while before sleeping
       lock.unlock();
       const auto until = std::chrono::steady_clock::now() + spin_;
       while (queued_.load(std::memory_order_acquire) == 0 && !stop_flag_.load(std::memory_order_acquire) &&
@@ -96,7 +109,9 @@ void worker_pool::run() {
       }
       lock.lock();
     }
-    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    awake_.fetch_sub(1, std::memory_order_relaxed);
+    wake_.wait(lock, [&] { return stopping_ || (!queue_.empty() && may_work()); });
+    awake_.fetch_add(1, std::memory_order_relaxed);
     if (stopping_) return;
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();

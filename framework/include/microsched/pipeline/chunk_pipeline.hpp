@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,8 @@
 #include "microsched/pipeline/chunk_program.hpp"
 #include "microsched/pipeline/chunk_share.hpp"
 #include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/pipeline/detail/poll_pause.hpp"
+#include "microsched/pipeline/host_load.hpp"
 #include "microsched/pipeline/pipeline_arguments.hpp"
 #include "microsched/pipeline/statistics.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
@@ -440,6 +443,8 @@ template <pipeline_backend Backend>
 template <chunk_program<Backend> Program>
 const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   const std::size_t n = program.chunk_count();
+  std::optional<detail::scoped_timer_slack> slack;  // poll steps of poll_interval, not 50 us more
+  if (args_.poll_interval.count() > 0) slack.emplace(std::chrono::nanoseconds{1000});
   stats_ = pipeline_statistics{};
   stats_.memory_limit = args_.memory_limit;
   stats_.iterations.assign(n, iteration_record{});
@@ -464,7 +469,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   }
 
   choose_method(program);
-  const bool remap = method_ >= 0;
   adaptive_arguments control = args_.control;
   control.partial = partial_;
   // An all-or-nothing method profiles at r = 1, a whole chunk: only the chunk that profiling
@@ -480,12 +484,34 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   std::size_t profiled = std::min(profile_lead, n > 1 ? n - 1 : 1);
   // The window the control names when a profile misses: the profiled chunk's kernel times.
   control_ = adaptive_controller(control, single_profile ? static_cast<int>(profiled) : std::max(1, depth_));
-  if (remap && !pool_) {
-    const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  if (method_ >= 0 && !pool_) {
     const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores - 1));
     pool_ = std::make_unique<worker_pool>(helpers, args_.helper_nice, args_.helper_spin);
   }
   stats_.helper_threads = pool_ ? pool_->size() : 0;
+  stats_.helpers_active = stats_.helper_threads;
+  // Host check (host_load.hpp): helpers only on cores nobody else wants; too few, no pipeline.
+  std::string host_note;
+  auto host_allows = [&] {
+    if (!args_.host_check || !pool_) return true;
+    const int runnable = args_.host_runnable ? args_.host_runnable() : host_runnable_threads().value_or(-1);
+    if (runnable < 0) return true;
+    const int others = std::max(0, runnable - 1 - pool_->awake());
+    const int usable = helpers_for_host(cores, others, pool_->size());
+    const int least = args_.host_min_helpers > 0 ? args_.host_min_helpers : std::max(1, pool_->size() / 4);
+    stats_.host_others = others;
+    stats_.helpers_active = usable;
+    if (usable < least) {
+      host_note = "host busy: " + std::to_string(others) + " other runnable threads on " + std::to_string(cores) +
+                  " cores leave " + std::to_string(usable) + " helper(s), fewer than " + std::to_string(least);
+      return false;
+    }
+    pool_->set_active(usable);
+    return true;
+  };
+  const bool host_busy = method_ >= 0 && !host_allows();
+  const bool remap = method_ >= 0 && !host_busy;
 
   // Whatever happens, no helper thread may touch the program after run() returns.
   struct stop_helpers {
@@ -573,13 +599,18 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   std::size_t off_at = n;     // iteration at which the control was first seen off
   std::string first_off;      // its reason, kept for the statistics once re-armed
   bool rearmed = false;
+  bool rearm_refused = false;  // the host check found the cores busy at the re-arm point (host_note)
   const long long run_start = run_start_ns_;
   for (std::size_t i = 0; i < n; ++i) {
     harvest(false);
     if (single_profile && !rearmed && args_.control.rearm_after > 0 && !control_.enabled()) {
       if (off_at == n) off_at = i;
       const std::size_t again = i + profile_lead;
-      if (i >= off_at + static_cast<std::size_t>(args_.control.rearm_after) && again < n) {
+      // The host check first: where the cores are taken now, a profile would cost, not pay.
+      if (i >= off_at + static_cast<std::size_t>(args_.control.rearm_after) && again < n && !rearm_refused &&
+          !host_allows())
+        rearm_refused = true;
+      if (i >= off_at + static_cast<std::size_t>(args_.control.rearm_after) && again < n && !rearm_refused) {
         harvest(true);  // what was timed before the shut-down stays with the old control
         first_off = control_.reason();
         control_ = adaptive_controller(control, static_cast<int>(again - i));
@@ -611,7 +642,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     if (task && active) progress_uploads(program, *task);
     while (args_.wait_for_remap && task && active && !task->failed.load(std::memory_order_acquire) &&
            !can_launch(*task)) {
-      std::this_thread::yield();
+      detail::poll_pause(args_.poll_interval);
       progress_uploads(program, *task);
     }
     if (args_.wait_budget > 0 && task && active && opt_count_ > 0 && ttr_count_ > 0 &&
@@ -626,7 +657,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         const long long deadline = now + static_cast<long long>(budget_ms * 1e6);
         while (!task->failed.load(std::memory_order_acquire) && !can_launch(*task) && now_ns() < deadline) {
           progress_uploads(program, *task);
-          std::this_thread::yield();
+          detail::poll_pause(args_.poll_interval);
         }
       }
     }
@@ -640,10 +671,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
              !can_launch(*task) && !backend_.query(previous_end)) {
         progress_uploads(program, *task);
         speculate(i);
-        if (args_.poll_interval.count() > 0)
-          std::this_thread::sleep_for(args_.poll_interval);
-        else
-          std::this_thread::yield();
+        detail::poll_pause(args_.poll_interval);
       }
       progress_uploads(program, *task);
     }
@@ -680,7 +708,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       r.optimised = false;
       if (i == profiled) profiled_launched = true;
       if (!remap) {
-        r.reason = fallback::memory_cap;
+        r.reason = host_busy ? fallback::host_busy : fallback::memory_cap;
       } else if (!control_.enabled()) {
         r.reason = fallback::controller_off;
       } else if (task && task->failed.load(std::memory_order_acquire)) {
@@ -775,10 +803,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         } else if (!args_.wait_for_remap && (waited_end < 0 || backend_.query(waited_end))) {
           break;  // GPU done with chunk i (queue_ahead: with chunk i-1; nothing earlier: no wait)
         }
-        if (args_.poll_interval.count() > 0)
-          std::this_thread::sleep_for(args_.poll_interval);
-        else
-          std::this_thread::yield();
+        detail::poll_pause(args_.poll_interval);
       }
     }
     // A single-chunk profile whose chunk ran optimised waits for kernel i, so the decision (which
@@ -789,10 +814,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
         control_.state() == adaptive_controller::phase::profiling) {
       while (!backend_.query(ev.end)) {
         speculate(i);
-        if (args_.poll_interval.count() > 0)
-          std::this_thread::sleep_for(args_.poll_interval);
-        else
-          std::this_thread::yield();
+        detail::poll_pause(args_.poll_interval);
       }
     }
     tasks_[i].reset();
@@ -804,12 +826,14 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   if (remap) {
     stats_.controller_state = to_string(control_.state());
     stats_.controller_reason = control_.reason();
+    if (rearm_refused)
+      stats_.controller_reason += "; not re-armed: " + host_note;
     if (rearmed)
       stats_.controller_reason = "re-armed at chunk " + std::to_string(off_at + static_cast<std::size_t>(args_.control.rearm_after)) +
                                  " after: " + first_off + (control_.enabled() ? "" : "; then: " + control_.reason());
   } else {  // the control never ran: say so rather than the phase it was created in
     stats_.controller_state = "off";
-    stats_.controller_reason = "nothing remapped: no method fits the memory limit";
+    stats_.controller_reason = host_busy ? host_note : "nothing remapped: no method fits the memory limit";
   }
   if (pool_) {
     if (auto error = pool_->take_error()) {

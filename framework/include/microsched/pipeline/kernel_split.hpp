@@ -41,6 +41,7 @@
 
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/pipeline/detail/poll_pause.hpp"
 #include "microsched/pipeline/statistics.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
 
@@ -188,12 +189,7 @@ class split_loop {
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
-  void pause() const {
-    if (args_.poll_interval.count() > 0)
-      std::this_thread::sleep_for(args_.poll_interval);
-    else
-      std::this_thread::yield();
-  }
+  void pause() const { detail::poll_pause(args_.poll_interval); }
 
   Backend& backend_;
   split_arguments args_;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "microsched/pipeline/adaptive_control.hpp"
@@ -61,6 +62,16 @@ struct pipeline_arguments {
   //! A helper with nothing queued polls for this long before it sleeps (worker_pool): the next
   //! chunk's pieces then start at once on every helper. 0: sleep at once.
   std::chrono::microseconds helper_spin{200};
+  //! Host check (host_load.hpp, results-pipeline.md run 17): before each run, and before the
+  //! control re-arms, count the host's other runnable threads; helpers take at most the cores
+  //! left after those and the launching thread, and with fewer than `host_min_helpers` left the
+  //! run launches the original loop (fallback::host_busy). Off: the helpers never look.
+  bool host_check = true;
+  //! Fewest helpers worth a pipelined run; 0: a quarter of the pool, at least 1.
+  int host_min_helpers = 0;
+  //! Threads runnable on the host, the caller included, as /proc/loadavg counts them (a
+  //! negative value: unknown, no limit). Empty: host_runnable_threads(). Tests script it.
+  std::function<int()> host_runnable;
   adaptive_arguments control{};
 };
 
@@ -78,6 +89,8 @@ inline void validate(const pipeline_arguments& args) {
     detail::invalid("helper_spin_us", args.helper_spin.count(), "must be in 0..100000");
   if (args.poll_interval.count() < 0)
     detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
+  if (args.host_min_helpers < 0 || args.host_min_helpers > 4096)
+    detail::invalid("host_min_helpers", args.host_min_helpers, "must be in 0..4096");
   validate(args.control);
 }
 

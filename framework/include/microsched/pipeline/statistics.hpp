@@ -20,6 +20,7 @@ enum class fallback {
   slot_busy,         //!< the staging slot was still held by an abandoned transformation
   chunk_share,       //!< all-or-nothing method: the chunk share r left this chunk to the original
   awaiting_profile,  //!< a profiled chunk missed; the control awaits the verdict on a later one
+  host_busy,         //!< too few idle host cores for the helpers (pipeline_arguments::host_check)
 };
 
 [[nodiscard]] const char* to_string(fallback f) noexcept;
@@ -56,6 +57,11 @@ struct pipeline_statistics {
   int slots = 0;                      //!< staging slots (chunks in flight)
   int depth = 0;                      //!< Δ actually used
   int helper_threads = 0;
+  //! Helpers this run let work: the pool, or fewer where the host check found its cores busy.
+  int helpers_active = 0;
+  //! Runnable threads on the host that were not the pipeline's when the run started (-1: not
+  //! checked or unknown).
+  int host_others = -1;
   //! mean time of the chunks that ran the original kernel (copies and kernel, events): the Torg
   //! the control compared with; -1 when none was timed
   double original_ms = -1;

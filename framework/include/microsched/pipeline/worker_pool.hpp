@@ -44,13 +44,23 @@ class worker_pool {
   [[nodiscard]] std::exception_ptr take_error();
   [[nodiscard]] int size() const noexcept { return static_cast<int>(threads_.size()); }
   [[nodiscard]] int nice_increment() const noexcept { return nice_; }
+  //! Lets only the first `threads` helpers (clamped to 1..size()) take tasks; the others sleep
+  //! until it is raised again. The pipeline sets it before each run from the cores the host has
+  //! free (host_load.hpp), so helpers never outnumber the idle cores.
+  void set_active(int threads);
+  [[nodiscard]] int active() const noexcept { return active_.load(std::memory_order_acquire); }
+  //! Helpers not sleeping right now (running a task or polling): runnable threads that are the
+  //! pool's own, which a count of the host's runnable threads must not hold against it.
+  [[nodiscard]] int awake() const noexcept { return awake_.load(std::memory_order_relaxed); }
 
  private:
-  void run();
+  void run(int index);
   int nice_ = 0;
   std::chrono::microseconds spin_{0};
   std::atomic<int> queued_{0};  // queue_.size(), readable without the lock (spinning helpers)
   std::atomic<bool> stop_flag_{false};
+  std::atomic<int> active_{0};  // helpers with a smaller index may take tasks (set_active)
+  std::atomic<int> awake_{0};   // helpers not waiting on wake_
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
