@@ -167,7 +167,8 @@ void bm_unwrap(benchmark::State& state) {
   // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size,
   // 5 as 2 with helpers that sleep at once (helper_spin 0), 6 as 2 without re-arming,
   // 9 as 2 with a main thread that sleeps 20 us between polls instead of yielding, 10 as 2
-  // without the host check (run 17; the rows are also run under host_load).
+  // without the host check and without backing off (as before run 17), 11 as 2 without backing
+  // off (run 17; the rows are also run under host_load).
   // range(0): threads_per_chunk; the pool has min(range(0) * Δ, cores - 1) helpers. Since run 14
   // an all-or-nothing chunk is cut into max(range(0), helpers) pieces (run 12-13: 15 pieces were
   // 1.12-1.40x against 0.98x for 5): /4/x/3 leaves 3 cores idle (12 helpers), /30/x/3 cuts 30
@@ -186,6 +187,7 @@ void bm_unwrap(benchmark::State& state) {
   if (state.range(1) == 6) args.control.rearm_after = 0;
   if (state.range(1) == 9) args.poll_interval = std::chrono::microseconds{20};
   if (state.range(1) == 10) args.host_check = false;
+  if (state.range(1) == 10 || state.range(1) == 11) args.backoff_max_runs = 0;
   if (state.range(1) == 3) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);
@@ -193,10 +195,15 @@ void bm_unwrap(benchmark::State& state) {
 void bm_blackscholes(benchmark::State& state) {
   auto program = make_blackscholes({});
   // range(0): the helpers' nice increment; range(1) = 1: a memory limit no method fits, so the
-  // driver launches the original kernels with no helper, no event (the driver's own floor).
+  // driver launches the original kernels with no helper, no event (the driver's own floor);
+  // range(1) = 2: no host check and no back-off (as before run 17).
   auto args = adaptive(1, 2);
   args.helper_nice = static_cast<int>(state.range(0));
   if (state.range(1) == 1) args.memory_limit = 1;
+  if (state.range(1) == 2) {  // as before run 17: no host check, no back-off
+    args.host_check = false;
+    args.backoff_max_runs = 0;
+  }
   run_pair(state, *program, args);
 }
 //! Kernel splitting under a loop-carried dependence: the original loop against the split loop on
@@ -309,12 +316,12 @@ void bm_unwrap_kernels(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Args({5, 5, 3, 32})->Args({5, 6, 3, 32})->Args({5, 9, 3, 4})->Args({5, 10, 3, 4})->Args({5, 9, 3, 32})->Args({5, 10, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Args({5, 5, 3, 32})->Args({5, 6, 3, 32})->Args({5, 9, 3, 4})->Args({5, 10, 3, 4})->Args({5, 11, 3, 4})->Args({5, 9, 3, 32})->Args({5, 10, 3, 32})->Args({5, 11, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4, 32, 1})->Args({15, 1, 1, 4, 32, 0})->Args({15, 1, 1, 32, 32, 1})->Args({15, 1, 1, 32, 32, 0})->Args({15, 1, 1, 32, 96, 1})->Args({15, 1, 1, 32, 192, 1})->Args({15, 1, 1, 4, 96, 1})->Args({14, 1, 1, 4, 32, 1})->Args({12, 1, 1, 4, 32, 1})->Args({15, 1, 0, 4, 32, 1})->Args({15, 0, 0, 4, 32, 1})->Args({8, 1, 1, 4, 32, 1})->Args({1, 1, 0, 4, 32, 1})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_blackscholes)->Args({0, 0})->Args({19, 0})->Args({0, 1})->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_blackscholes)->Args({0, 0})->Args({19, 0})->Args({0, 1})->Args({0, 2})->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   if (microsched::cuda_device_count() == 0) {

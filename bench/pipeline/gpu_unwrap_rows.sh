@@ -5,7 +5,8 @@
 # LOADS: host loads to run the rows under, one after the other (host_load.cpp): "none" (default),
 # "cpu:N" (N spinning threads), "mem:N" (N threads copying 64 MB buffers); vmstat samples the host
 # meanwhile (steal, run queue). REPS: repetitions (2).
-# Usage: OUT=dir [FILTER=regex] [LOADS="none cpu:16 mem:8"] [REPS=2] bash bench/pipeline/gpu_unwrap_rows.sh
+# BENCH_ARGS: more bench_pipeline flags (e.g. --benchmark_enable_random_interleaving=true).
+# Usage: OUT=dir [FILTER=regex] [BENCH_ARGS=...] [LOADS="none cpu:16 mem:8"] [REPS=2] bash bench/pipeline/gpu_unwrap_rows.sh
 set -u
 : "${OUT:?set OUT}"
 FILTER="${FILTER:-bm_unwrap/|bm_unwrap_gather/(15|14|12)/1/1|bm_blackscholes/0/0|bm_gafort/3/5}"
@@ -24,7 +25,7 @@ for load in ${LOADS:-none}; do
     sleep 1
   fi
   (vmstat 1 > $OUT/vmstat_$tag.txt 2>&1 &) ; vm=$(pgrep -n vmstat)
-  bpg/bench/pipeline/bench_pipeline --benchmark_filter="$FILTER" --benchmark_repetitions=${REPS:-2} --benchmark_out=$OUT/bench_$tag.json --benchmark_out_format=json > $OUT/bench_$tag.txt 2> $OUT/bench_err_$tag.txt; echo bench rc $?
+  bpg/bench/pipeline/bench_pipeline --benchmark_filter="$FILTER" --benchmark_repetitions=${REPS:-2} --benchmark_out=$OUT/bench_$tag.json --benchmark_out_format=json ${BENCH_ARGS:-} > $OUT/bench_$tag.txt 2> $OUT/bench_err_$tag.txt; echo bench rc $?
   [ -n "$vm" ] && kill $vm 2>/dev/null
   [ -n "$hog" ] && { kill $hog; wait $hog 2>/dev/null; }
   grep -E "^bm_" $OUT/bench_$tag.txt | grep -v "_mean\|_median\|_stddev\|_cv" | sed -E 's/ +/ /g' | cut -c1-260

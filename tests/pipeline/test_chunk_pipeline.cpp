@@ -836,3 +836,36 @@ TEST_CASE("pipeline: a control that switched off is not re-armed while the host'
   CHECK(stats.controller_reason.find("not re-armed: host busy") != std::string::npos);
   CHECK(stats.controller_state == std::string("off"));
 }
+
+TEST_CASE("pipeline: a run slower than the original loop is followed by original loops, 1 then 2 runs") {
+  fake_backend backend;
+  fake_program program;
+  program.resize(6);
+  // Every remap takes far longer than the kernels, and wait_for_remap waits for each: the
+  // pipelined run loses (~6 x 25 ms against 6 x 3 ms).
+  program.hook = [](const transform_job&) { std::this_thread::sleep_for(25ms); };
+  auto args = fixed(1.0);
+  args.wait_for_remap = true;
+  args.backoff_max_runs = 4;
+  chunk_pipeline pipe(backend, args);
+  std::vector<bool> pipelined;
+  for (int run = 0; run < 5; ++run) {
+    program.resize(program.chunks);
+    const auto& stats = pipe.run(program);
+    CHECK(program.results_correct());
+    INFO("run " << run << ": " << stats.controller_reason);
+    const bool backed = stats.iterations[1].reason == fallback::backoff;
+    pipelined.push_back(!backed);
+    if (backed) {
+      CHECK(stats.optimised_count() == 0);
+      CHECK(stats.controller_reason.find("backing off") != std::string::npos);
+    } else {
+      CHECK(stats.lost);
+      CHECK(stats.run_ms > stats.original_estimate_ms);
+      CHECK(stats.controller_reason.find("slower than the original loop") != std::string::npos);
+    }
+  }
+  CHECK(pipelined == std::vector<bool>{true, false, true, false, false});
+  args.backoff_max_runs = -1;
+  CHECK_THROWS_AS(chunk_pipeline(backend, args), std::invalid_argument);
+}

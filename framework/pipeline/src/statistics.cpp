@@ -18,6 +18,7 @@ const char* to_string(fallback f) noexcept {
     case fallback::chunk_share: return "chunk-share";
     case fallback::awaiting_profile: return "awaiting-profile";
     case fallback::host_busy: return "host-busy";
+    case fallback::backoff: return "backoff";
   }
   return "?";
 }

@@ -35,6 +35,7 @@
 #include "microsched/pipeline/detail/poll_pause.hpp"
 #include "microsched/pipeline/host_load.hpp"
 #include "microsched/pipeline/pipeline_arguments.hpp"
+#include "microsched/pipeline/run_backoff.hpp"
 #include "microsched/pipeline/statistics.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
 
@@ -44,7 +45,8 @@ template <pipeline_backend Backend>
 class chunk_pipeline {
  public:
   //! Throws std::invalid_argument for bad arguments.
-  chunk_pipeline(Backend& backend, const pipeline_arguments& args) : backend_(backend), args_(args) {
+  chunk_pipeline(Backend& backend, const pipeline_arguments& args)
+      : backend_(backend), args_(args), backoff_(args.backoff_tolerance, args.backoff_max_runs) {
     validate(args_);
   }
   chunk_pipeline(const chunk_pipeline&) = delete;
@@ -141,6 +143,8 @@ class chunk_pipeline {
 
   Backend& backend_;
   pipeline_arguments args_;
+  run_backoff backoff_;               // across runs: original loops after a pipelined run lost
+  double last_pipelined_ms_ = -1;     // wall time of the last pipelined run
   pipeline_statistics stats_;
   adaptive_controller control_{};
   std::unique_ptr<worker_pool> pool_;
@@ -510,8 +514,10 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     pool_->set_active(usable);
     return true;
   };
-  const bool host_busy = method_ >= 0 && !host_allows();
-  const bool remap = method_ >= 0 && !host_busy;
+  // Back-off first (run_backoff.hpp): a run that must launch the original loop needs no host check.
+  const bool backed_off = method_ >= 0 && backoff_.skip_run();
+  const bool host_busy = method_ >= 0 && !backed_off && !host_allows();
+  const bool remap = method_ >= 0 && !host_busy && !backed_off;
 
   // Whatever happens, no helper thread may touch the program after run() returns.
   struct stop_helpers {
@@ -708,7 +714,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
       r.optimised = false;
       if (i == profiled) profiled_launched = true;
       if (!remap) {
-        r.reason = host_busy ? fallback::host_busy : fallback::memory_cap;
+        r.reason = backed_off ? fallback::backoff : host_busy ? fallback::host_busy : fallback::memory_cap;
       } else if (!control_.enabled()) {
         r.reason = fallback::controller_off;
       } else if (task && task->failed.load(std::memory_order_acquire)) {
@@ -823,6 +829,14 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   backend_.synchronize();
   harvest(true);
   stats_.original_ms = control_.original_mean_ms();
+  stats_.run_ms = static_cast<double>(now_ns() - run_start_ns_) * 1e-6;
+  if (remap) {
+    stats_.lost = backoff_.pipelined_run(stats_.run_ms, stats_.original_ms, n);
+    last_pipelined_ms_ = stats_.run_ms;
+  } else {
+    backoff_.original_run(stats_.run_ms, n);
+  }
+  stats_.original_estimate_ms = backoff_.reference_ms(n);
   if (remap) {
     stats_.controller_state = to_string(control_.state());
     stats_.controller_reason = control_.reason();
@@ -834,7 +848,15 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   } else {  // the control never ran: say so rather than the phase it was created in
     stats_.controller_state = "off";
     stats_.controller_reason = host_busy ? host_note : "nothing remapped: no method fits the memory limit";
+    if (backed_off)
+      stats_.controller_reason = "backing off: the last pipelined run took " + std::to_string(last_pipelined_ms_) +
+                                 " ms, the original loop about " + std::to_string(backoff_.last_reference_ms()) +
+                                 " ms; " + std::to_string(backoff_.runs_left()) + " more run(s) before the next try";
   }
+  if (stats_.lost)
+    stats_.controller_reason += "; the run was slower than the original loop (" + std::to_string(stats_.run_ms) +
+                                " ms against about " + std::to_string(stats_.original_estimate_ms) +
+                                " ms): the next " + std::to_string(backoff_.runs_left()) + " run(s) launch it";
   if (pool_) {
     if (auto error = pool_->take_error()) {
       try {

@@ -72,6 +72,11 @@ struct pipeline_arguments {
   //! Threads runnable on the host, the caller included, as /proc/loadavg counts them (a
   //! negative value: unknown, no limit). Empty: host_runnable_threads(). Tests script it.
   std::function<int()> host_runnable;
+  //! Back-off across runs (run_backoff.hpp): a run whose wall time exceeds the original loop's
+  //! estimate by more than this share is a loss, and the next 1, 2, 4, ... runs (at most
+  //! `backoff_max_runs`; 0: never) launch the original loop (fallback::backoff).
+  double backoff_tolerance = 0.05;
+  int backoff_max_runs = 32;
   adaptive_arguments control{};
 };
 
@@ -91,6 +96,10 @@ inline void validate(const pipeline_arguments& args) {
     detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
   if (args.host_min_helpers < 0 || args.host_min_helpers > 4096)
     detail::invalid("host_min_helpers", args.host_min_helpers, "must be in 0..4096");
+  if (!(args.backoff_tolerance >= 0 && args.backoff_tolerance <= 10))
+    detail::invalid("backoff_tolerance", args.backoff_tolerance, "must be in [0, 10]");
+  if (args.backoff_max_runs < 0 || args.backoff_max_runs > (1 << 20))
+    detail::invalid("backoff_max_runs", args.backoff_max_runs, "must be in 0..1048576");
   validate(args.control);
 }
 

@@ -21,6 +21,7 @@ enum class fallback {
   chunk_share,       //!< all-or-nothing method: the chunk share r left this chunk to the original
   awaiting_profile,  //!< a profiled chunk missed; the control awaits the verdict on a later one
   host_busy,         //!< too few idle host cores for the helpers (pipeline_arguments::host_check)
+  backoff,           //!< an earlier pipelined run lost to the original loop (run_backoff.hpp)
 };
 
 [[nodiscard]] const char* to_string(fallback f) noexcept;
@@ -62,6 +63,10 @@ struct pipeline_statistics {
   //! Runnable threads on the host that were not the pipeline's when the run started (-1: not
   //! checked or unknown).
   int host_others = -1;
+  double run_ms = -1;  //!< wall time of the run, launches to the last kernel's end
+  //! The original loop's estimated time for this run's chunks (run_backoff.hpp; -1: unknown)
+  double original_estimate_ms = -1;
+  bool lost = false;  //!< a pipelined run slower than that estimate beyond the tolerance
   //! mean time of the chunks that ran the original kernel (copies and kernel, events): the Torg
   //! the control compared with; -1 when none was timed
   double original_ms = -1;
