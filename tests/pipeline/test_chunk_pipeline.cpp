@@ -562,18 +562,24 @@ TEST_CASE("pipeline: an all-or-nothing method profiles one chunk at a time; miss
   SUBCASE("a second profiled chunk (the default)") { check_profile_misses(2); }
 }
 
-TEST_CASE("pipeline: a control that switched off is re-armed once, rearm_after chunks later") {
-  fake_backend backend;
-  fake_program program;
+namespace {
+//! 24 chunks, all-or-nothing, and a scripted transient: remaps of chunks before 12 never finish
+//! before their chunk ran; later ones are done at once.
+void script_transient(fake_program& program) {
   program.resize(24);
   program.kernel_time = 2000us;
   program.transform_time = 0us;
   program.list_all_or_nothing();
-  // Scripted transient: remaps of chunks before 12 never finish before their chunk ran; later
-  // ones are done at once.
-  program.hook = [&](const transform_job& job) {
+  program.hook = [](const transform_job& job) {
     while (job.chunk < 12 && !job.cancelled()) std::this_thread::sleep_for(50us);
   };
+}
+}  // namespace
+
+TEST_CASE("pipeline: a control that switched off is re-armed once, rearm_after chunks later") {
+  fake_backend backend;
+  fake_program program;
+  script_transient(program);
   pipeline_arguments args;
   args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 3;
@@ -812,13 +818,7 @@ TEST_CASE("pipeline: on a host whose cores are taken the run launches the origin
 TEST_CASE("pipeline: a control that switched off is not re-armed while the host's cores are taken") {
   fake_backend backend;
   fake_program program;
-  program.resize(24);
-  program.kernel_time = 2000us;
-  program.transform_time = 0us;
-  program.list_all_or_nothing();
-  program.hook = [&](const transform_job& job) {  // the profile at chunk 2 misses (as above)
-    while (job.chunk < 12 && !job.cancelled()) std::this_thread::sleep_for(50us);
-  };
+  script_transient(program);  // the profile at chunk 2 misses (as above)
   int checks = 0;  // the run's start finds the host free, the re-arm point finds it busy
   pipeline_arguments args;
   args.host_runnable = [&] { return ++checks == 1 ? 1 : 1000; };
