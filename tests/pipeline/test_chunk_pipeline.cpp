@@ -869,3 +869,35 @@ TEST_CASE("pipeline: a run slower than the original loop is followed by original
   args.backoff_max_runs = -1;
   CHECK_THROWS_AS(chunk_pipeline(backend, args), std::invalid_argument);
 }
+
+TEST_CASE("pipeline: runs whose profile always misses are backed off, so its cost is paid in 1, 2, 4 ... runs") {
+  fake_backend backend;
+  fake_program program;
+  program.resize(8);
+  program.list_all_or_nothing();
+  // Every remap ends only when cancelled: the profiles miss and the control switches off.
+  program.hook = [](const transform_job& job) {
+    while (!job.cancelled()) std::this_thread::sleep_for(50us);
+  };
+  pipeline_arguments args;
+  args.host_check = false;  // the scripted runs must not depend on this machine's load
+  args.depth = 2;
+  args.poll_interval = 50us;
+  args.control.rearm_after = 0;
+  chunk_pipeline pipe(backend, args);
+  std::vector<bool> pipelined;
+  for (int run = 0; run < 6; ++run) {
+    program.resize(program.chunks);
+    const auto& stats = pipe.run(program);
+    CHECK(program.results_correct());
+    CHECK(stats.optimised_count() == 0);
+    INFO("run " << run << ": " << stats.controller_reason);
+    const bool backed = stats.iterations[0].reason == fallback::backoff;
+    pipelined.push_back(!backed);
+    if (backed)
+      CHECK(stats.controller_reason.find("optimised no chunk") != std::string::npos);
+    else
+      CHECK(stats.lost);
+  }
+  CHECK(pipelined == std::vector<bool>{true, false, true, false, false, true});
+}

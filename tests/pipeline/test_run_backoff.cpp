@@ -41,3 +41,13 @@ TEST_CASE("run backoff: a measured original loop is the reference where it is fa
   CHECK_FALSE(never.pipelined_run(100.0, 0.33, 32));
   CHECK_FALSE(never.skip_run());
 }
+
+TEST_CASE("run backoff: a run that optimised nothing backs off too, whatever its time") {
+  run_backoff b(0.05, 32);
+  CHECK(b.pipelined_run(7.4, -1, 200, /*futile=*/true));  // no Torg timed: still backed off
+  CHECK(b.skip_run());
+  CHECK_FALSE(b.skip_run());
+  CHECK(b.pipelined_run(7.4, 0.054, 200, true));  // 7.4 ms is well under 200 x 0.054 ms
+  CHECK(b.runs_left() == 2);
+  CHECK_FALSE(run_backoff(0.05, 0).pipelined_run(7.4, 0.054, 200, true));  // never backs off
+}

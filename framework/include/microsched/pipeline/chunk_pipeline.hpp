@@ -145,6 +145,7 @@ class chunk_pipeline {
   pipeline_arguments args_;
   run_backoff backoff_;               // across runs: original loops after a pipelined run lost
   double last_pipelined_ms_ = -1;     // wall time of the last pipelined run
+  bool last_futile_ = false;          // it optimised no chunk and ended with the control off
   pipeline_statistics stats_;
   adaptive_controller control_{};
   std::unique_ptr<worker_pool> pool_;
@@ -831,8 +832,10 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   stats_.original_ms = control_.original_mean_ms();
   stats_.run_ms = static_cast<double>(now_ns() - run_start_ns_) * 1e-6;
   if (remap) {
-    stats_.lost = backoff_.pipelined_run(stats_.run_ms, stats_.original_ms, n);
+    const bool futile = stats_.optimised_count() == 0 && !control_.enabled();
+    stats_.lost = backoff_.pipelined_run(stats_.run_ms, stats_.original_ms, n, futile);
     last_pipelined_ms_ = stats_.run_ms;
+    last_futile_ = futile;
   } else {
     backoff_.original_run(stats_.run_ms, n);
   }
@@ -849,14 +852,18 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     stats_.controller_state = "off";
     stats_.controller_reason = host_busy ? host_note : "nothing remapped: no method fits the memory limit";
     if (backed_off)
-      stats_.controller_reason = "backing off: the last pipelined run took " + std::to_string(last_pipelined_ms_) +
-                                 " ms, the original loop about " + std::to_string(backoff_.last_reference_ms()) +
-                                 " ms; " + std::to_string(backoff_.runs_left()) + " more run(s) before the next try";
+      stats_.controller_reason =
+          (last_futile_ ? std::string("backing off: the last pipelined run optimised no chunk")
+                        : "backing off: the last pipelined run took " + std::to_string(last_pipelined_ms_) +
+                              " ms, the original loop about " + std::to_string(backoff_.last_reference_ms()) + " ms") +
+          "; " + std::to_string(backoff_.runs_left()) + " more run(s) before the next try";
   }
   if (stats_.lost)
-    stats_.controller_reason += "; the run was slower than the original loop (" + std::to_string(stats_.run_ms) +
-                                " ms against about " + std::to_string(stats_.original_estimate_ms) +
-                                " ms): the next " + std::to_string(backoff_.runs_left()) + " run(s) launch it";
+    stats_.controller_reason +=
+        (last_futile_ ? std::string("; no chunk optimised")
+                      : "; the run was slower than the original loop (" + std::to_string(stats_.run_ms) +
+                            " ms against about " + std::to_string(stats_.original_estimate_ms) + " ms)") +
+        ": the next " + std::to_string(backoff_.runs_left()) + " run(s) launch the original loop";
   if (pool_) {
     if (auto error = pool_->take_error()) {
       try {

@@ -5,6 +5,9 @@
 //! a row, so a host where pipelining loses whatever the control does (cores or memory bandwidth
 //! taken by another process) pays for one run in 1, 2, 4, ... instead of for every run.
 //!
+//! A run that could not gain (its control ended off before any chunk ran optimised) also backs
+//! off: the next runs skip its profile.
+//!
 //! Within a run the loss guard judges GPU steps against Torg; a loss it cannot see or bound
 //! (the launching thread losing its core, Torg itself slowed by the helpers' memory traffic)
 //! still shows in the run's wall time. The original loop's time is estimated as the chunks times
@@ -34,12 +37,15 @@ class run_backoff {
     if (run_ms > 0 && chunks > 0) original_chunk_ms_ = run_ms / static_cast<double>(chunks);
   }
   //! A pipelined run took `run_ms`; `original_mean_ms` is its mean original step (Torg, <= 0:
-  //! none timed). Returns whether it was a loss (the next runs are then backed off).
-  bool pipelined_run(double run_ms, double original_mean_ms, std::size_t chunks) noexcept {
+  //! none timed). `futile`: it could not gain (its control ended off with no chunk optimised,
+  //! e.g. Black-Scholes, whose profile misses in every run): it counts as a loss whatever its
+  //! time, so the profile's cost is paid in 1, 2, 4, ... runs only. Returns whether it was a
+  //! loss (the next runs are then backed off).
+  bool pipelined_run(double run_ms, double original_mean_ms, std::size_t chunks, bool futile = false) noexcept {
     if (original_mean_ms > 0) best_torg_ = best_torg_ > 0 ? std::min(best_torg_, original_mean_ms) : original_mean_ms;
     last_reference_ms_ = reference_ms(chunks);
-    if (max_runs_ == 0 || last_reference_ms_ <= 0) return false;
-    if (run_ms <= last_reference_ms_ * (1 + tolerance_)) {
+    if (max_runs_ == 0 || (last_reference_ms_ <= 0 && !futile)) return false;
+    if (!futile && run_ms <= last_reference_ms_ * (1 + tolerance_)) {
       next_skip_ = 1;
       return false;
     }
