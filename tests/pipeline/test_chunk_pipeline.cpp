@@ -163,14 +163,22 @@ static_assert(chunk_program<fake_program, fake_backend>);
 static_assert(weighted_pieces<fake_program>);
 static_assert(pipeline_backend<fake_backend>);
 
-pipeline_arguments fixed(double ratio) {
+//! Arguments for a scripted run: depth Δ, no host check (the outcome must not depend on this
+//! machine's load), and a launching thread that sleeps between polls, leaving the CI's few cores
+//! to the helpers and the simulated GPU.
+pipeline_arguments scripted(int depth) {
   pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 2;
+  args.host_check = false;
+  args.depth = depth;
+  args.poll_interval = 50us;
+  return args;
+}
+
+pipeline_arguments fixed(double ratio) {
+  auto args = scripted(2);
   args.threads_per_chunk = 2;
   args.control.adaptive = false;
   args.control.fixed_ratio = ratio;
-  args.poll_interval = 50us;  // leave the CI's few cores to the helpers and the simulated GPU
   return args;
 }
 
@@ -390,10 +398,7 @@ TEST_CASE("pipeline: adaptive control switches off when the optimised kernel sav
   fake_backend backend;
   fake_program program;
   program.optimised_kernel_time = program.kernel_time + 500us;  // scripted: exactly 0.5 ms slower
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 1;
-  args.poll_interval = 50us;
+  auto args = scripted(1);
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
@@ -422,10 +427,7 @@ TEST_CASE("pipeline: adaptive control switches off when the transformation canno
   program.hook = [](const transform_job& job) {
     while (!job.cancelled()) std::this_thread::sleep_for(50us);
   };
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 1;
-  args.poll_interval = 50us;
+  auto args = scripted(1);
   args.threads_per_chunk = 1;
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
@@ -442,10 +444,7 @@ TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
   fake_backend backend;
   fake_program program;
   program.resize(16);
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 1;
-  args.poll_interval = 50us;
+  auto args = scripted(1);
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
@@ -457,7 +456,6 @@ TEST_CASE("pipeline: adaptive control keeps a profitable remap on") {
 TEST_CASE("pipeline arguments are validated by name") {
   fake_backend backend;
   pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
   args.depth = 0;
   CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("depth"), std::invalid_argument);
   args = {};
@@ -472,17 +470,20 @@ TEST_CASE("pipeline arguments are validated by name") {
   args = {};
   args.helper_nice = 20;
   CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("helper_nice"), std::invalid_argument);
+  args = {};
+  args.host_min_helpers = -1;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("host_min_helpers"), std::invalid_argument);
+  args = {};
+  args.backoff_tolerance = -0.1;
+  CHECK_THROWS_WITH_AS(chunk_pipeline(backend, args), doctest::Contains("backoff_tolerance"), std::invalid_argument);
 }
 
 TEST_CASE("pipeline: a bounded wait keeps results correct and the control on") {
   fake_backend backend;
   fake_program program;
   program.resize(16);
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 2;
+  auto args = scripted(2);
   args.wait_budget = 0.5;
-  args.poll_interval = 50us;
   chunk_pipeline pipe(backend, args);
   for (int run = 0; run < 2; ++run) {  // state is reset between runs
     const auto& stats = pipe.run(program);
@@ -527,11 +528,8 @@ static void check_profile_misses(int attempts) {
     }
     while (!job.cancelled()) std::this_thread::sleep_for(50us);
   };
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 3;
+  auto args = scripted(3);
   args.threads_per_chunk = 2;
-  args.poll_interval = 50us;
   args.control.profile_attempts = attempts;
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
@@ -580,11 +578,8 @@ TEST_CASE("pipeline: a control that switched off is re-armed once, rearm_after c
   fake_backend backend;
   fake_program program;
   script_transient(program);
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 3;
+  auto args = scripted(3);
   args.threads_per_chunk = 2;
-  args.poll_interval = 50us;
   args.control.profile_attempts = 1;  // the profile at chunk 2 misses: off
   args.control.rearm_after = 8;
   chunk_pipeline pipe(backend, args);
@@ -607,10 +602,7 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
   fake_program program;
   program.resize(16);
   program.list_all_or_nothing();
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 2;
-  args.poll_interval = 50us;
+  auto args = scripted(2);
   args.wait_for_remap = true;  // pins the outcome: the profiled chunk is ready
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
@@ -761,10 +753,7 @@ TEST_CASE("pipeline: a speculative chunk that misses while profiling is not the 
   program.hook = [](const transform_job& job) {
     while (job.chunk > 3 && !job.cancelled()) std::this_thread::sleep_for(50us);
   };
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 3;
-  args.poll_interval = 50us;
+  auto args = scripted(3);
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
@@ -820,11 +809,10 @@ TEST_CASE("pipeline: a control that switched off is not re-armed while the host'
   fake_program program;
   script_transient(program);  // the profile at chunk 2 misses (as above)
   int checks = 0;  // the run's start finds the host free, the re-arm point finds it busy
-  pipeline_arguments args;
+  auto args = scripted(3);
+  args.host_check = true;
   args.host_runnable = [&] { return ++checks == 1 ? 1 : 1000; };
-  args.depth = 3;
   args.threads_per_chunk = 2;
-  args.poll_interval = 50us;
   args.control.profile_attempts = 1;
   args.control.rearm_after = 8;
   chunk_pipeline pipe(backend, args);
@@ -879,10 +867,7 @@ TEST_CASE("pipeline: runs whose profile always misses are backed off, so its cos
   program.hook = [](const transform_job& job) {
     while (!job.cancelled()) std::this_thread::sleep_for(50us);
   };
-  pipeline_arguments args;
-  args.host_check = false;  // the scripted runs must not depend on this machine's load
-  args.depth = 2;
-  args.poll_interval = 50us;
+  auto args = scripted(2);
   args.control.rearm_after = 0;
   chunk_pipeline pipe(backend, args);
   std::vector<bool> pipelined;
