@@ -45,6 +45,8 @@ TEST_CASE("run backoff: a measured original loop is the reference where it is fa
 TEST_CASE("run backoff: a run that optimised nothing backs off too, whatever its time") {
   run_backoff b(0.05, 32);
   CHECK(b.pipelined_run(7.4, -1, 200, /*futile=*/true));  // no Torg timed: still backed off
+  CHECK(b.last_futile());
+  CHECK(b.last_run_ms() == doctest::Approx(7.4));
   CHECK(b.skip_run());
   CHECK_FALSE(b.skip_run());
   CHECK(b.pipelined_run(7.4, 0.054, 200, true));  // 7.4 ms is well under 200 x 0.054 ms

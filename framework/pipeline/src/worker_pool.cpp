@@ -60,9 +60,11 @@ void worker_pool::submit(std::function<void()> task) {
 }
 
 void worker_pool::set_active(int threads) {
+  const int active = std::clamp(threads, 1, size());
   {
     const std::lock_guard lock(mutex_);
-    active_.store(std::clamp(threads, 1, size()), std::memory_order_release);
+    if (active_.load(std::memory_order_relaxed) == active) return;  // every run sets it: no needless wake-ups
+    active_.store(active, std::memory_order_release);
   }
   wake_.notify_all();
 }

@@ -34,7 +34,8 @@
 //!   queue never drains.
 //! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
 //!   only when complete): a remap of part of a chunk saves nothing, so r is the share of chunks
-//!   work on the next selected chunk. Profiling at r = 1 (one chunk), then r' = Torg / (Ttr +
+//!   transformed whole, each by every helper (the others run the original kernel while the
+//!   helpers work on the next selected chunk). Profiling at r = 1 (one chunk), then r' = Torg / (Ttr +
 //!   Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment. A
 //!   profiled chunk that misses its launch gets `profile_attempts` tries in all before the
 //!   control switches off (ours): one remap is a sample of one, and a helper that loses its core
@@ -134,8 +135,8 @@ class adaptive_controller {
   int org_count_ = 0;
   double step_sum_ = 0;  // loss guard: sum of the steps judged (loss_ms() uses the latest mean Torg)
   int loss_count_ = 0;
-  int loss_over_ = 0;
-  int profile_misses_ = 0;  // judged iterations in a row with the loss above the allowance
+  int loss_over_ = 0;        // judged iterations in a row with the loss above the allowance
+  int profile_misses_ = 0;  // profiled chunks that missed their launch
   bool decreased_ = false;
   int successes_ = 0;
   std::string reason_;

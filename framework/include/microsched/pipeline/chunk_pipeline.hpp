@@ -144,8 +144,6 @@ class chunk_pipeline {
   Backend& backend_;
   pipeline_arguments args_;
   run_backoff backoff_;               // across runs: original loops after a pipelined run lost
-  double last_pipelined_ms_ = -1;     // wall time of the last pipelined run
-  bool last_futile_ = false;          // it optimised no chunk and ended with the control off
   pipeline_statistics stats_;
   adaptive_controller control_{};
   std::unique_ptr<worker_pool> pool_;
@@ -607,7 +605,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   std::string first_off;      // its reason, kept for the statistics once re-armed
   bool rearmed = false;
   bool rearm_refused = false;  // the host check found the cores busy at the re-arm point (host_note)
-  const long long run_start = run_start_ns_;
   for (std::size_t i = 0; i < n; ++i) {
     harvest(false);
     if (single_profile && !rearmed && args_.control.rearm_after > 0 && !control_.enabled()) {
@@ -766,7 +763,7 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
                              " missed its launch and no chunk is left to profile");
       }
     }
-    r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;  // host timeline
+    r.launch_ms = static_cast<double>(now_ns() - run_start_ns_) * 1e-6;  // host timeline
 
     // gs_checkRemap(i+1): while the GPU runs chunk i, copy chunk i+1's finished segments; move on
     // when its copy is complete or the GPU is done with chunk i (queue_ahead: chunk i-1),
@@ -834,8 +831,6 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
   if (remap) {
     const bool futile = stats_.optimised_count() == 0 && !control_.enabled();
     stats_.lost = backoff_.pipelined_run(stats_.run_ms, stats_.original_ms, n, futile);
-    last_pipelined_ms_ = stats_.run_ms;
-    last_futile_ = futile;
   } else {
     backoff_.original_run(stats_.run_ms, n);
   }
@@ -853,14 +848,14 @@ const pipeline_statistics& chunk_pipeline<Backend>::run(Program& program) {
     stats_.controller_reason = host_busy ? host_note : "nothing remapped: no method fits the memory limit";
     if (backed_off)
       stats_.controller_reason =
-          (last_futile_ ? std::string("backing off: the last pipelined run optimised no chunk")
-                        : "backing off: the last pipelined run took " + std::to_string(last_pipelined_ms_) +
+          (backoff_.last_futile() ? std::string("backing off: the last pipelined run optimised no chunk")
+                                  : "backing off: the last pipelined run took " + std::to_string(backoff_.last_run_ms()) +
                               " ms, the original loop about " + std::to_string(backoff_.last_reference_ms()) + " ms") +
           "; " + std::to_string(backoff_.runs_left()) + " more run(s) before the next try";
   }
   if (stats_.lost)
     stats_.controller_reason +=
-        (last_futile_ ? std::string("; no chunk optimised")
+        (backoff_.last_futile() ? std::string("; no chunk optimised")
                       : "; the run was slower than the original loop (" + std::to_string(stats_.run_ms) +
                             " ms against about " + std::to_string(stats_.original_estimate_ms) + " ms)") +
         ": the next " + std::to_string(backoff_.runs_left()) + " run(s) launch the original loop";

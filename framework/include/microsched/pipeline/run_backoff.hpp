@@ -43,6 +43,8 @@ class run_backoff {
   //! loss (the next runs are then backed off).
   bool pipelined_run(double run_ms, double original_mean_ms, std::size_t chunks, bool futile = false) noexcept {
     if (original_mean_ms > 0) best_torg_ = best_torg_ > 0 ? std::min(best_torg_, original_mean_ms) : original_mean_ms;
+    last_run_ms_ = run_ms;
+    last_futile_ = futile;
     last_reference_ms_ = reference_ms(chunks);
     if (max_runs_ == 0 || (last_reference_ms_ <= 0 && !futile)) return false;
     if (!futile && run_ms <= last_reference_ms_ * (1 + tolerance_)) {
@@ -60,6 +62,10 @@ class run_backoff {
     if (original_chunk_ms_ > 0) ref = ref > 0 ? std::min(ref, original_chunk_ms_ * n) : original_chunk_ms_ * n;
     return ref;
   }
+  //! The last pipelined run: its wall time, whether it was futile, and the original loop's
+  //! estimate it was judged against (-1 before the first one).
+  [[nodiscard]] double last_run_ms() const noexcept { return last_run_ms_; }
+  [[nodiscard]] bool last_futile() const noexcept { return last_futile_; }
   [[nodiscard]] double last_reference_ms() const noexcept { return last_reference_ms_; }
   [[nodiscard]] int runs_left() const noexcept { return skip_left_; }
 
@@ -70,6 +76,8 @@ class run_backoff {
   int next_skip_ = 1;
   double best_torg_ = -1;          // smallest mean Torg of a pipelined run
   double original_chunk_ms_ = -1;  // wall time per chunk of the last all-original run
+  double last_run_ms_ = -1;
+  bool last_futile_ = false;
   double last_reference_ms_ = -1;
 };
 
