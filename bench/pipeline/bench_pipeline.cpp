@@ -8,11 +8,13 @@
 #include <iostream>
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "microsched/device.hpp"
+#include "microsched/measure/timing_stats.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/cuda_backend.hpp"
 #include "microsched/pipeline/kernel_split.hpp"
@@ -150,6 +152,12 @@ pipeline_arguments adaptive(int depth, int threads) {
   a.memory_limit = std::size_t{1} << 30;
   return a;
 }
+//! The pipeline as before run 17: no host check, no back-off across runs (A/B rows).
+pipeline_arguments before_run17(pipeline_arguments a) {
+  a.host_check = false;
+  a.backoff_max_runs = 0;
+  return a;
+}
 pipeline_arguments fixed(int depth, int threads) {
   auto a = adaptive(depth, threads);
   a.control.adaptive = false;
@@ -186,8 +194,8 @@ void bm_unwrap(benchmark::State& state) {
   if (state.range(1) == 5) args.helper_spin = std::chrono::microseconds{0};
   if (state.range(1) == 6) args.control.rearm_after = 0;
   if (state.range(1) == 9) args.poll_interval = std::chrono::microseconds{20};
-  if (state.range(1) == 10) args.host_check = false;
-  if (state.range(1) == 10 || state.range(1) == 11) args.backoff_max_runs = 0;
+  if (state.range(1) == 10) args = before_run17(args);
+  if (state.range(1) == 11) args.backoff_max_runs = 0;
   if (state.range(1) == 3) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);
@@ -200,10 +208,7 @@ void bm_blackscholes(benchmark::State& state) {
   auto args = adaptive(1, 2);
   args.helper_nice = static_cast<int>(state.range(0));
   if (state.range(1) == 1) args.memory_limit = 1;
-  if (state.range(1) == 2) {  // as before run 17: no host check, no back-off
-    args.host_check = false;
-    args.backoff_max_runs = 0;
-  }
+  if (state.range(1) == 2) args = before_run17(args);
   run_pair(state, *program, args);
 }
 //! Kernel splitting under a loop-carried dependence: the original loop against the split loop on
@@ -250,19 +255,17 @@ void bm_unwrap_gather(benchmark::State& state) {
   options.compact_plan = state.range(1) == 1;
   options.weighted_pieces = state.range(2) == 1;
   std::vector<double> ms;
+  double mean = 0;
   for (auto _ : state) {
     ms = time_unwrap_gather(options, static_cast<int>(state.range(0)), 48);
-    double sum = 0;
-    for (const double m : ms) sum += m;
-    state.SetIterationTime(sum / static_cast<double>(ms.size()) * 1e-3);
+    mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+    state.SetIterationTime(mean * 1e-3);
   }
-  std::sort(ms.begin(), ms.end());
-  double sum = 0;
-  for (const double m : ms) sum += m;
-  state.counters["frame_ms_mean"] = sum / static_cast<double>(ms.size());
-  state.counters["frame_ms_median"] = ms[ms.size() / 2];
-  state.counters["frame_ms_min"] = ms.front();
-  state.counters["frame_ms_max"] = ms.back();
+  const microsched::timing_stats frames = microsched::summarize(ms);
+  state.counters["frame_ms_mean"] = mean;
+  state.counters["frame_ms_median"] = frames.median_ms;
+  state.counters["frame_ms_min"] = frames.min_ms;
+  state.counters["frame_ms_max"] = frames.max_ms;
 }
 //! Host only: read (range(1) = 0) or write (1) bandwidth of range(0) threads over 512 MB.
 void bm_host_bandwidth(benchmark::State& state) {

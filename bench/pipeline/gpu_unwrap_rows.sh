@@ -24,7 +24,8 @@ for load in ${LOADS:-none}; do
     hog=$!
     sleep 1
   fi
-  (vmstat 1 > $OUT/vmstat_$tag.txt 2>&1 &) ; vm=$(pgrep -n vmstat)
+  vmstat 1 > $OUT/vmstat_$tag.txt 2>&1 &
+  vm=$!
   bpg/bench/pipeline/bench_pipeline --benchmark_filter="$FILTER" --benchmark_repetitions=${REPS:-2} --benchmark_out=$OUT/bench_$tag.json --benchmark_out_format=json ${BENCH_ARGS:-} > $OUT/bench_$tag.txt 2> $OUT/bench_err_$tag.txt; echo bench rc $?
   [ -n "$vm" ] && kill $vm 2>/dev/null
   [ -n "$hog" ] && { kill $hog; wait $hog 2>/dev/null; }

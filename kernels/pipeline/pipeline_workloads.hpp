@@ -45,7 +45,7 @@ struct unwrap_options {
   int radii = 512;
   int angles = 2048;
   unsigned seed = 2;
-  //! Gather plans of 4 B per sample (address step and sample offset, 16 bits each) instead of
+  //! Gather plans of 4 B per sample (a 15-bit address step and a 17-bit sample offset) instead of
   //! 8 B (both absolute); the same outputs.
   bool compact_plan = true;
   //! Pieces of equal cost (samples and frame lines) instead of equal size (piece_bounds).

@@ -376,11 +376,12 @@ class unwrap_program final : public program_base {
   }
   void build_plan(std::size_t begin, std::size_t end) const {
     {
+      // Reserved under the lock with an empty entry (cached_plan() reads it as no plan yet), so a
+      // second helper reaching the same piece meanwhile neither builds it too nor counts it twice.
       const std::lock_guard lock(plan_mutex_);
-      if (plan_cache_.count(std::make_pair(begin, end)) != 0 ||
-          plan_cache_size_ + (end - begin) > plan_cache_samples())
-        return;
-      plan_cache_size_ += end - begin;  // reserved: another helper will not build it too
+      if (plan_cache_size_ + (end - begin) > plan_cache_samples()) return;
+      if (!plan_cache_.try_emplace(std::make_pair(begin, end), nullptr).second) return;
+      plan_cache_size_ += end - begin;
     }
     auto plan = std::make_shared<piece_plan>();
     if (o_.compact_plan) {
@@ -431,7 +432,7 @@ class unwrap_program final : public program_base {
       }
     }
     const std::lock_guard lock(plan_mutex_);
-    plan_cache_.emplace(std::make_pair(begin, end), std::move(plan));
+    plan_cache_[std::make_pair(begin, end)] = std::move(plan);
   }
   std::size_t plan_cache_samples() const { return 4 * n_; }
   //! Pieces of equal cost: a piece costs its samples plus line_weight per distinct 64-byte frame
@@ -630,14 +631,9 @@ std::vector<double> time_unwrap_gather(const unwrap_options& options, int thread
   worker_pool pool(threads);
   const std::size_t n = p.chunk_elements(0);
   constexpr std::size_t g = 4096;  // the bench's granularity
-  const std::size_t units = (n + g - 1) / g;
   const auto pieces = static_cast<std::size_t>(threads);
   std::vector<std::size_t> bounds = p.piece_bounds(0, n, threads, g);
-  if (!valid_piece_bounds(bounds, n, threads, g)) {
-    bounds.assign(pieces + 1, 0);
-    for (std::size_t k = 0; k <= pieces; ++k) bounds[k] = std::min(n, units * k / pieces * g);
-    bounds.back() = n;
-  }
+  if (!valid_piece_bounds(bounds, n, threads, g)) bounds = equal_piece_bounds(n, threads, g);
   std::vector<double> ms;
   const int warm = 2 * options.frames;  // the first sweep of each piece builds its plan
   for (int f = 0; f < warm + frames; ++f) {

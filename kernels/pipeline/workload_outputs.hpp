@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "microsched/error.hpp"
@@ -25,6 +26,8 @@ void poison_and_wait(Buffers&... buffers) {
 template <class... Buffers>
 [[nodiscard]] std::vector<std::uint32_t> output_words(const Buffers&... buffers) {
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  if (((buffers.bytes() % sizeof(std::uint32_t) != 0) || ...))
+    throw std::invalid_argument("output_words: a buffer is not a whole number of 32-bit words");
   std::vector<std::uint32_t> words(((buffers.bytes() / sizeof(std::uint32_t)) + ...));
   auto* at = reinterpret_cast<unsigned char*>(words.data());
   const auto copy = [&at](const auto& buffer) {

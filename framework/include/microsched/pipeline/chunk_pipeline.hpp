@@ -300,13 +300,7 @@ bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
     task->bounds = program.piece_bounds(chunk, m, pieces, g);
     weighted = valid_piece_bounds(task->bounds, m, pieces, g);
   }
-  if (!weighted) {
-    task->bounds.resize(static_cast<std::size_t>(pieces) + 1);
-    for (int p = 0; p <= pieces; ++p)
-      task->bounds[static_cast<std::size_t>(p)] =
-          std::min(m, units * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces) * g);
-    task->bounds.back() = m;
-  }
+  if (!weighted) task->bounds = equal_piece_bounds(m, pieces, g);
   task->pieces_left = std::make_unique<std::atomic<int>[]>(static_cast<std::size_t>(task->segments));
   for (int s = 0; s < task->segments; ++s) task->pieces_left[s].store(task->pieces_per_segment);
   task->outcomes.assign(static_cast<std::size_t>(pieces), transform_outcome{});

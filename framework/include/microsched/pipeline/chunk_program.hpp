@@ -4,6 +4,7 @@
 //! they exchange: a `pipeline_backend` (streams and events; cuda_backend.hpp is the real one, the
 //! host tests simulate one) and a `chunk_program` (the user's transformation, copies, launches).
 
+#include <algorithm>
 #include <atomic>
 #include <concepts>
 #include <cstddef>
@@ -76,6 +77,16 @@ template <class P>
 concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int pieces, std::size_t g) {
   { p.piece_bounds(chunk, m, pieces, g) } -> std::convertible_to<std::vector<std::size_t>>;
 };
+
+//! [0, m) cut into `pieces` pieces of equal size at multiples of `granularity` (pieces >= 1,
+//! granularity >= 1): pieces + 1 bounds from 0 to m. The cut where a program gives none.
+[[nodiscard]] inline std::vector<std::size_t> equal_piece_bounds(std::size_t m, int pieces, std::size_t granularity) {
+  const std::size_t units = (m + granularity - 1) / granularity;
+  const auto p = static_cast<std::size_t>(pieces);
+  std::vector<std::size_t> bounds(p + 1);
+  for (std::size_t k = 0; k <= p; ++k) bounds[k] = std::min(m, units * k / p * granularity);
+  return bounds;
+}
 
 //! Whether `bounds` cut [0, m) into `pieces` non-empty pieces at multiples of `granularity`.
 [[nodiscard]] inline bool valid_piece_bounds(const std::vector<std::size_t>& bounds, std::size_t m, int pieces,

@@ -84,11 +84,8 @@ struct kernel_split {
                                                            std::size_t granularity = 32) {
   if (pieces < 1) detail::invalid("pieces", pieces, "must be >= 1");
   if (granularity < 1) detail::invalid("granularity", granularity, "must be >= 1");
-  const std::size_t units = (range.size() + granularity - 1) / granularity;
-  const auto p = static_cast<std::size_t>(pieces);
-  std::vector<std::size_t> bounds(p + 1);
-  for (std::size_t k = 0; k <= p; ++k)
-    bounds[k] = range.begin + std::min(range.size(), units * k / p * granularity);
+  std::vector<std::size_t> bounds = equal_piece_bounds(range.size(), pieces, granularity);
+  for (std::size_t& b : bounds) b += range.begin;
   return bounds;
 }
 
