@@ -187,34 +187,41 @@ void check_tail_sharing(const Program& program, task_id n, const outputs& want) 
   const std::vector<tail_mode> modes = {{1, false, false}, {4, false, false}, {32, false, false},
                                         {1, true, false},  {4, true, false},  {32, true, false},
                                         {0, false, true},  {4, false, true},  {4, true, true}};
-  for (const auto strategy : {pool_strategy::hybrid}) {  // the tail code's only pools
-    for (const auto& mode : modes) {
-      for (const int every : {1, 4}) {
-        for (const bool fifo : {false, true}) {
-          // Under the sanitizers: hybrid pools, immediate switching, the first mode of each kind.
-          if (small_run() && (strategy != pool_strategy::hybrid || every != 1 ||
-                              (mode.share != 1 && !mode.divergent) ||
-                              (mode.divergent && mode.share == 4 && !mode.per_sm))) {
-            continue;
-          }
-          schedule_arguments args;
-          args.strategy = strategy;
-          args.chunk = 4;
-          args.blocks_per_sm = 1;
-          switching_arguments sw;
-          sw.switch_every = every;
-          sw.fifo = fifo;
-          sw.share_parked = mode.share;
-          sw.share_sm = mode.per_sm;
-          sw.tail_divergent = mode.divergent;
-          const auto got = run_switching<Program, Contexts>(program, n, args, sw);
-          check_equal(want, got,
-                      "tail, contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
-                          ", " + to_string(sw) + ", tasks " + std::to_string(n));
+  const auto strategy = pool_strategy::hybrid;  // the tail code's only pools
+  for (const auto& mode : modes) {
+    for (const int every : {1, 4}) {
+      for (const bool fifo : {false, true}) {
+        // Under the sanitizers: immediate switching, the first mode of each kind.
+        if (small_run() && (every != 1 || (mode.share != 1 && !mode.divergent) ||
+                            (mode.divergent && mode.share == 4 && !mode.per_sm))) {
+          continue;
         }
+        schedule_arguments args;
+        args.strategy = strategy;
+        args.chunk = 4;
+        args.blocks_per_sm = 1;
+        switching_arguments sw;
+        sw.switch_every = every;
+        sw.fifo = fifo;
+        sw.share_parked = mode.share;
+        sw.share_sm = mode.per_sm;
+        sw.tail_divergent = mode.divergent;
+        const auto got = run_switching<Program, Contexts>(program, n, args, sw);
+        check_equal(want, got,
+                    "tail, contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
+                        ", " + to_string(sw) + ", tasks " + std::to_string(n));
       }
     }
   }
+}
+
+//! The Monte Carlo branch workload of the device tests.
+kernels::montecarlo_branch_program montecarlo_branch_test_program() {
+  kernels::montecarlo_branch_program p;
+  p.probability = 0.15f;
+  p.outer = 40;
+  p.inner = 18;
+  return p;
 }
 
 //! A context of 1 KB: 200 of them per warp cannot fit in any GPU's shared memory.
@@ -237,10 +244,7 @@ struct big_program {
 TEST_CASE_TEMPLATE("one managed branch (Monte Carlo branch): exactly once, equal to vanilla", C,
                    std::integral_constant<int, 8>, std::integral_constant<int, 64>,
                    std::integral_constant<int, 160>) {
-  kernels::montecarlo_branch_program p;
-  p.probability = 0.15f;
-  p.outer = 40;
-  p.inner = 18;
+  const kernels::montecarlo_branch_program p = montecarlo_branch_test_program();
   for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
     const auto want = run_vanilla(p, n);
     check_all_variants<kernels::montecarlo_branch_program, C::value>(p, n, want);
@@ -260,10 +264,7 @@ TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
 TEST_CASE_TEMPLATE("tail sharing and divergent tail: exactly once, equal to vanilla", C,
                    std::integral_constant<int, 8>, std::integral_constant<int, 64>,
                    std::integral_constant<int, 160>) {
-  kernels::montecarlo_branch_program mc;
-  mc.probability = 0.15f;
-  mc.outer = 40;
-  mc.inner = 18;
+  const kernels::montecarlo_branch_program mc = montecarlo_branch_test_program();
   two_branch_program two;
   for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
     check_tail_sharing<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
