@@ -475,7 +475,6 @@ double rc_q_vanilla_ms(int size, bool skip, const rc_q_vanilla& q) {
     cache[key] = (q.center_first ? r.time_vanilla_scheduled_order({1, rc_q_repetitions})
                                  : r.time_vanilla({1, rc_q_repetitions}))
                      .median_ms;
-    r.set_center_first(false);
   }
   return cache[key];
 }
@@ -582,8 +581,6 @@ void register_raycast_quorum() {
             v.switching.fifo = row.fifo;
             return r.time_switching(v, {1, rc_q_repetitions});
           });
-          r.set_march_quorum(0);
-          r.set_center_first(false);
           state.counters["window"] = row.window;
           state.counters["quorum"] = row.quorum;
           state.counters["vanilla_ms"] = best;

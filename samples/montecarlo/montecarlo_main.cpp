@@ -3,7 +3,6 @@
 // persistent threads and the uniform-work floor.
 #include <CLI/CLI.hpp>
 
-
 #include "montecarlo/montecarlo_workload.hpp"
 #include "sample_cli.hpp"
 
