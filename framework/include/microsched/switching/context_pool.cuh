@@ -154,14 +154,9 @@ class context_pool {
   //! between warps (tail_share.cuh) moves them to a sibling warp.
   template <int K>
   __device__ __forceinline__ void export_parked(bool path, int n, unsigned lane, slot& out) {
-    const pool_counts c = counts<K>();
-    switch_plan plan;  // n empty lanes filled from `path`'s list, nothing else moves
-    plan.path = path;
-    plan.empty = n >= warp_size ? full_mask : (1u << n) - 1u;
-    plan.available = path ? c.then_parked : c.else_parked;
-    plan.other = path ? c.else_parked : c.then_parked;
-    plan.free_slots = c.free_slots;
-    plan.fills = n;
+    branch_masks m;  // n empty lanes, none at the branch: they fill from `path`'s list
+    m.empty = n >= warp_size ? full_mask : (1u << n) - 1u;
+    const switch_plan plan = plan_switch(m, counts<K>(), path);
     apply<K>(plan, plan_lane(plan, lane), out);
     if (static_cast<int>(lane) < n) {
       out.state = state_parked(K);
