@@ -18,7 +18,7 @@
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/key_function.hpp"
 #include "microsched/pipeline/lam.hpp"
-#include "microsched/pipeline/permutation.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 #include "microsched/pipeline/regroup.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "fake_backend.hpp"
 #include "microsched/pipeline/kernel_split.hpp"
-#include "microsched/pipeline/permutation.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 #include "microsched/pipeline/regroup.hpp"
 
 using namespace microsched::pipeline;

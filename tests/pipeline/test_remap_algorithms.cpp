@@ -9,7 +9,7 @@
 
 #include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/lam.hpp"
-#include "microsched/pipeline/permutation.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 #include "microsched/pipeline/regroup.hpp"
 #include "microsched/pipeline/reorder.hpp"
 

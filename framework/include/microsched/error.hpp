@@ -45,6 +45,11 @@ template <class T>
   throw std::invalid_argument(std::string(name) + " = " + std::to_string(value) + ": " + why);
 }
 
+//! The same for a value that is text (e.g. "empty" for a missing function).
+[[noreturn]] inline void throw_invalid(const char* name, const char* value, const std::string& why) {
+  throw std::invalid_argument(std::string(name) + " = " + value + ": " + why);
+}
+
 }  // namespace microsched
 
 #define MICROSCHED_CUDA_TRY(call) ::microsched::detail::cuda_try((call), #call, __FILE__, __LINE__)

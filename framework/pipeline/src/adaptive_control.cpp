@@ -3,33 +3,33 @@
 #include <algorithm>
 #include <sstream>
 
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
 void validate(const adaptive_arguments& args) {
   if (!(args.fixed_ratio > 0 && args.fixed_ratio <= 1))
-    detail::invalid("fixed_ratio", args.fixed_ratio, "must be in (0, 1]");
+    throw_invalid("fixed_ratio", args.fixed_ratio, "must be in (0, 1]");
   if (!(args.min_ratio > 0 && args.min_ratio <= 1))
-    detail::invalid("min_ratio", args.min_ratio, "must be in (0, 1]");
+    throw_invalid("min_ratio", args.min_ratio, "must be in (0, 1]");
   if (!(args.initial_ratio >= args.min_ratio && args.initial_ratio <= 1))
-    detail::invalid("initial_ratio", args.initial_ratio, "must be in [min_ratio, 1]");
+    throw_invalid("initial_ratio", args.initial_ratio, "must be in [min_ratio, 1]");
   if (!(args.ratio_step > 0 && args.ratio_step <= 1))
-    detail::invalid("ratio_step", args.ratio_step, "must be in (0, 1]");
-  if (!(args.min_gain >= 0)) detail::invalid("min_gain", args.min_gain, "must be >= 0");
-  if (args.initial_segments < 1) detail::invalid("initial_segments", args.initial_segments, "must be >= 1");
-  if (args.raised_segments < 1) detail::invalid("raised_segments", args.raised_segments, "must be >= 1");
-  if (args.loss_window < 0) detail::invalid("loss_window", args.loss_window, "must be >= 0");
-  if (!(args.loss_tolerance >= 0)) detail::invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
-  if (args.loss_patience < 1) detail::invalid("loss_patience", args.loss_patience, "must be >= 1");
-  if (args.profile_attempts < 1) detail::invalid("profile_attempts", args.profile_attempts, "must be >= 1");
-  if (args.rearm_after < 0) detail::invalid("rearm_after", args.rearm_after, "must be >= 0");
+    throw_invalid("ratio_step", args.ratio_step, "must be in (0, 1]");
+  if (!(args.min_gain >= 0)) throw_invalid("min_gain", args.min_gain, "must be >= 0");
+  if (args.initial_segments < 1) throw_invalid("initial_segments", args.initial_segments, "must be >= 1");
+  if (args.raised_segments < 1) throw_invalid("raised_segments", args.raised_segments, "must be >= 1");
+  if (args.loss_window < 0) throw_invalid("loss_window", args.loss_window, "must be >= 0");
+  if (!(args.loss_tolerance >= 0)) throw_invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
+  if (args.loss_patience < 1) throw_invalid("loss_patience", args.loss_patience, "must be >= 1");
+  if (args.profile_attempts < 1) throw_invalid("profile_attempts", args.profile_attempts, "must be >= 1");
+  if (args.rearm_after < 0) throw_invalid("rearm_after", args.rearm_after, "must be >= 0");
 }
 
 adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)
     : args_(args), depth_(depth) {
   validate(args_);
-  if (depth < 1) detail::invalid("depth", depth, "must be >= 1");
+  if (depth < 1) throw_invalid("depth", depth, "must be >= 1");
   segments_ = args_.initial_segments;
   if (args_.adaptive && !args_.partial) {
     ratio_ = 1.0;  // all-or-nothing: profiling at r = 1

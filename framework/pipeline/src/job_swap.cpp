@@ -4,15 +4,15 @@
 #include <deque>
 #include <unordered_map>
 
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
 std::vector<index_t> job_swap(std::span<const index_t> refs, const job_swap_arguments& args) {
-  if (args.element_bytes == 0) detail::invalid("element_bytes", args.element_bytes, "must be > 0");
+  if (args.element_bytes == 0) throw_invalid("element_bytes", args.element_bytes, "must be > 0");
   if (args.segment_bytes < args.element_bytes)
-    detail::invalid("segment_bytes", args.segment_bytes, "must hold at least one element");
-  if (args.warp < 1) detail::invalid("warp", args.warp, "must be >= 1");
+    throw_invalid("segment_bytes", args.segment_bytes, "must hold at least one element");
+  if (args.warp < 1) throw_invalid("warp", args.warp, "must be >= 1");
   const auto w = static_cast<std::size_t>(args.warp);
 
   // Categories: jobs grouped by the segment of A they reference, in order of first appearance.

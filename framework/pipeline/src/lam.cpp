@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
 namespace {
 void check_classes(int classes) {
-  if (classes < 1 || classes > 65536) detail::invalid("classes", classes, "must be in 1..65536");
+  if (classes < 1 || classes > 65536) throw_invalid("classes", classes, "must be in 1..65536");
 }
 
 //! The three steps of zhang2010 Figure 5 on class ids, into ws.destination and ws.warp_label.
@@ -16,7 +16,7 @@ void check_classes(int classes) {
 std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int warp,
                      bool fill_quotas, lam_workspace& ws) {
   check_classes(classes);
-  if (warp < 1) detail::invalid("warp", warp, "must be >= 1");
+  if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
   const std::size_t n = class_of.size();
   const auto w = static_cast<std::size_t>(warp);
   const auto r = static_cast<std::size_t>(classes);
@@ -24,7 +24,7 @@ std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int w
   // Label: count each class, quota = warps it can fill entirely.
   ws.count.assign(r, 0);
   for (const std::uint32_t c : class_of) {
-    if (c >= r) detail::invalid("class id", c, "must be below the number of classes");
+    if (c >= r) throw_invalid("class id", c, "must be below the number of classes");
     ++ws.count[c];
   }
   ws.quota.resize(r);
@@ -122,7 +122,7 @@ std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int w
 void value_classes_into(std::span<const std::uint32_t> values, int classes,
                         std::span<std::uint32_t> out) {
   check_classes(classes);
-  if (out.size() != values.size()) detail::invalid("out size", out.size(), "must match the values");
+  if (out.size() != values.size()) throw_invalid("out size", out.size(), "must match the values");
   if (values.empty()) return;
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   const std::uint64_t mn = *lo;
@@ -178,7 +178,7 @@ lam_result lam(std::span<const std::uint32_t> values, const lam_arguments& args)
 std::size_t lam_source(std::span<const std::uint32_t> values, const lam_arguments& args,
                        lam_workspace& ws, std::span<index_t> source, index_t base) {
   if (source.size() != values.size())
-    detail::invalid("source size", source.size(), "must match the values");
+    throw_invalid("source size", source.size(), "must match the values");
   ws.class_of.resize(values.size());
   value_classes_into(values, args.classes, ws.class_of);
   const std::size_t moved = lam_core(ws.class_of, args.classes, args.warp, args.fill_quotas, ws);

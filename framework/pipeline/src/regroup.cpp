@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
 std::vector<std::uint32_t> cluster_trip_counts(std::span<const std::uint32_t> trips, int clusters) {
-  if (clusters < 1) detail::invalid("clusters", clusters, "must be >= 1");
+  if (clusters < 1) throw_invalid("clusters", clusters, "must be >= 1");
   std::vector<std::uint32_t> distinct(trips.begin(), trips.end());
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
@@ -33,20 +33,20 @@ std::vector<std::uint32_t> cluster_trip_counts(std::span<const std::uint32_t> tr
 std::vector<std::uint32_t> path_vector_keys(std::span<const std::uint32_t> branch_bits,
                                             std::span<const std::uint32_t> loop_cluster,
                                             std::uint32_t clusters) {
-  if (clusters < 1) detail::invalid("clusters", clusters, "must be >= 1");
+  if (clusters < 1) throw_invalid("clusters", clusters, "must be >= 1");
   if (branch_bits.size() != loop_cluster.size())
-    detail::invalid("loop_cluster size", loop_cluster.size(), "must match branch_bits");
+    throw_invalid("loop_cluster size", loop_cluster.size(), "must match branch_bits");
   std::vector<std::uint32_t> keys(branch_bits.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (loop_cluster[i] >= clusters)
-      detail::invalid("loop_cluster", loop_cluster[i], "must be below clusters");
+      throw_invalid("loop_cluster", loop_cluster[i], "must be below clusters");
     keys[i] = branch_bits[i] * clusters + loop_cluster[i];
   }
   return keys;
 }
 
 std::vector<index_t> regroup(std::span<const std::uint32_t> keys, int warp) {
-  if (warp < 1) detail::invalid("warp", warp, "must be >= 1");
+  if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
   const auto w = static_cast<std::size_t>(warp);
   // Stable counting sort by key (keys compressed to their distinct values).
   std::vector<std::uint32_t> distinct(keys.begin(), keys.end());

@@ -9,16 +9,16 @@
 #include <unistd.h>
 #endif
 
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
 worker_pool::worker_pool(int threads, int nice_increment, std::chrono::microseconds spin)
     : nice_(nice_increment), spin_(spin), active_(threads), awake_(threads) {
-  if (threads < 1) detail::invalid("threads", threads, "must be >= 1");
-  if (spin.count() < 0) detail::invalid("spin_us", spin.count(), "must be >= 0");
+  if (threads < 1) throw_invalid("threads", threads, "must be >= 1");
+  if (spin.count() < 0) throw_invalid("spin_us", spin.count(), "must be >= 0");
   if (nice_increment < 0 || nice_increment > 19)
-    detail::invalid("nice_increment", nice_increment, "must be in 0..19");
+    throw_invalid("nice_increment", nice_increment, "must be in 0..19");
   threads_.reserve(static_cast<std::size_t>(threads));
   try {
     for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i] { run(i); });

@@ -31,7 +31,7 @@
 #include "microsched/pipeline/adaptive_control.hpp"
 #include "microsched/pipeline/chunk_program.hpp"
 #include "microsched/pipeline/chunk_share.hpp"
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 #include "microsched/pipeline/detail/poll_pause.hpp"
 #include "microsched/pipeline/host_load.hpp"
 #include "microsched/pipeline/pipeline_arguments.hpp"

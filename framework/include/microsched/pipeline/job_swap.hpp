@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "microsched/pipeline/permutation.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 
 namespace microsched::pipeline {
 

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "microsched/pipeline/chunk_pipeline.hpp"
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 #include "microsched/pipeline/detail/poll_pause.hpp"
 #include "microsched/pipeline/statistics.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
@@ -67,8 +67,8 @@ struct kernel_split {
 //! them pure) and the original part takes the rest; every thread is in exactly one part.
 //! Throws std::invalid_argument for r outside [0, 1] (or NaN) and granularity < 1.
 [[nodiscard]] inline kernel_split split_kernel(std::size_t n, double r, std::size_t granularity = 32) {
-  if (!(r >= 0.0 && r <= 1.0)) detail::invalid("ratio", r, "must be in [0, 1]");
-  if (granularity < 1) detail::invalid("granularity", granularity, "must be >= 1");
+  if (!(r >= 0.0 && r <= 1.0)) throw_invalid("ratio", r, "must be in [0, 1]");
+  if (granularity < 1) throw_invalid("granularity", granularity, "must be >= 1");
   std::size_t m = n;
   if (r < 1.0) {
     const auto units = static_cast<std::size_t>(r * static_cast<double>(n) / static_cast<double>(granularity));
@@ -82,8 +82,8 @@ struct kernel_split {
 //! only when the range has fewer granules than pieces. Throws for pieces < 1 or granularity < 1.
 [[nodiscard]] inline std::vector<std::size_t> split_pieces(split_range range, int pieces,
                                                            std::size_t granularity = 32) {
-  if (pieces < 1) detail::invalid("pieces", pieces, "must be >= 1");
-  if (granularity < 1) detail::invalid("granularity", granularity, "must be >= 1");
+  if (pieces < 1) throw_invalid("pieces", pieces, "must be >= 1");
+  if (granularity < 1) throw_invalid("granularity", granularity, "must be >= 1");
   std::vector<std::size_t> bounds = equal_piece_bounds(range.size(), pieces, granularity);
   for (std::size_t& b : bounds) b += range.begin;
   return bounds;
@@ -105,12 +105,12 @@ struct split_arguments {
 
 //! Throws std::invalid_argument naming the first bad value.
 inline void validate(const split_arguments& args) {
-  if (!(args.ratio >= 0.0 && args.ratio <= 1.0)) detail::invalid("ratio", args.ratio, "must be in [0, 1]");
-  if (args.threads < 1 || args.threads > 256) detail::invalid("threads", args.threads, "must be in 1..256");
-  if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
-  if (args.give_up_after < 0) detail::invalid("give_up_after", args.give_up_after, "must be >= 0");
+  if (!(args.ratio >= 0.0 && args.ratio <= 1.0)) throw_invalid("ratio", args.ratio, "must be in [0, 1]");
+  if (args.threads < 1 || args.threads > 256) throw_invalid("threads", args.threads, "must be in 1..256");
+  if (args.granularity < 1) throw_invalid("granularity", args.granularity, "must be >= 1");
+  if (args.give_up_after < 0) throw_invalid("give_up_after", args.give_up_after, "must be >= 0");
   if (args.poll_interval.count() < 0)
-    detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
+    throw_invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
 }
 
 //! What a program's callbacks are given: the iteration and the threads concerned (for `transform`,

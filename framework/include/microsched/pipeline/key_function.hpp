@@ -14,10 +14,11 @@
 #include <span>
 #include <vector>
 
+#include "microsched/error.hpp"
 #include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/lam.hpp"
-#include "microsched/pipeline/permutation.hpp"
 #include "microsched/pipeline/reorder.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 
 namespace microsched::pipeline {
 
@@ -74,12 +75,12 @@ template <class T>
 void reorder(std::span<const T> a, const key_function& refs, std::span<T> out, std::size_t begin,
              std::size_t end, std::vector<std::uint32_t>& scratch) {
   if (begin > end || end > out.size())
-    detail::invalid("end", end, "reorder range outside the output array");
+    throw_invalid("end", end, "reorder range outside the output array");
   scratch.resize(end - begin);
   refs.fill(begin, scratch);
   for (std::size_t i = begin; i < end; ++i) {
     const index_t r = scratch[i - begin];
-    if (r >= a.size()) detail::invalid("refs[i]", r, "reference outside the referenced array");
+    if (r >= a.size()) throw_invalid("refs[i]", r, "reference outside the referenced array");
     out[i] = a[r];
   }
 }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "microsched/pipeline/adaptive_control.hpp"
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
@@ -82,24 +82,24 @@ struct pipeline_arguments {
 
 //! Throws std::invalid_argument naming the first bad value.
 inline void validate(const pipeline_arguments& args) {
-  if (args.depth < 1 || args.depth > 64) detail::invalid("depth", args.depth, "must be in 1..64");
+  if (args.depth < 1 || args.depth > 64) throw_invalid("depth", args.depth, "must be in 1..64");
   if (args.threads_per_chunk < 1 || args.threads_per_chunk > 256)
-    detail::invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
-  if (args.granularity < 1) detail::invalid("granularity", args.granularity, "must be >= 1");
+    throw_invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
+  if (args.granularity < 1) throw_invalid("granularity", args.granularity, "must be >= 1");
   if (!(args.wait_budget >= 0 && args.wait_budget <= 1))
-    detail::invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
+    throw_invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
   if (args.helper_nice < 0 || args.helper_nice > 19)
-    detail::invalid("helper_nice", args.helper_nice, "must be in 0..19");
+    throw_invalid("helper_nice", args.helper_nice, "must be in 0..19");
   if (args.helper_spin.count() < 0 || args.helper_spin.count() > 100000)
-    detail::invalid("helper_spin_us", args.helper_spin.count(), "must be in 0..100000");
+    throw_invalid("helper_spin_us", args.helper_spin.count(), "must be in 0..100000");
   if (args.poll_interval.count() < 0)
-    detail::invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
+    throw_invalid("poll_interval_us", args.poll_interval.count(), "must be >= 0");
   if (args.host_min_helpers < 0 || args.host_min_helpers > 4096)
-    detail::invalid("host_min_helpers", args.host_min_helpers, "must be in 0..4096");
+    throw_invalid("host_min_helpers", args.host_min_helpers, "must be in 0..4096");
   if (!(args.backoff_tolerance >= 0 && args.backoff_tolerance <= 10))
-    detail::invalid("backoff_tolerance", args.backoff_tolerance, "must be in [0, 10]");
+    throw_invalid("backoff_tolerance", args.backoff_tolerance, "must be in [0, 10]");
   if (args.backoff_max_runs < 0 || args.backoff_max_runs > (1 << 20))
-    detail::invalid("backoff_max_runs", args.backoff_max_runs, "must be in 0..1048576");
+    throw_invalid("backoff_max_runs", args.backoff_max_runs, "must be in 0..1048576");
   validate(args.control);
 }
 

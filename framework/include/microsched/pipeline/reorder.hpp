@@ -7,8 +7,8 @@
 #include <span>
 #include <stdexcept>
 
-#include "microsched/pipeline/detail/invalid.hpp"
-#include "microsched/pipeline/permutation.hpp"
+#include "microsched/error.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 
 namespace microsched::pipeline {
 
@@ -19,10 +19,10 @@ template <class T>
 void reorder(std::span<const T> a, std::span<const index_t> refs, std::span<T> out,
              std::size_t begin, std::size_t end) {
   if (begin > end || end > refs.size() || end > out.size())
-    detail::invalid("end", end, "reorder range outside the reference or output array");
+    throw_invalid("end", end, "reorder range outside the reference or output array");
   for (std::size_t i = begin; i < end; ++i) {
     const index_t r = refs[i];
-    if (r >= a.size()) detail::invalid("refs[i]", r, "reference outside the referenced array");
+    if (r >= a.size()) throw_invalid("refs[i]", r, "reference outside the referenced array");
     out[i] = a[r];
   }
 }

@@ -1,8 +1,8 @@
-#include "microsched/pipeline/permutation.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 
 #include <algorithm>
 
-#include "microsched/pipeline/detail/invalid.hpp"
+#include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
@@ -16,7 +16,7 @@ bool is_bijection(std::span<const index_t> p) {
 }
 
 std::vector<index_t> invert(std::span<const index_t> p) {
-  if (!is_bijection(p)) detail::invalid("permutation size", p.size(), "not a bijection");
+  if (!is_bijection(p)) throw_invalid("permutation size", p.size(), "not a bijection");
   std::vector<index_t> q(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) q[p[i]] = static_cast<index_t>(i);
   return q;
@@ -30,8 +30,8 @@ std::vector<index_t> identity(std::size_t n) {
 
 namespace {
 void check_mapping(std::size_t keys, std::span<const index_t> source, int warp) {
-  if (warp < 1) detail::invalid("warp", warp, "must be >= 1");
-  if (source.size() != keys) detail::invalid("source size", source.size(), "must match the keys");
+  if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
+  if (source.size() != keys) throw_invalid("source size", source.size(), "must match the keys");
 }
 }  // namespace
 
@@ -64,8 +64,8 @@ std::uint64_t warp_trip_cost(std::span<const std::uint32_t> trips, std::span<con
 std::uint64_t memory_transactions(std::span<const index_t> refs, std::span<const index_t> source,
                                   std::size_t element_bytes, std::size_t segment_bytes, int warp) {
   check_mapping(refs.size(), source, warp);
-  if (element_bytes == 0) detail::invalid("element_bytes", element_bytes, "must be > 0");
-  if (segment_bytes == 0) detail::invalid("segment_bytes", segment_bytes, "must be > 0");
+  if (element_bytes == 0) throw_invalid("element_bytes", element_bytes, "must be > 0");
+  if (segment_bytes == 0) throw_invalid("segment_bytes", segment_bytes, "must be > 0");
   std::uint64_t total = 0;
   std::vector<std::uint64_t> segments;
   for (std::size_t w = 0; w < source.size(); w += static_cast<std::size_t>(warp)) {

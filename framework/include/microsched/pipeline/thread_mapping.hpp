@@ -1,5 +1,5 @@
 #pragma once
-//! @file permutation.hpp
+//! @file thread_mapping.hpp
 //! Thread-data mappings and the measures that judge them. A mapping is stored as `source`:
 //! thread t works on element (job) source[t], i.e. the kernel's `newtid = D[tid]` with D = source
 //! (zhang2010 §3.1). Pure host code: tested in CI without a GPU.
