@@ -1,0 +1,61 @@
+#pragma once
+//! @file metrics.hpp
+//! The divergence model's two cost estimates (divergence-metrics paper, §IV-B), pure host
+//! functions of the BBVs, the region latencies and a thread order.
+//!
+//! An order is a permutation: thread slot s (in launch order) works on item order[s]. Slots are
+//! cut into warps of 32 and blocks of `threads_per_block`; a warp pays, for every region, its
+//! latency times the largest count of its threads (eqs. 2, 3), since lanes that finish early wait
+//! for the others; a block costs the sum of its warps (eq. 4).
+//! - BBV-weighted: the sum of all blocks over the SM count (eq. 5), a perfectly balanced GPU.
+//! - BBV-weighted-scheduled: blocks are handed in launch order to the first free place of
+//!   sm_count * blocks_per_sm (the real SM count and occupancy), dynamic round robin; the
+//!   estimate is the time the last place finishes. Uneven blocks leave a tail that eq. 5 misses.
+//! Neither predicts absolute time: both are in latency units (cycles when the latencies are);
+//! the ratio of two orders' estimates predicts the ratio of their kernel times.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "microsched/model/bbv.hpp"
+
+namespace microsched::model {
+
+//! The launch and the GPU the estimate is for.
+struct gpu_shape {
+  int sm_count = 0;           //!< streaming multiprocessors (query the device, never hard-code)
+  int blocks_per_sm = 1;      //!< occupancy of the kernel at threads_per_block
+  int threads_per_block = 0;  //!< a multiple of 32
+};
+
+//! Throws std::invalid_argument naming the first value that is not positive, or a block size
+//! that is not a multiple of 32.
+void validate(const gpu_shape& shape);
+
+//! Throws std::invalid_argument unless `order` is a permutation of [0, items).
+void validate_order(std::span<const std::uint32_t> order, std::size_t items);
+
+//! The identity order (thread t works on item t, the original launch).
+[[nodiscard]] std::vector<std::uint32_t> identity_order(std::size_t items);
+
+//! Cost of each block of the launch, in block order (eq. 4). An empty `order` means identity.
+[[nodiscard]] std::vector<double> block_costs(const bbv_matrix& bbv,
+                                              std::span<const double> latency,
+                                              std::span<const std::uint32_t> order,
+                                              int threads_per_block);
+
+//! BBV-weighted estimate (eq. 5). An empty `order` means identity.
+[[nodiscard]] double bbv_weighted(const bbv_matrix& bbv, std::span<const double> latency,
+                                  std::span<const std::uint32_t> order, const gpu_shape& shape);
+
+//! BBV-weighted-scheduled estimate: dynamic round robin of the blocks onto
+//! sm_count * blocks_per_sm places. An empty `order` means identity.
+[[nodiscard]] double bbv_weighted_scheduled(const bbv_matrix& bbv, std::span<const double> latency,
+                                            std::span<const std::uint32_t> order,
+                                            const gpu_shape& shape);
+
+//! Makespan of blocks of the given costs, handed in order to the first free of `places` places.
+[[nodiscard]] double round_robin_makespan(std::span<const double> costs, int places);
+
+}  // namespace microsched::model

@@ -1,0 +1,77 @@
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "microsched/error.hpp"
+#include "microsched/model/latency.hpp"
+#include "microsched/tuning/atomic_write.hpp"
+
+namespace microsched::model {
+
+std::vector<double> latencies_from_sums(std::span<const unsigned long long> cycles,
+                                        std::span<const unsigned long long> hits) {
+  if (cycles.empty()) throw_invalid("regions", cycles.size(), "need at least one region");
+  if (hits.size() != cycles.size())
+    throw_invalid("hits size", hits.size(), "must equal the number of cycle sums");
+  std::vector<double> lat(cycles.size(), 0.0);
+  for (std::size_t r = 0; r < lat.size(); ++r)
+    if (hits[r] != 0) lat[r] = double(cycles[r]) / double(hits[r]);
+  return lat;
+}
+
+std::filesystem::path latency_cache::file_for(std::string_view gpu_name) const {
+  std::string name(gpu_name.empty() ? "unknown_gpu" : gpu_name);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return folder_ / (name + ".latency");
+}
+
+namespace {
+bool valid_key(std::string_view key) {
+  if (key.empty()) return false;
+  for (const char c : key)
+    if (std::isspace(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+}  // namespace
+
+std::optional<std::vector<double>> latency_cache::load(std::string_view gpu_name,
+                                                       std::string_view kernel_key) const {
+  std::ifstream in(file_for(gpu_name));
+  std::string line;
+  while (in && std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::size_t regions = 0;
+    if (!(fields >> key >> regions) || key != kernel_key || regions == 0) continue;
+    std::vector<double> lat(regions);
+    for (double& v : lat)
+      if (!(fields >> v)) return std::nullopt;
+    return lat;
+  }
+  return std::nullopt;
+}
+
+void latency_cache::store(std::string_view gpu_name, std::string_view kernel_key,
+                          std::span<const double> latency) const {
+  if (!valid_key(kernel_key))
+    throw std::invalid_argument("kernel key '" + std::string(kernel_key) +
+                                "': must be non-empty without white space");
+  if (latency.empty()) throw_invalid("latency size", latency.size(), "need at least one region");
+  tuning::ensure_writable_folder(folder_);
+  std::ostringstream out;
+  std::ifstream in(file_for(gpu_name));
+  std::string line;
+  while (in && std::getline(in, line)) {  // keep the other kernels' lines
+    std::istringstream fields(line);
+    std::string key;
+    if ((fields >> key) && key != kernel_key) out << line << '\n';
+  }
+  out.precision(17);
+  out << kernel_key << ' ' << latency.size();
+  for (const double v : latency) out << ' ' << v;
+  out << '\n';
+  tuning::write_file_atomically(file_for(gpu_name), out.str());
+}
+
+}  // namespace microsched::model
