@@ -6,6 +6,36 @@
 
 namespace microsched {
 
+namespace {
+
+//! "12.4" from CUDA's integer version 12040.
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+//! The reason for a failed or empty cudaGetDeviceCount. cudaErrorInsufficientDriver is also what
+//! the runtime answers where no driver is installed at all; cudaDriverGetVersion tells the two
+//! apart (it reports 0 without a driver).
+std::string reason_for(cudaError_t rc, int count) {
+  int driver = 0;
+  int runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  (void)cudaGetLastError();
+  if (driver == 0) return "no NVIDIA driver is installed (libcuda not found)";
+  if (rc == cudaErrorInsufficientDriver) {
+    return "the NVIDIA driver is too old: it supports CUDA " + cuda_version_text(driver) +
+           ", this program needs CUDA " + cuda_version_text(runtime) + " (update the driver)";
+  }
+  if (rc == cudaSuccess && count == 0) {
+    return "no CUDA GPU found (driver for CUDA " + cuda_version_text(driver) + ", 0 devices)";
+  }
+  return std::string("no CUDA GPU usable (") + cudaGetErrorName(rc) + ": " +
+         cudaGetErrorString(rc) + ")";
+}
+
+}  // namespace
+
 int cuda_device_count() noexcept {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
@@ -15,14 +45,16 @@ int cuda_device_count() noexcept {
   return count;
 }
 
-device_info current_device() {
+std::string no_device_reason() {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    throw no_device_error(std::string("no CUDA GPU found (") +
-                          (rc == cudaSuccess ? "0 devices" : cudaGetErrorString(rc)) + ")");
-  }
+  if (rc == cudaSuccess && count > 0) return {};
+  (void)cudaGetLastError();
+  return reason_for(rc, count);
+}
+
+device_info current_device() {
+  if (std::string why = no_device_reason(); !why.empty()) throw no_device_error(why);
   device_info info;
   MICROSCHED_CUDA_TRY(cudaGetDevice(&info.ordinal));
   cudaDeviceProp prop{};
@@ -41,7 +73,7 @@ device_info current_device() {
 }
 
 int current_sm_count() {
-  if (cuda_device_count() == 0) throw no_device_error("no CUDA GPU found");
+  if (std::string why = no_device_reason(); !why.empty()) throw no_device_error(why);
   int device = 0;
   int count = 0;
   MICROSCHED_CUDA_TRY(cudaGetDevice(&device));

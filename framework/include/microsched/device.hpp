@@ -2,9 +2,15 @@
 //! @file device.hpp
 //! Facts about the current CUDA device that schedules are sized from (never hard-coded).
 
+#include <cstddef>
 #include <string>
 
 namespace microsched {
+
+//! Exit status of every microsched program (samples, benchmarks, the sweep tool, tests) that finds
+//! no usable CUDA GPU: 77, the "skipped" status of automake and of ctest's SKIP_RETURN_CODE, so a
+//! script or CI job can tell "nothing ran here" from success (0) and from failure.
+inline constexpr int no_gpu_exit_code = 77;
 
 struct device_info {
   int ordinal = 0;
@@ -21,6 +27,11 @@ struct device_info {
 
 //! Number of usable CUDA devices; 0 where there is no GPU or no working driver (never throws).
 [[nodiscard]] int cuda_device_count() noexcept;
+
+//! Why no GPU can be used, in words: no NVIDIA driver installed, a driver too old for this
+//! program's CUDA runtime (both versions named), a driver with no device, or CUDA's own message.
+//! Empty when a device is usable.
+[[nodiscard]] std::string no_device_reason();
 
 //! The current device's properties. Throws no_device_error when no GPU can be used.
 [[nodiscard]] device_info current_device();
