@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks (or, with --fix, rewrites) the code blocks in docs/*.md that are cut from compiled
 sources. A block is marked by the line `<!-- snippet: PATH#NAME -->` right before its fence; its
-text must equal the lines between `// example-begin NAME` and `// example-end NAME` in PATH."""
+text must equal the lines between `// example-begin NAME` and `// example-end NAME` in PATH
+(`# example-begin NAME` / `# example-end NAME` in CMake and shell files)."""
 import pathlib, re, sys, textwrap
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -10,8 +11,8 @@ marker = re.compile(r"<!-- snippet: (\S+)#(\S+) -->")
 def region(path, name):
     lines = (root / path).read_text().splitlines()
     try:
-        start = next(i for i, l in enumerate(lines) if l.strip() == f"// example-begin {name}")
-        end = next(i for i, l in enumerate(lines) if l.strip() == f"// example-end {name}")
+        start = next(i for i, l in enumerate(lines) if l.strip() in (f"// example-begin {name}", f"# example-begin {name}"))
+        end = next(i for i, l in enumerate(lines) if l.strip() in (f"// example-end {name}", f"# example-end {name}"))
     except StopIteration:
         raise SystemExit(f"{path}: no example region '{name}'")
     return textwrap.dedent("\n".join(lines[start + 1:end])).strip("\n")
