@@ -1,0 +1,238 @@
+// Google Benchmark: the divergence model against the GPU. For every workload (marching cubes,
+// read alignment, photon transport) and every order (original, Sorting, Greedy, Greedy-Max on
+// BBVs predicted from an instrumented sample by the eq. 1 regression, and the ideal: Sorting on
+// the exact BBVs), a row times the regrouped launch (CUDA events, manual time, warm-up, median)
+// and reports the predicted time ratio of both metrics against the measured one, their errors,
+// the kernel speedup and the end-to-end speedup with the host's regrouping cost. Outputs of
+// every order are checked bit for bit against the original launch's before it is timed.
+//   MICROSCHED_MODEL_CACHE=DIR  folder of the per-GPU latency cache (default ./model-cache)
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "microsched/device.hpp"
+#include "microsched/device_buffer.hpp"
+#include "microsched/measure/event_timer.hpp"
+#include "microsched/model/latency.hpp"
+#include "microsched/model/metrics.hpp"
+#include "microsched/model/regression.hpp"
+#include "microsched/model/regroup.hpp"
+#include "model/model_workload.hpp"
+
+using namespace microsched;
+using namespace microsched::model;
+using namespace microsched::model_kernels;
+
+namespace {
+
+constexpr std::size_t sample_items = 2048;  // items run instrumented to fit the regression
+const timing_options kernel_timing{3, 15};
+using clock_type = std::chrono::steady_clock;
+
+double ms_since(clock_type::time_point start) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+//! A workload with its BBVs, latencies and original timing, made once.
+struct prepared {
+  std::unique_ptr<divergent_workload> w;
+  bbv_matrix exact, predicted;
+  std::vector<double> latency;
+  gpu_shape shape;
+  double predict_ms = 0;  // regression fit + prediction on the host
+  double bbv_error = 0;   // mean absolute count error of the prediction
+  double original_ms = 0, counted_ms = 0;
+  std::vector<std::uint32_t> original_outputs;
+  bool latency_cached = false;
+};
+
+bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::uint32_t threads) {
+  bbv_matrix m(w.items(), w.region_names().size());
+  device_buffer<std::uint32_t> counts(m.counts.size());
+  counts.fill_bytes(0);
+  w.launch({probe_mode::count, order, threads, {counts.data(), nullptr, nullptr}, nullptr, nullptr});
+  m.counts = counts.to_host();
+  return m;
+}
+
+std::vector<double> measure_latency(prepared& p) {
+  const latency_cache cache(std::getenv("MICROSCHED_MODEL_CACHE") != nullptr
+                                ? std::getenv("MICROSCHED_MODEL_CACHE")
+                                : "model-cache");
+  const std::string gpu = current_device().name, key = p.w->name() + "-regions";
+  if (auto cached = cache.load(gpu, key); cached && cached->size() == p.exact.regions) {
+    p.latency_cached = true;
+    return *cached;
+  }
+  // time each region on the exact-BBV order: its warps do not diverge, so a lane's cycles are
+  // its warp's
+  const auto order = sorting_order(p.exact);
+  device_buffer<std::uint32_t> d_order(order);
+  device_buffer<unsigned long long> sums(2 * p.exact.regions);
+  sums.fill_bytes(0);
+  p.w->launch({probe_mode::time, d_order.data(), static_cast<std::uint32_t>(p.exact.items),
+               {nullptr, sums.data(), sums.data() + p.exact.regions}, nullptr, nullptr});
+  const auto s = sums.to_host();
+  const std::span<const unsigned long long> all(s);
+  auto lat = latencies_from_sums(all.first(p.exact.regions), all.subspan(p.exact.regions));
+  cache.store(gpu, key, lat);
+  return lat;
+}
+
+prepared& get(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<prepared>> cache;
+  auto& slot = cache[name];
+  if (slot) return *slot;
+  slot = std::make_unique<prepared>();
+  prepared& p = *slot;
+  p.w = name == "marching_cubes" ? make_marching_cubes(96)
+        : name == "alignment"    ? make_alignment(std::size_t{1} << 19)
+                                 : make_photon(std::size_t{1} << 20);
+  divergent_workload& w = *p.w;
+  const std::size_t n = w.items();
+  p.exact = count_bbvs(w, nullptr, static_cast<std::uint32_t>(n));
+  // the instrumented sample: random items, counted in one launch of sample_items threads
+  std::vector<std::uint32_t> sample = identity_order(n);
+  std::shuffle(sample.begin(), sample.end(), std::mt19937(11));
+  sample.resize(std::min(sample_items, n));
+  device_buffer<std::uint32_t> d_sample(sample);
+  const bbv_matrix counted = count_bbvs(w, d_sample.data(), static_cast<std::uint32_t>(sample.size()));
+  bbv_matrix sample_counts(sample.size(), counted.regions);
+  for (std::size_t k = 0; k < sample.size(); ++k)
+    std::ranges::copy(counted.row(sample[k]), sample_counts.row(k).begin());
+  const auto features = w.features();
+  const auto start = clock_type::now();
+  const auto fit = fit_bbv_regression(select_rows(features, sample), sample, sample_counts);
+  p.predicted = predict_bbvs(fit, features);
+  p.predict_ms = ms_since(start);
+  p.bbv_error = mean_abs_error(p.predicted, p.exact);
+  p.latency = measure_latency(p);
+  p.shape = {current_sm_count(), w.blocks_per_sm(true), divergent_workload::threads_per_block};
+  event_timer timer;
+  const auto n32 = static_cast<std::uint32_t>(n);
+  p.original_ms = timer.time([&](cudaStream_t s) {
+                       w.launch({probe_mode::off, nullptr, n32, {}, nullptr, s});
+                     }, kernel_timing).median_ms;
+  device_buffer<std::uint32_t> counts(p.exact.counts.size());
+  p.counted_ms = timer.time([&](cudaStream_t s) {
+                      w.launch({probe_mode::count, nullptr, n32, {counts.data(), nullptr, nullptr},
+                                nullptr, s});
+                    }, kernel_timing).median_ms;
+  w.poison_outputs(nullptr);
+  w.launch({probe_mode::off, nullptr, n32, {}, nullptr, nullptr});
+  p.original_outputs = w.outputs();
+  return p;
+}
+
+enum class row { original, sorting, greedy, greedy_max, ideal };
+
+void bm_model(benchmark::State& state, const std::string& workload, row kind) {
+  prepared& p = get(workload);
+  divergent_workload& w = *p.w;
+  const auto n32 = static_cast<std::uint32_t>(w.items());
+  const regroup_method method = kind == row::ideal ? regroup_method::sorting
+                                                   : static_cast<regroup_method>(kind);
+  const bbv_matrix& bbv = kind == row::ideal ? p.exact : p.predicted;
+  auto start = clock_type::now();
+  const auto order = regroup(method, bbv, p.latency);
+  const double regroup_ms = ms_since(start);
+  start = clock_type::now();
+  device_buffer<std::uint32_t> d_order(order);
+  const double upload_ms = ms_since(start);
+  w.poison_outputs(nullptr);
+  w.launch({probe_mode::off, d_order.data(), n32, {}, nullptr, nullptr});
+  if (w.outputs() != p.original_outputs) {
+    state.SkipWithError("regrouped outputs differ from the original's");
+    return;
+  }
+  for (int i = 0; i < kernel_timing.warmup; ++i)
+    w.launch({probe_mode::off, d_order.data(), n32, {}, nullptr, nullptr});
+  cudaEvent_t begin{}, end{};
+  MICROSCHED_CUDA_TRY(cudaEventCreate(&begin));
+  MICROSCHED_CUDA_TRY(cudaEventCreate(&end));
+  std::vector<double> samples;
+  for (auto _ : state) {
+    MICROSCHED_CUDA_TRY(cudaEventRecord(begin));
+    w.launch({probe_mode::off, d_order.data(), n32, {}, nullptr, nullptr});
+    MICROSCHED_CUDA_TRY(cudaEventRecord(end));
+    MICROSCHED_CUDA_TRY(cudaEventSynchronize(end));
+    float ms = 0;
+    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, begin, end));
+    state.SetIterationTime(ms * 1e-3);
+    samples.push_back(ms);
+  }
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
+  const double kernel_ms = summarize(samples).median_ms;
+  const double measured = kernel_ms / p.original_ms;  // time ratio: < 1 is faster
+  // predictions from the BBVs the model has: predicted ones (the ideal row: exact ones)
+  const double pred_w = bbv_weighted(bbv, p.latency, order, p.shape) /
+                        bbv_weighted(bbv, p.latency, {}, p.shape);
+  const double pred_ws = bbv_weighted_scheduled(bbv, p.latency, order, p.shape) /
+                         bbv_weighted_scheduled(bbv, p.latency, {}, p.shape);
+  const double pred_ws_exact = bbv_weighted_scheduled(p.exact, p.latency, order, p.shape) /
+                               bbv_weighted_scheduled(p.exact, p.latency, {}, p.shape);
+  const double host_ms = (kind == row::ideal ? 0.0 : p.predict_ms) + regroup_ms + upload_ms;
+  auto& c = state.counters;
+  c["orig_ms"] = p.original_ms;
+  c["kernel_ms"] = kernel_ms;
+  c["meas_ratio"] = measured;
+  c["pred_w"] = pred_w;
+  c["pred_ws"] = pred_ws;
+  c["pred_ws_exact"] = pred_ws_exact;
+  c["err_w_pct"] = 100.0 * std::abs(pred_w - measured) / measured;
+  c["err_ws_pct"] = 100.0 * std::abs(pred_ws - measured) / measured;
+  c["speedup"] = p.original_ms / kernel_ms;
+  c["host_ms"] = host_ms;
+  c["regroup_ms"] = regroup_ms;
+  c["predict_ms"] = p.predict_ms;
+  c["e2e_speedup"] = p.original_ms / (kernel_ms + host_ms);
+  c["bbv_mae"] = p.bbv_error;
+  c["count_cost"] = p.counted_ms / p.original_ms;
+  c["blocks_per_sm"] = p.shape.blocks_per_sm;
+  std::string label = "lat";
+  for (const double l : p.latency) label += " " + std::to_string(static_cast<int>(std::lround(l)));
+  state.SetLabel(label + (p.latency_cached ? " (cached)" : " (measured)"));
+}
+
+void register_all() {
+  const std::pair<row, const char*> rows[] = {{row::original, "original"},
+                                              {row::sorting, "sorting"},
+                                              {row::greedy, "greedy"},
+                                              {row::greedy_max, "greedy_max"},
+                                              {row::ideal, "ideal"}};
+  for (const char* workload : {"marching_cubes", "alignment", "photon"})
+    for (const auto& [kind, name] : rows)
+      benchmark::RegisterBenchmark((std::string("bm_model/") + workload + "/" + name).c_str(),
+                                   [workload, kind](benchmark::State& s) { bm_model(s, workload, kind); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(15);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (cuda_device_count() == 0) {
+      std::fprintf(stderr, "bench_model: no CUDA GPU on this machine\n");
+      return 1;
+    }
+    std::printf("device: %s\n", describe(current_device()).c_str());
+    benchmark::Initialize(&argc, argv);
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_model: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
