@@ -12,8 +12,8 @@ TEST_CASE("profiling estimates r' = r0 * Torg / (Ttr + Tsav)") {
   adaptive_controller c;
   CHECK(c.state() == phase::profiling);
   CHECK(c.ratio() == doctest::Approx(0.1));
-  c.original_kernel(10.0);                 // Torg
-  c.transformation(0.1, true, 2.0, 9.0);   // Ttr = 2, Topt = 9 -> Tsav = 1
+  c.original_kernel(10.0);                // Torg
+  c.transformation(0.1, true, 2.0, 9.0);  // Ttr = 2, Topt = 9 -> Tsav = 1
   CHECK(c.state() == phase::adjusting);
   CHECK(c.ratio() == doctest::Approx(0.1 * 10.0 / (2.0 + 1.0)));
 }
@@ -94,10 +94,12 @@ TEST_CASE("the controller without adaptation keeps a fixed ratio") {
 TEST_CASE("adaptive arguments are validated by name") {
   adaptive_arguments args;
   args.ratio_step = 0;
-  CHECK_THROWS_WITH_AS(adaptive_controller{args}, doctest::Contains("ratio_step"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(adaptive_controller{args}, doctest::Contains("ratio_step"),
+                       std::invalid_argument);
   args = {};
   args.min_ratio = 0.5;
-  CHECK_THROWS_WITH_AS(adaptive_controller{args}, doctest::Contains("initial_ratio"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(adaptive_controller{args}, doctest::Contains("initial_ratio"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("with depth 2 a transformation may take two kernel times: r' = r0*2*Torg/(Ttr+2*Tsav)") {
@@ -154,7 +156,7 @@ TEST_CASE("the loss guard judges every step against the latest mean Torg") {
   adaptive_controller c(a);
   c.original_kernel(0.26);  // the first original measured short (run 16)
   c.iteration_time(0.34);
-  c.iteration_time(0.34);   // 0.16 ms behind a Torg of 0.26: over the allowance twice
+  c.iteration_time(0.34);  // 0.16 ms behind a Torg of 0.26: over the allowance twice
   CHECK(c.enabled());
   for (int k = 0; k < 5; ++k) c.original_kernel(0.34);  // mean Torg (0.26 + 5 * 0.34) / 6
   c.iteration_time(0.34);  // three steps against it: 0.04 ms, under 0.02 * Torg * 8 = 0.052
@@ -189,7 +191,7 @@ TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
   CHECK(c.enabled());
   CHECK(c.loss_ms() == 0);
   c.original_kernel(1.0);
-  c.original_kernel(3.0);  // mean Torg = 2
+  c.original_kernel(3.0);                             // mean Torg = 2
   for (int k = 0; k < 4; ++k) c.iteration_time(1.5);  // 2 ms ahead
   c.iteration_time(3.3);                              // one slow iteration: 0.7 ms ahead
   CHECK(c.enabled());
@@ -209,10 +211,11 @@ TEST_CASE("the loss guard keeps a pipeline that pays: gains are credits") {
   CHECK(k == 26);
 }
 
-TEST_CASE("an all-or-nothing profile that misses gets profile_attempts tries; a partial one gets one") {
+TEST_CASE(
+    "an all-or-nothing profile that misses gets profile_attempts tries; a partial one gets one") {
   adaptive_arguments a;
-  a.partial = false;  // default profile_attempts = 2
-  adaptive_controller c(a, 3);
+  a.profile_attempts = 2;  // the default, stated: what the test counts on
+  adaptive_controller c(a, 3, remap_scope::whole_chunk);
   c.original_kernel(0.33);
   c.transformation(1.0, false, 1.06, 0);  // one remap that lost its core for a time slice
   CHECK(c.state() == phase::profiling);
@@ -220,7 +223,7 @@ TEST_CASE("an all-or-nothing profile that misses gets profile_attempts tries; a 
   c.transformation(1.0, true, 0.29, 0.01);  // the next profiled chunk is ready
   CHECK(c.state() == phase::adjusting);
   CHECK(c.ratio() == doctest::Approx(0.33 / (0.29 + 0.32)));
-  adaptive_controller d(a, 3);
+  adaptive_controller d(a, 3, remap_scope::whole_chunk);
   d.original_kernel(0.33);
   d.transformation(1.0, false, 1.06, 0);
   d.transformation(1.0, false, 0.95, 0);
@@ -233,16 +236,18 @@ TEST_CASE("an all-or-nothing profile that misses gets profile_attempts tries; a 
   CHECK_FALSE(e.enabled());
   adaptive_arguments none = a;
   none.profile_attempts = 0;
-  CHECK_THROWS_WITH_AS(adaptive_controller{none}, doctest::Contains("profile_attempts"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(adaptive_controller{none}, doctest::Contains("profile_attempts"),
+                       std::invalid_argument);
 }
 
-TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; no guard without adaptation") {
+TEST_CASE(
+    "an all-or-nothing method profiles at r = 1, then r is a chunk share; no guard without "
+    "adaptation") {
   adaptive_arguments a;
-  a.partial = false;
   {
     // Helpers faster than the GPU's step: every chunk (r' = 1 * 1.0 / (0.05 + 0.9) > 1, clamped),
     // whatever the depth (Ttr was measured with every helper on the chunk).
-    adaptive_controller c(a, 3);
+    adaptive_controller c(a, 3, remap_scope::whole_chunk);
     CHECK(c.ratio() == doctest::Approx(1.0));
     c.original_kernel(1.0);
     c.transformation(1.0, true, 0.05, 0.1);
@@ -257,7 +262,7 @@ TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; 
   }
   {
     // Helpers slower: r' = Torg / (Ttr + Tsav) = 1.0 / (0.5 + 0.9), not × Δ; then Figure 8.
-    adaptive_controller c(a, 3);
+    adaptive_controller c(a, 3, remap_scope::whole_chunk);
     c.original_kernel(1.0);
     c.transformation(1.0, true, 0.5, 0.1);
     CHECK(c.state() == phase::adjusting);
@@ -279,8 +284,10 @@ TEST_CASE("an all-or-nothing method profiles at r = 1, then r is a chunk share; 
   CHECK(fixed.enabled());
   adaptive_arguments bad;
   bad.loss_window = -1;
-  CHECK_THROWS_WITH_AS(adaptive_controller{bad}, doctest::Contains("loss_window"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(adaptive_controller{bad}, doctest::Contains("loss_window"),
+                       std::invalid_argument);
   adaptive_arguments impatient;
   impatient.loss_patience = 0;
-  CHECK_THROWS_WITH_AS(adaptive_controller{impatient}, doctest::Contains("loss_patience"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(adaptive_controller{impatient}, doctest::Contains("loss_patience"),
+                       std::invalid_argument);
 }

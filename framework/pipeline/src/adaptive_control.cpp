@@ -17,21 +17,26 @@ void validate(const adaptive_arguments& args) {
   if (!(args.ratio_step > 0 && args.ratio_step <= 1))
     throw_invalid("ratio_step", args.ratio_step, "must be in (0, 1]");
   if (!(args.min_gain >= 0)) throw_invalid("min_gain", args.min_gain, "must be >= 0");
-  if (args.initial_segments < 1) throw_invalid("initial_segments", args.initial_segments, "must be >= 1");
-  if (args.raised_segments < 1) throw_invalid("raised_segments", args.raised_segments, "must be >= 1");
+  if (args.initial_segments < 1)
+    throw_invalid("initial_segments", args.initial_segments, "must be >= 1");
+  if (args.raised_segments < 1)
+    throw_invalid("raised_segments", args.raised_segments, "must be >= 1");
   if (args.loss_window < 0) throw_invalid("loss_window", args.loss_window, "must be >= 0");
-  if (!(args.loss_tolerance >= 0)) throw_invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
+  if (!(args.loss_tolerance >= 0))
+    throw_invalid("loss_tolerance", args.loss_tolerance, "must be >= 0");
   if (args.loss_patience < 1) throw_invalid("loss_patience", args.loss_patience, "must be >= 1");
-  if (args.profile_attempts < 1) throw_invalid("profile_attempts", args.profile_attempts, "must be >= 1");
+  if (args.profile_attempts < 1)
+    throw_invalid("profile_attempts", args.profile_attempts, "must be >= 1");
   if (args.rearm_after < 0) throw_invalid("rearm_after", args.rearm_after, "must be >= 0");
 }
 
-adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth)
-    : args_(args), depth_(depth) {
+adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth,
+                                         remap_scope scope)
+    : args_(args), scope_(scope), depth_(depth) {
   validate(args_);
   if (depth < 1) throw_invalid("depth", depth, "must be >= 1");
   segments_ = args_.initial_segments;
-  if (args_.adaptive && !args_.partial) {
+  if (args_.adaptive && scope_ == remap_scope::whole_chunk) {
     ratio_ = 1.0;  // all-or-nothing: profiling at r = 1
   } else if (args_.adaptive) {
     ratio_ = args_.initial_ratio;
@@ -64,8 +69,8 @@ void adaptive_controller::iteration_time(double step_ms) {
   if (loss_over_ >= args_.loss_patience || stall) {
     std::ostringstream why;
     why << "loss guard: after " << loss_count_ << " pipelined iterations the loop is " << loss
-        << " ms behind the original (kernel with its copies " << org << " ms per iteration, allowed "
-        << allowed << " ms";
+        << " ms behind the original (kernel with its copies " << org
+        << " ms per iteration, allowed " << allowed << " ms";
     if (stall)
       why << " plus " << args_.loss_patience << " iterations";
     else
@@ -96,7 +101,8 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
   if (phase_ == phase::profiling) {
     if (!success) {
       ++profile_misses_;
-      if (!args_.partial && profile_misses_ < args_.profile_attempts) return;  // profile another
+      if (scope_ == remap_scope::whole_chunk && profile_misses_ < args_.profile_attempts)
+        return;  // profile another
       std::ostringstream why;
       // transform_ms counts from when a helper began the remap, so it can be shorter than the
       // window and still late: the remap waited for a helper, or began after the window opened.
@@ -121,7 +127,7 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
     // helper. The helpers need r * Ttr per chunk and the GPU's mean step is Torg - r * Tsav, so
     // r' = r0 * Torg / (Ttr + Tsav): the paper's estimate with Δ = 1, since Ttr was measured with
     // all helpers on one chunk (the depth adds latency, not throughput).
-    const double d = args_.partial ? depth_ : 1;
+    const double d = scope_ == remap_scope::partial ? depth_ : 1;
     const double estimate = ratio * d * t_org_ / (std::max(0.0, transform_ms) + d * t_sav);
     ratio_ = std::clamp(estimate, args_.min_ratio, 1.0);
     phase_ = phase::adjusting;
@@ -150,10 +156,14 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
 
 const char* to_string(adaptive_controller::phase p) noexcept {
   switch (p) {
-    case adaptive_controller::phase::profiling: return "profiling";
-    case adaptive_controller::phase::adjusting: return "adjusting";
-    case adaptive_controller::phase::settled: return "settled";
-    case adaptive_controller::phase::off: return "off";
+    case adaptive_controller::phase::profiling:
+      return "profiling";
+    case adaptive_controller::phase::adjusting:
+      return "adjusting";
+    case adaptive_controller::phase::settled:
+      return "settled";
+    case adaptive_controller::phase::off:
+      return "off";
   }
   return "?";
 }

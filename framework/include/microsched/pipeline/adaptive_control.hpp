@@ -21,22 +21,23 @@
 //!   on the GPU's clock (events: end of chunk i-1 to end of chunk i, so its copies and any idle
 //!   gap before it are included); the guard keeps the running loss, the sum of (step - Torg)
 //!   since the control started, in which iterations that gained are credits (every step against
-//!   the latest mean Torg, so an early estimate from few originals leaves no error behind). The allowance is
-//!   `loss_tolerance * Torg * max(iterations judged, loss_window)`. It switches off once the loss
-//!   has stayed above the allowance for `loss_patience` judged iterations in a row (a steady loss
-//!   above the tolerance), or at once when it is more than `loss_patience` original iterations
-//!   past the allowance (a long stall). So one late iteration that the next ones make up does not
-//!   end a pipeline that pays: with patience 1 (runs 11-15), a first pipelined iteration 0.3-0.5
-//!   ms late on unwrap (allowance 0.055 ms) switched 1-2 runs in 10 off (results-pipeline.md,
-//!   run 15), though the optimised chunks after it save ~0.3 ms each. The loop is never behind
-//!   the original by much more than the tolerance plus `loss_patience` iterations' excess. Torg
-//!   is the original chunk's copies and kernel, which is the original loop's step when its GPU
-//!   queue never drains.
-//! - All-or-nothing methods (partial = false, e.g. a reordered copy that replaces the whole input
+//!   the latest mean Torg, so an early estimate from few originals leaves no error behind). The
+//!   allowance is `loss_tolerance * Torg * max(iterations judged, loss_window)`. It switches off
+//!   once the loss has stayed above the allowance for `loss_patience` judged iterations in a row (a
+//!   steady loss above the tolerance), or at once when it is more than `loss_patience` original
+//!   iterations past the allowance (a long stall). So one late iteration that the next ones make up
+//!   does not end a pipeline that pays: with patience 1 (runs 11-15), a first pipelined iteration
+//!   0.3-0.5 ms late on unwrap (allowance 0.055 ms) switched 1-2 runs in 10 off
+//!   (results-pipeline.md, run 15), though the optimised chunks after it save ~0.3 ms each. The
+//!   loop is never behind the original by much more than the tolerance plus `loss_patience`
+//!   iterations' excess. Torg is the original chunk's copies and kernel, which is the original
+//!   loop's step when its GPU queue never drains.
+//! - All-or-nothing methods (remap_scope::whole_chunk, e.g. a reordered copy that replaces the
+//! whole input
 //!   only when complete): a remap of part of a chunk saves nothing, so r is the share of chunks
 //!   transformed whole, each by every helper (the others run the original kernel while the
-//!   helpers work on the next selected chunk). Profiling at r = 1 (one chunk), then r' = Torg / (Ttr +
-//!   Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment. A
+//!   helpers work on the next selected chunk). Profiling at r = 1 (one chunk), then r' = Torg /
+//!   (Ttr + Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment. A
 //!   profiled chunk that misses its launch gets `profile_attempts` tries in all before the
 //!   control switches off (ours): one remap is a sample of one, and a helper that loses its core
 //!   for a time slice makes a 0.3 ms unwrap remap take ~1 ms (results-pipeline.md, run 16: the
@@ -52,17 +53,16 @@ struct adaptive_arguments {
   //! false: r = fixed_ratio forever, never switches off (opt-in: no loss guard, so it loses where
   //! remaps are rarely ready, e.g. unwrap on the H100 host: 0.70x in run 10)
   bool adaptive = true;
-  double fixed_ratio = 1.0;     //!< r when not adaptive
-  double initial_ratio = 0.1;   //!< r0 for online profiling
-  double ratio_step = 0.1;      //!< rs
-  double min_ratio = 0.05;      //!< below this the transformation is not worth running
-  double min_gain = 0.005;      //!< profiling must save more than min_gain * Torg, else off
-  int initial_segments = 1;     //!< s to start with
-  int raised_segments = 5;      //!< s after the transformation failed at the smallest r
-  bool partial = true;          //!< false: r is a share of whole chunks (set by the pipeline from the method)
-  int loss_window = 8;          //!< loss guard grace: loss allowed at the start, in iterations
-                                //!< of tolerance; 0: no guard
-  double loss_tolerance = 0.02; //!< switch off once the loop is this much slower than Torg
+  double fixed_ratio = 1.0;      //!< r when not adaptive
+  double initial_ratio = 0.1;    //!< r0 for online profiling
+  double ratio_step = 0.1;       //!< rs
+  double min_ratio = 0.05;       //!< below this the transformation is not worth running
+  double min_gain = 0.005;       //!< profiling must save more than min_gain * Torg, else off
+  int initial_segments = 1;      //!< s to start with
+  int raised_segments = 5;       //!< s after the transformation failed at the smallest r
+  int loss_window = 8;           //!< loss guard grace: loss allowed at the start, in iterations
+                                 //!< of tolerance; 0: no guard
+  double loss_tolerance = 0.02;  //!< switch off once the loop is this much slower than Torg
   //! judged iterations in a row the loss may stay above the allowance (>= 1; 1: off at once)
   int loss_patience = 3;
   //! all-or-nothing methods: profiled chunks that may miss their launch before the control
@@ -78,12 +78,18 @@ struct adaptive_arguments {
 //! Throws std::invalid_argument naming the first bad value.
 void validate(const adaptive_arguments& args);
 
+//! What r is a share of: each chunk's elements (a partial remap pays in proportion) or the chunks,
+//! each remapped whole (an all-or-nothing remap pays only when complete). The pipeline takes it
+//! from the remap method it chose (remap_method::partial); it is not a user setting.
+enum class remap_scope { partial, whole_chunk };
+
 class adaptive_controller {
  public:
   enum class phase { profiling, adjusting, settled, off };
 
   //! `depth`: the pipeline depth Δ, the kernel times a transformation may take (>= 1).
-  explicit adaptive_controller(const adaptive_arguments& args = {}, int depth = 1);
+  explicit adaptive_controller(const adaptive_arguments& args = {}, int depth = 1,
+                               remap_scope scope = remap_scope::partial);
 
   //! False once the controller switched the transformation off (automatic shut-down).
   [[nodiscard]] bool enabled() const noexcept { return phase_ != phase::off; }
@@ -92,6 +98,7 @@ class adaptive_controller {
   //! s for the next transformation submitted.
   [[nodiscard]] int segments() const noexcept { return segments_; }
   [[nodiscard]] phase state() const noexcept { return phase_; }
+  [[nodiscard]] remap_scope scope() const noexcept { return scope_; }
   //! Why it switched off ("" while enabled).
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
@@ -109,7 +116,8 @@ class adaptive_controller {
 
   //! Running loss of the guard: the steps judged less as many latest mean Torg (ms; < 0: ahead).
   [[nodiscard]] double loss_ms() const noexcept {
-    return loss_count_ > 0 ? step_sum_ - static_cast<double>(loss_count_) * original_mean_ms() : 0.0;
+    return loss_count_ > 0 ? step_sum_ - static_cast<double>(loss_count_) * original_mean_ms()
+                           : 0.0;
   }
 
   //! Mean of the original kernel times seen (<= 0: none yet).
@@ -126,6 +134,7 @@ class adaptive_controller {
  private:
   void fail_at_min();
   adaptive_arguments args_;
+  remap_scope scope_ = remap_scope::partial;
   phase phase_ = phase::profiling;
   double ratio_ = 0;
   int segments_ = 1;
@@ -133,9 +142,10 @@ class adaptive_controller {
   double t_org_ = -1;  // latest original kernel time, <0: none yet
   double org_sum_ = 0;
   int org_count_ = 0;
-  double step_sum_ = 0;  // loss guard: sum of the steps judged (loss_ms() uses the latest mean Torg)
+  double step_sum_ =
+      0;  // loss guard: sum of the steps judged (loss_ms() uses the latest mean Torg)
   int loss_count_ = 0;
-  int loss_over_ = 0;        // judged iterations in a row with the loss above the allowance
+  int loss_over_ = 0;       // judged iterations in a row with the loss above the allowance
   int profile_misses_ = 0;  // profiled chunks that missed their launch
   bool decreased_ = false;
   int successes_ = 0;

@@ -39,9 +39,10 @@
 #include <thread>
 #include <vector>
 
-#include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/error.hpp"
+#include "microsched/pipeline/chunk_program.hpp"
 #include "microsched/pipeline/detail/poll_pause.hpp"
+#include "microsched/pipeline/detail/transform_task.hpp"
 #include "microsched/pipeline/statistics.hpp"
 #include "microsched/pipeline/worker_pool.hpp"
 
@@ -66,12 +67,14 @@ struct kernel_split {
 //! m = ⌊r·n / granularity⌋ · granularity, so the optimised part is whole warps (its remap can make
 //! them pure) and the original part takes the rest; every thread is in exactly one part.
 //! Throws std::invalid_argument for r outside [0, 1] (or NaN) and granularity < 1.
-[[nodiscard]] inline kernel_split split_kernel(std::size_t n, double r, std::size_t granularity = 32) {
+[[nodiscard]] inline kernel_split split_kernel(std::size_t n, double r,
+                                               std::size_t granularity = 32) {
   if (!(r >= 0.0 && r <= 1.0)) throw_invalid("ratio", r, "must be in [0, 1]");
   if (granularity < 1) throw_invalid("granularity", granularity, "must be >= 1");
   std::size_t m = n;
   if (r < 1.0) {
-    const auto units = static_cast<std::size_t>(r * static_cast<double>(n) / static_cast<double>(granularity));
+    const auto units =
+        static_cast<std::size_t>(r * static_cast<double>(n) / static_cast<double>(granularity));
     m = std::min(n, units * granularity);
   }
   return {{0, n - m}, {n - m, n}};
@@ -91,8 +94,8 @@ struct kernel_split {
 
 //! User-facing arguments of the split loop.
 struct split_arguments {
-  double ratio = 0.5;          //!< r: share of each iteration's threads that is remapped
-  int threads = 2;             //!< helper threads remapping the optimised part
+  double ratio = 0.5;            //!< r: share of each iteration's threads that is remapped
+  int threads = 2;               //!< helper threads remapping the optimised part
   std::size_t granularity = 32;  //!< the optimised part and the pieces are whole multiples
   std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
   //! Testing only: wait for every remap and its copy, so the optimised kernel always runs.
@@ -105,8 +108,10 @@ struct split_arguments {
 
 //! Throws std::invalid_argument naming the first bad value.
 inline void validate(const split_arguments& args) {
-  if (!(args.ratio >= 0.0 && args.ratio <= 1.0)) throw_invalid("ratio", args.ratio, "must be in [0, 1]");
-  if (args.threads < 1 || args.threads > 256) throw_invalid("threads", args.threads, "must be in 1..256");
+  if (!(args.ratio >= 0.0 && args.ratio <= 1.0))
+    throw_invalid("ratio", args.ratio, "must be in [0, 1]");
+  if (args.threads < 1 || args.threads > 256)
+    throw_invalid("threads", args.threads, "must be in 1..256");
   if (args.granularity < 1) throw_invalid("granularity", args.granularity, "must be >= 1");
   if (args.give_up_after < 0) throw_invalid("give_up_after", args.give_up_after, "must be >= 0");
   if (args.poll_interval.count() < 0)
@@ -136,9 +141,9 @@ concept split_program = requires(P& p, const P& cp, const split_job& job, typena
   //! waited for the previous iteration).
   p.fetch(job, s);
   { p.transform(job) } -> std::same_as<transform_outcome>;
-  p.upload(job, s);                                //!< enqueue the remap's copy to the device
-  p.launch_original(iteration, range, s);          //!< the original kernel on those threads
-  p.launch_optimised(job, s);                      //!< the remapped kernel on job.range
+  p.upload(job, s);                        //!< enqueue the remap's copy to the device
+  p.launch_original(iteration, range, s);  //!< the original kernel on those threads
+  p.launch_optimised(job, s);              //!< the remapped kernel on job.range
 };
 
 template <pipeline_backend Backend>
@@ -168,25 +173,10 @@ class split_loop {
   [[nodiscard]] const pipeline_statistics& statistics() const noexcept { return stats_; }
 
  private:
-  struct task {
-    std::vector<std::size_t> bounds;
-    std::vector<transform_outcome> outcomes;  // one per piece, written by that piece only
-    std::atomic<int> left{0};
-    std::atomic<bool> cancel{false};
-    std::atomic<bool> failed{false};
-    std::atomic<long long> start_ns{0};
-    std::atomic<long long> end_ns{0};
-    std::mutex error_mutex;
-    std::string error;
+  struct task : detail::transform_task {
+    std::atomic<int> left{0};  // pieces not yet returned
     [[nodiscard]] bool finished() const { return left.load(std::memory_order_acquire) == 0; }
   };
-
-  [[nodiscard]] static long long now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-  void pause() const { detail::poll_pause(args_.poll_interval); }
 
   Backend& backend_;
   split_arguments args_;
@@ -218,18 +208,15 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
   stats_.helper_threads = pool_ ? pool_->size() : 0;
 
   std::shared_ptr<task> previous;
-  struct stop_helpers {  // no helper may touch the program after run() returns
-    std::shared_ptr<task>& t;
-    worker_pool* pool;
-    ~stop_helpers() {
-      if (t) t->cancel.store(true, std::memory_order_release);
-      if (pool) pool->wait_idle();
-    }
-  } stop{previous, pool_.get()};
+  const detail::helper_stop stop(
+      pool_, [&previous] {  // no helper may touch the program after run() returns
+        if (previous) previous->abandon();
+      });
+  const detail::poller poll(args_.poll_interval);
 
   const auto compute = backend_.compute_stream();
   const auto copy = backend_.copy_stream();
-  const long long run_start = now_ns();
+  const long long run_start = detail::now_ns();
   bool on = remap;
   int misses = 0;
   if (!remap) {
@@ -246,15 +233,17 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
       program.launch_original(i, split_range{0, n}, compute);
       if (busy) backend_.record(iteration_done_, compute);  // the next fetch reads what it writes
       r.reason = busy ? fallback::slot_busy : fallback::controller_off;
-      r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;
+      r.launch_ms = static_cast<double>(detail::now_ns() - run_start) * 1e-6;
       if (busy && args_.give_up_after > 0 && ++misses >= args_.give_up_after) {
         on = false;
         stats_.controller_state = "off";
-        stats_.controller_reason = "remap missed " + std::to_string(misses) + " consecutive iterations";
+        stats_.controller_reason =
+            "remap missed " + std::to_string(misses) + " consecutive iterations";
       }
       continue;
     }
-    r.ratio = static_cast<double>(split.optimised.size()) / static_cast<double>(std::max<std::size_t>(1, n));
+    r.ratio = static_cast<double>(split.optimised.size()) /
+              static_cast<double>(std::max<std::size_t>(1, n));
     r.segments = 1;
     // First part: the original kernel on [0, n - m).
     if (!split.original.empty()) program.launch_original(i, split.original, compute);
@@ -270,7 +259,9 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
     previous = t;
     t->bounds = split_pieces(split.optimised, args_.threads, args_.granularity);
     t->outcomes.assign(static_cast<std::size_t>(args_.threads), transform_outcome{});
-    const auto first_part_done = [&] { return !args_.wait_for_remap && backend_.query(original_done_); };
+    const auto first_part_done = [&] {
+      return !args_.wait_for_remap && backend_.query(original_done_);
+    };
     bool submitted = false, uploaded = false, ready = false;
     while (true) {
       if (!submitted && backend_.query(fetched_)) {
@@ -278,27 +269,11 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
         for (int p = 0; p < args_.threads; ++p) {
           pool_->submit([t, p, i, &program] {
             const auto k = static_cast<std::size_t>(p);
-            if (!t->cancel.load(std::memory_order_acquire) && t->bounds[k] < t->bounds[k + 1]) {
-              long long expected = 0;
-              t->start_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_acq_rel);
-              try {
-                t->outcomes[k] = program.transform(split_job{i, {t->bounds[k], t->bounds[k + 1]}, &t->cancel});
-              } catch (const std::exception& e) {
-                const std::lock_guard lock(t->error_mutex);
-                if (t->error.empty()) t->error = e.what();
-                t->failed.store(true, std::memory_order_release);
-                t->cancel.store(true, std::memory_order_release);
-              } catch (...) {
-                const std::lock_guard lock(t->error_mutex);
-                if (t->error.empty()) t->error = "unknown exception in the transformation";
-                t->failed.store(true, std::memory_order_release);
-                t->cancel.store(true, std::memory_order_release);
-              }
-              const long long end = now_ns();
-              long long seen = t->end_ns.load(std::memory_order_relaxed);
-              while (seen < end && !t->end_ns.compare_exchange_weak(seen, end, std::memory_order_acq_rel)) {
-              }
-            }
+            if (t->bounds[k] < t->bounds[k + 1])
+              t->run_piece(k, [&] {
+                return program.transform(
+                    split_job{i, {t->bounds[k], t->bounds[k + 1]}, &t->cancel});
+              });
             t->left.fetch_sub(1, std::memory_order_acq_rel);
           });
         }
@@ -315,7 +290,7 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
         break;
       }
       if (first_part_done()) break;  // the GPU would wait: go on without the remap
-      pause();
+      poll.pause();
     }
 
     // Second part: optimised if its remap is on the device, otherwise the original kernel.
@@ -324,31 +299,25 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
       r.optimised = true;
       r.reason = fallback::none;
     } else {
-      t->cancel.store(true, std::memory_order_release);
+      t->abandon();
       // The fetch reads what this launch writes: order them (a no-op once the fetch is done).
       backend_.wait(compute, fetched_);
       program.launch_original(i, split.optimised, compute);
-      r.reason = t->failed.load(std::memory_order_acquire) ? fallback::transform_failed : fallback::not_ready;
+      r.reason = t->failed.load(std::memory_order_acquire) ? fallback::transform_failed
+                                                           : fallback::not_ready;
     }
     backend_.record(iteration_done_, compute);
-    r.launch_ms = static_cast<double>(now_ns() - run_start) * 1e-6;
-    const long long start = t->start_ns.load(std::memory_order_acquire);
-    if (start > 0)
-      r.transform_ms = static_cast<double>(std::max(0LL, (t->finished() ? t->end_ns.load(std::memory_order_acquire) : now_ns()) - start)) * 1e-6;
-    if (ready)
-      for (const transform_outcome& o : t->outcomes) {
-        r.metric_before += o.before;
-        r.metric_after += o.after;
-      }
-    if (t->failed.load(std::memory_order_acquire)) {
-      const std::lock_guard lock(t->error_mutex);
-      r.error = t->error;
-    }
+    r.launch_ms = static_cast<double>(detail::now_ns() - run_start) * 1e-6;
+    if (t->start_ns.load(std::memory_order_acquire) > 0)
+      r.transform_ms = t->elapsed_ms(t->finished());
+    if (ready) t->add_outcomes(r);
+    t->report_error(r);
     misses = ready ? 0 : misses + 1;
     if (!ready && args_.give_up_after > 0 && misses >= args_.give_up_after) {
       on = false;  // automatic shut-down: from now on, the original loop's launches
       stats_.controller_state = "off";
-      stats_.controller_reason = "remap missed " + std::to_string(misses) + " consecutive iterations";
+      stats_.controller_reason =
+          "remap missed " + std::to_string(misses) + " consecutive iterations";
     }
   }
   backend_.synchronize();

@@ -47,16 +47,19 @@ struct iteration_record {
 };
 
 struct pipeline_statistics {
-  std::string method;                 //!< remap method chosen ("" when none fits)
-  int method_index = -1;              //!< its index in the program's methods() (-1: none)
+  std::string method;     //!< remap method chosen ("" when none fits)
+  int method_index = -1;  //!< its index in the program's methods() (-1: none)
   //! Why a method listed before it was not taken (each one over the memory cap, with the bytes it
   //! needs), then "took NAME"; empty when the first method was taken.
   std::string method_note;
-  std::size_t host_bytes = 0;         //!< host memory the pipeline added (pinned staging)
-  std::size_t device_bytes = 0;       //!< device memory the pipeline added
-  std::size_t memory_limit = 0;       //!< the user's cap
-  int slots = 0;                      //!< staging slots (chunks in flight)
-  int depth = 0;                      //!< Δ actually used
+  //! How the chosen method is profiled and what r is a share of (profiling.hpp): "partial" (of
+  //! each chunk's elements) or "whole chunk" (of the chunks); "" when no method fits.
+  std::string profiling;
+  std::size_t host_bytes = 0;    //!< host memory the pipeline added (pinned staging)
+  std::size_t device_bytes = 0;  //!< device memory the pipeline added
+  std::size_t memory_limit = 0;  //!< the user's cap
+  int slots = 0;                 //!< staging slots (chunks in flight)
+  int depth = 0;                 //!< Δ actually used
   int helper_threads = 0;
   //! Helpers this run let work: the pool, or fewer where the host check found its cores busy.
   int helpers_active = 0;
@@ -70,8 +73,8 @@ struct pipeline_statistics {
   //! mean time of the chunks that ran the original kernel (copies and kernel, events): the Torg
   //! the control compared with; -1 when none was timed
   double original_ms = -1;
-  std::string controller_state;       //!< final phase of the adaptive control
-  std::string controller_reason;      //!< why it switched off
+  std::string controller_state;   //!< final phase of the adaptive control
+  std::string controller_reason;  //!< why it switched off
   std::vector<iteration_record> iterations;
 
   [[nodiscard]] std::size_t optimised_count() const;

@@ -2,16 +2,18 @@
 //! @file poll_pause.hpp
 //! How the thread that launches kernels waits between two stream or event queries.
 //!
-//! Why it sleeps instead of yielding (results-pipeline.md, run 17): on a host whose cores are
-//! all busy (another process, or the pipeline's own helpers), sched_yield hands the core to a
+//! Why it can sleep instead of yielding (pipeline_arguments::poll_interval): on a host whose cores
+//! are all busy (another process, or the pipeline's own helpers), sched_yield hands the core to a
 //! runnable thread for a whole scheduler slice, 3-8 ms on the H100 host, while the GPU has one
 //! 0.33 ms chunk queued; unwrap's pipelined loop then took 21-50 ms against 10.5 ms for the
 //! original loop, which needs the CPU only for its burst of launches. A thread that sleeps
 //! instead leaves its core to the helpers and, waking with little CPU time used, preempts them
 //! (or anyone) at once. Linux rounds a sleep up by the thread's timer slack (50 us by default),
 //! more than a poll step may cost, so the launching thread's slack is lowered while it polls.
+//! Both drivers (chunk_pipeline, split_loop) poll through one `poller`.
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #if defined(__linux__)
@@ -20,7 +22,7 @@
 
 namespace microsched::pipeline::detail {
 
-//! Sleeps `interval`; an interval of 0 yields instead (the behaviour before run 17).
+//! Sleeps `interval`; an interval of 0 yields instead.
 inline void poll_pause(std::chrono::microseconds interval) {
   if (interval.count() > 0)
     std::this_thread::sleep_for(interval);
@@ -35,7 +37,8 @@ class scoped_timer_slack {
   explicit scoped_timer_slack(std::chrono::nanoseconds slack) {
 #if defined(__linux__)
     const int previous = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    if (previous > 0 && ::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack.count()), 0, 0, 0) == 0)
+    if (previous > 0 &&
+        ::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack.count()), 0, 0, 0) == 0)
       previous_ = previous;
 #else
     (void)slack;
@@ -43,7 +46,8 @@ class scoped_timer_slack {
   }
   ~scoped_timer_slack() {
 #if defined(__linux__)
-    if (previous_ > 0) (void)::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(previous_), 0, 0, 0);
+    if (previous_ > 0)
+      (void)::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(previous_), 0, 0, 0);
 #endif
   }
   scoped_timer_slack(const scoped_timer_slack&) = delete;
@@ -51,6 +55,20 @@ class scoped_timer_slack {
 
  private:
   int previous_ = 0;  // 0: nothing to restore
+};
+
+//! The launching thread's pause between two queries, for the length of one run: with a sleep
+//! interval, the thread's timer slack is 1 us until the poller is destroyed.
+class poller {
+ public:
+  explicit poller(std::chrono::microseconds interval) : interval_(interval) {
+    if (interval.count() > 0) slack_.emplace(std::chrono::nanoseconds{1000});
+  }
+  void pause() const { poll_pause(interval_); }
+
+ private:
+  std::chrono::microseconds interval_;
+  std::optional<scoped_timer_slack> slack_;
 };
 
 }  // namespace microsched::pipeline::detail
