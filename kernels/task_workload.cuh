@@ -65,16 +65,17 @@ class task_workload : public Base {
 
   timing_stats time_scheduled(const schedule_arguments& args,
                               const timing_options& options) override {
-    scheduler<Program, scheduler_block_threads> sched(args);
+    scheduler<Program, termination_policy<scheduler_block_threads>> sched(args);
     (void)sched.plan(num_tasks_);  // throws here, before timing, if the schedule cannot launch
     const Program program = make_program(run_pointers());
+    sched.calibrate(program, num_tasks_, stream_.get());  // automatic: choose before timing
     return timer_.time([&](cudaStream_t s) { sched.run(program, num_tasks_, s); }, options,
                        stream_.get());
   }
 
   check_report check_scheduled(const schedule_arguments& args) override {
     ensure_reference();
-    scheduler<counted_program<Program>, scheduler_block_threads> sched(args);
+    scheduler<counted_program<Program>, termination_policy<scheduler_block_threads>> sched(args);
     for (auto& buffer : run_) buffer.fill_bytes(0xff, stream_.get());  // poison
     counts_.fill_bytes(0, stream_.get());
     sched.run({make_program(run_pointers()), counts_.data()}, num_tasks_, stream_.get());
@@ -83,7 +84,7 @@ class task_workload : public Base {
   }
 
   [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments& args) override {
-    scheduler<Program, scheduler_block_threads> sched(args);
+    scheduler<Program, termination_policy<scheduler_block_threads>> sched(args);
     std::vector<resource_report> out;
     const launch_plan plan = sched.plan(num_tasks_);
     out.push_back(report("microsched " + to_string(args.strategy), plan.resources, plan.blocks));
@@ -108,7 +109,7 @@ class task_workload : public Base {
 
   //! Runs microsched once (no timing) so last_output() holds its result.
   void run_scheduled_once(const schedule_arguments& args) {
-    scheduler<Program, scheduler_block_threads> sched(args);
+    scheduler<Program, termination_policy<scheduler_block_threads>> sched(args);
     sched.run(make_program(run_pointers()), num_tasks_, stream_.get());
     stream_.synchronize();
   }

@@ -61,8 +61,8 @@ variant make_variant(int blocks_per_sm, int contexts, int every, int threshold) 
   v.schedule.chunk = 32;
   v.schedule.blocks_per_sm = blocks_per_sm;
   v.contexts_per_warp = contexts;
-  v.switching.switch_every = every;
-  v.switching.vanilla_threshold = threshold;
+  v.schedule.switching.switch_every = every;
+  v.schedule.switching.vanilla_threshold = threshold;
   return v;
 }
 
@@ -578,7 +578,7 @@ void register_raycast_quorum() {
           run_manual(state, [&] {
             variant v = make_variant(row.blocks, row.contexts, 1, 33);
             v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
-            v.switching.fifo = row.fifo;
+            v.schedule.switching.fifo = row.fifo;
             return r.time_switching(v, {1, rc_q_repetitions});
           });
           state.counters["window"] = row.window;

@@ -59,14 +59,19 @@ std::string to_string(const fetch_control& fetch) {
 }
 
 pool_strategy parse_pool_strategy(const std::string& text) {
+  if (text == "automatic") return pool_strategy::automatic;
+  if (text == "direct") return pool_strategy::direct;
   if (text == "local") return pool_strategy::local;
   if (text == "global") return pool_strategy::global;
   if (text == "hybrid") return pool_strategy::hybrid;
-  throw std::invalid_argument("strategy '" + text + "': expected local, global or hybrid");
+  throw std::invalid_argument("strategy '" + text +
+                              "': expected automatic, direct, local, global or hybrid");
 }
 
 std::string to_string(pool_strategy strategy) {
   switch (strategy) {
+    case pool_strategy::automatic: return "automatic";
+    case pool_strategy::direct: return "direct";
     case pool_strategy::local: return "local";
     case pool_strategy::global: return "global";
     case pool_strategy::hybrid: return "hybrid";
@@ -76,16 +81,38 @@ std::string to_string(pool_strategy strategy) {
 
 void validate(const schedule_arguments& args) {
   if (args.chunk == 0) throw_invalid("chunk size", args.chunk, "must be at least 1");
-  if (args.deferral < 1) throw_invalid("deferral", args.deferral, "must be at least 1 step");
+  if (args.deferral < 0) {
+    throw_invalid("deferral", args.deferral, "must be at least 1 step, or 0 for the policy's default");
+  }
   if (args.blocks_per_sm < 0) {
     throw_invalid("blocks per SM", args.blocks_per_sm, "must be positive, or 0 for automatic");
   }
   validate(args.fetch);
+  validate(args.switching);
+}
+
+void validate(const switching_arguments& a) {
+  if (a.switch_every < 1) throw_invalid("switch_every", a.switch_every, "must be at least 1");
+  if (a.vanilla_threshold < 1 || a.vanilla_threshold > 33) {
+    throw_invalid("vanilla_threshold", a.vanilla_threshold, "must be in 1..33 (33: never)");
+  }
+}
+
+std::string to_string(const switching_arguments& a) {
+  std::string s =
+      a.switch_every == 1 ? "immediate" : "deferred every " + std::to_string(a.switch_every);
+  if (a.vanilla_threshold <= 32) {
+    s += ", vanilla at >=" + std::to_string(a.vanilla_threshold) + " then-lanes";
+  }
+  s += a.fifo ? ", parked contexts first in first out" : ", parked contexts last in first out";
+  return s;
 }
 
 std::string to_string(const schedule_arguments& args) {
+  if (args.strategy == pool_strategy::automatic) return "automatic";
+  if (args.strategy == pool_strategy::direct) return "direct";
   return to_string(args.strategy) + " " + to_string(args.fetch) +
-         " chunk=" + std::to_string(args.chunk) + " deferral=" + std::to_string(args.deferral) +
+         " chunk=" + std::to_string(args.chunk) + " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +
          " blocks/SM=" + (args.blocks_per_sm == 0 ? "auto" : std::to_string(args.blocks_per_sm));
 }
 
@@ -101,6 +128,9 @@ std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_task
     throw_invalid("blocks per SM", args.blocks_per_sm,
                   "at most " + std::to_string(max_blocks_per_sm) + " fit on one SM for this kernel");
   }
+  if (args.strategy == pool_strategy::automatic) {
+    throw std::invalid_argument("strategy = automatic: resolve it to a schedule before sizing a grid");
+  }
   if (args.strategy == pool_strategy::local) {
     // Local pools are static: one block per chunk of tasks, the hardware schedules the rest.
     const std::uint64_t blocks = num_tasks / args.chunk + (num_tasks % args.chunk != 0);
@@ -115,6 +145,13 @@ std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_task
   int per_sm = args.blocks_per_sm;
   if (per_sm == 0) per_sm = auto_limit > 0 ? std::min(max_blocks_per_sm, auto_limit) : max_blocks_per_sm;
   return static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sm_count);
+}
+
+std::uint64_t direct_blocks(std::uint64_t num_tasks, int block_threads) {
+  if (block_threads < 1) throw_invalid("threads per block", block_threads, "must be at least 1");
+  const auto per_block = static_cast<std::uint64_t>(block_threads);
+  constexpr std::uint64_t max_grid = 0x7fffffffu;
+  return std::min(num_tasks / per_block + (num_tasks % per_block != 0), max_grid);
 }
 
 }  // namespace microsched

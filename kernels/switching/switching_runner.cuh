@@ -10,9 +10,8 @@
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
-#include "microsched/switching/counted_managed_program.cuh"
+#include "microsched/check/counted_program.cuh"
 #include "microsched/switching/divergent_program.cuh"
-#include "microsched/switching/switching_scheduler.cuh"
 #include "switching_runners.hpp"
 
 namespace microsched::switching_workloads::detail {
@@ -41,15 +40,16 @@ void require_cap(const variant& v) {
 }
 
 template <class Program, int Contexts, int MinBlocks>
-using switching_for = switching::switching_scheduler<Program, block_threads, Contexts, MinBlocks>;
+using switching_for = scheduler<Program, switching_policy<block_threads, Contexts, MinBlocks>>;
 
 template <int MinBlocks = 0, class Program>
 timing_stats time_switching(event_timer& timer, const Program& program, task_id n,
                             const variant& v, const timing_options& options, cudaStream_t stream) {
   require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule, v.switching);
+    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule);
     (void)sched.plan(n);
+    sched.calibrate(program, n, stream);  // automatic: choose before timing
     return timer.time([&](cudaStream_t s) { sched.run(program, n, s); }, options, stream);
   });
 }
@@ -58,7 +58,7 @@ template <int MinBlocks = 0, class Program>
 void run_switching(const Program& program, task_id n, const variant& v, cudaStream_t stream) {
   require_cap<MinBlocks>(v);
   with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule, v.switching);
+    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule);
     sched.run(program, n, stream);
   });
 }
@@ -66,7 +66,7 @@ void run_switching(const Program& program, task_id n, const variant& v, cudaStre
 template <int MinBlocks = 0, class Program>
 void run_counted(const Program& program, std::uint32_t* counts, task_id n, const variant& v,
                  cudaStream_t stream) {
-  run_switching<MinBlocks>(switching::counted_managed_program<Program>{program, counts}, n, v,
+  run_switching<MinBlocks>(counted_program<Program>{program, counts}, n, v,
                            stream);
 }
 
@@ -75,9 +75,9 @@ std::string resources(const Program&, task_id n, const variant& v) {
   require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
     using sched_t = switching_for<Program, decltype(c)::value, MinBlocks>;
-    sched_t sched(v.schedule, v.switching);
+    sched_t sched(v.schedule);
     const auto plan = sched.plan(n);
-    return to_string(plan.resources) + ", " + std::to_string(sched_t::shared_bytes) +
+    return to_string(plan.resources) + ", " + std::to_string(sched_t::dynamic_shared_bytes) +
            " B pools/block, grid " + std::to_string(plan.blocks);
   });
 }
@@ -91,9 +91,10 @@ template <class Program>
 timing_stats time_termination(event_timer& timer, const Program& program, task_id n,
                               const schedule_arguments& args, const timing_options& options,
                               cudaStream_t stream) {
-  scheduler<switching::divergent_program<Program>, block_threads> sched(args);
+  scheduler<switching::divergent_program<Program>, termination_policy<block_threads>> sched(args);
   (void)sched.plan(n);
   const switching::divergent_program<Program> adapted{program};
+  sched.calibrate(adapted, n, stream);  // automatic: choose before timing
   return timer.time([&](cudaStream_t s) { sched.run(adapted, n, s); }, options, stream);
 }
 

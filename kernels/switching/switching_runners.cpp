@@ -10,7 +10,7 @@ std::string to_string(const variant& v) {
          " blocks/SM=" +
          (v.schedule.blocks_per_sm == 0 ? std::string("auto") : std::to_string(v.schedule.blocks_per_sm)) +
          ", " + std::to_string(v.contexts_per_warp) + " contexts/warp, " +
-         switching::to_string(v.switching) +
+         to_string(v.schedule.switching) +
          (v.min_blocks_per_sm > 0
               ? ", registers capped for " + std::to_string(v.min_blocks_per_sm) + " blocks/SM"
               : std::string());

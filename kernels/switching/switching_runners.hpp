@@ -13,7 +13,6 @@
 
 #include "microsched/measure/timing_stats.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
-#include "microsched/switching/switching_params.hpp"
 #include "workload.hpp"
 
 namespace microsched::switching_workloads {
@@ -21,7 +20,6 @@ namespace microsched::switching_workloads {
 //! One context-switching configuration.
 struct variant {
   schedule_arguments schedule{};
-  switching::switching_arguments switching{};
   int contexts_per_warp = 64;  //!< one of compiled_pool_sizes()
   //! Register cap of the switching kernel: __launch_bounds__(128, min_blocks_per_sm), so that
   //! this many blocks of 128 threads fit an SM's registers (0 = no cap). The ray caster is

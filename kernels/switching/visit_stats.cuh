@@ -10,7 +10,6 @@
 #include "microsched/config.hpp"
 #include "microsched/lane/lane_mask.hpp"
 #include "microsched/switching/managed_program.hpp"
-#include "microsched/switching/tail_share.cuh"
 
 namespace microsched::switching_workloads::detail {
 
@@ -22,6 +21,12 @@ struct visit_counters {
   unsigned long long then_lanes;    //!< sum over those visits of the lanes running it
 };
 inline constexpr int visit_counter_slots = 1024;  //!< >= any GPU's SM count
+
+__device__ __forceinline__ unsigned stats_sm_id() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
 
 __device__ __forceinline__ unsigned stats_lane_id() {
   unsigned r;
@@ -73,7 +78,7 @@ struct stats_program {
   __device__ __forceinline__ bool step(context& c, Gate& gate) const {
     visit_counters* slot = nullptr;
     if constexpr (switching::collective_gate<Gate>) {
-      slot = counters + switching::sm_id() % visit_counter_slots;
+      slot = counters + stats_sm_id() % visit_counter_slots;
       const unsigned m = __ballot_sync(full_mask, gate.active());
       if (stats_lane_id() == 0) {
         atomicAdd(&slot->steps, 1ull);

@@ -23,52 +23,38 @@ struct switching_cli {
   int threshold = 33;
   int register_cap = 0;
   bool fifo = false;
-  int share_parked = 0;
-  bool share_sm = false;
-  bool tail_divergent = false;
   int repetitions = 5;
 
   void add_to(CLI::App& app) {
     add_strategy_option(app, strategy);
-    app.add_option("--chunk", chunk, "tasks per grab from the global pool")->capture_default_str();
-    app.add_option("--blocks-per-sm", blocks_per_sm,
-                   "resident blocks of 128 threads per SM; 0 = from occupancy. Fewer warps give "
-                   "each warp more tasks to choose contexts from")
-        ->capture_default_str();
-    app.add_option("--contexts", contexts, "detached contexts per warp's pool: 64 or 128")
-        ->capture_default_str();
-    app.add_option("--switch-every", switch_every,
-                   "deferred switching: vote and switch every n-th visit of the branch, follow the "
-                   "default path otherwise (1 = immediate)")
-        ->capture_default_str();
-    app.add_option("--default-then", default_then,
-                   "default path on deferred visits: 1 the branch (then), 0 past it (else)")
-        ->capture_default_str();
-    app.add_option("--threshold", threshold,
-                   "vote threshold: when at least this many lanes of a warp need the branch, run "
-                   "it divergently like vanilla (33 = always switch)")
-        ->capture_default_str();
+    programs::add_checked(app, "--chunk", chunk, "tasks per grab from the global pool",
+                          std::uint64_t{1}, std::uint64_t{1} << 30);
+    programs::add_checked(app, "--blocks-per-sm", blocks_per_sm,
+                          "resident blocks of 128 threads per SM; 0 = from occupancy. Fewer warps "
+                          "give each warp more tasks to choose contexts from",
+                          0, 32);
+    programs::add_checked(app, "--contexts", contexts,
+                          "detached contexts per warp's pool: 64 or 128", 1, 1024);
+    programs::add_checked(app, "--switch-every", switch_every,
+                          "deferred switching: vote and switch every n-th visit of the branch, "
+                          "follow the default path otherwise (1 = immediate)",
+                          1, 1 << 20);
+    programs::add_checked(app, "--default-then", default_then,
+                          "default path on deferred visits: 1 the branch (then), 0 past it (else)",
+                          0, 1);
+    programs::add_checked(app, "--threshold", threshold,
+                          "vote threshold: when at least this many lanes of a warp need the "
+                          "branch, run it divergently like vanilla (33 = always switch)",
+                          1, 33);
     app.add_flag("--fifo,!--lifo", fifo,
                  std::string("resume parked contexts first in first out (rings), or last in first "
                              "out (--lifo: the stacks of frey2012's branch map); default: ") +
                      (fifo ? "--fifo" : "--lifo"));
-    app.add_option("--share-parked", share_parked,
-                   "tail sharing: once the task pools are exhausted, a warp holding at least this "
-                   "many parked contexts gives up to half of its largest list to an idle sibling "
-                   "warp of its block (0 = off)")
-        ->capture_default_str();
-    app.add_flag("--share-sm,!--share-block", share_sm,
-                 "tail sharing between all the warps on an SM (queues in global memory), or only "
-                 "between the warps of a block (--share-block, the default)");
-    app.add_flag("--tail-divergent,!--no-tail-divergent", tail_divergent,
-                 "once the task pools are exhausted, a warp whose contexts all fit its lanes "
-                 "resumes its parked ones and runs the managed branches divergently, as vanilla "
-                 "(the latency of the last tasks, not SIMT efficiency, bounds the tail)");
-    app.add_option("--register-cap", register_cap,
-                   "cap the switching kernel's registers so that this many blocks of 128 threads "
-                   "fit an SM (__launch_bounds__; 0 = no cap; the ray caster is compiled for 0, 8 "
-                   "and 10, the Monte Carlo test for 0)")
-        ->capture_default_str();
+    programs::add_checked(app, "--register-cap", register_cap,
+                          "cap the switching kernel's registers so that this many blocks of 128 "
+                          "threads fit an SM (__launch_bounds__; 0 = no cap; the ray caster is "
+                          "compiled for 0, 8 and 10, the Monte Carlo test for 0)",
+                          0, 32);
     add_repetitions_option(app, repetitions);
   }
 
@@ -77,17 +63,13 @@ struct switching_cli {
     v.schedule.strategy = parse_pool_strategy(strategy);
     v.schedule.chunk = chunk;
     v.schedule.blocks_per_sm = blocks_per_sm;
-    validate(v.schedule);
     v.contexts_per_warp = contexts;
     v.min_blocks_per_sm = register_cap;
-    v.switching.switch_every = switch_every;
-    v.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
-    v.switching.vanilla_threshold = threshold;
-    v.switching.fifo = fifo;
-    v.switching.share_parked = share_parked;
-    v.switching.share_sm = share_sm;
-    v.switching.tail_divergent = tail_divergent;
-    switching::validate(v.switching);
+    v.schedule.switching.switch_every = switch_every;
+    v.schedule.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
+    v.schedule.switching.vanilla_threshold = threshold;
+    v.schedule.switching.fifo = fifo;
+    validate(v.schedule);
     check_repetitions(repetitions);
     return v;
   }

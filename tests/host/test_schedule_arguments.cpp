@@ -24,8 +24,16 @@ TEST_CASE("invalid schedule arguments are refused with the value named") {
   args.chunk = 0;
   CHECK(message_of(args).find("chunk size = 0") != std::string::npos);
   args = {};
-  args.deferral = 0;
-  CHECK(message_of(args).find("deferral = 0") != std::string::npos);
+  args.deferral = 0;  // the policy's default
+  CHECK(message_of(args).empty());
+  args.deferral = -1;
+  CHECK(message_of(args).find("deferral = -1") != std::string::npos);
+  args = {};
+  args.switching.switch_every = 0;
+  CHECK(message_of(args).find("switch_every = 0") != std::string::npos);
+  args = {};
+  args.switching.vanilla_threshold = 0;
+  CHECK(message_of(args).find("vanilla_threshold = 0") != std::string::npos);
   args = {};
   args.blocks_per_sm = -1;
   CHECK(message_of(args).find("blocks per SM = -1") != std::string::npos);
@@ -63,6 +71,8 @@ TEST_CASE("should_leave applies the threshold until the pools are drained") {
 
 TEST_CASE("grid sizing follows the SM count and occupancy") {
   schedule_arguments args;
+  CHECK_THROWS_AS((void)grid_blocks(args, 1000, 132, 8), std::invalid_argument);  // automatic
+  args.strategy = pool_strategy::hybrid;
   CHECK(grid_blocks(args, 1000, 132, 8) == 132 * 8);
   args.blocks_per_sm = 3;
   CHECK(grid_blocks(args, 1000, 132, 8) == 132 * 3);
@@ -89,4 +99,16 @@ TEST_CASE("grid sizing follows the SM count and occupancy") {
                   std::invalid_argument);
   args.chunk = 4096;
   CHECK(grid_blocks(args, (std::uint64_t{1} << 32) + 5, 132, 8) == (1u << 20) + 1);
+}
+
+TEST_CASE("the direct mapping covers every task once, grid-stride beyond the launch limit") {
+  CHECK(direct_blocks(0, 128) == 0);
+  CHECK(direct_blocks(1, 128) == 1);
+  CHECK(direct_blocks(128, 128) == 1);
+  CHECK(direct_blocks(129, 128) == 2);
+  CHECK(direct_blocks(std::uint64_t{1} << 40, 128) == 0x7fffffffu);
+  CHECK_THROWS_AS((void)direct_blocks(10, 0), std::invalid_argument);
+  CHECK(to_string(schedule_arguments{}) == "automatic");
+  CHECK(parse_pool_strategy("direct") == pool_strategy::direct);
+  CHECK(parse_pool_strategy("automatic") == pool_strategy::automatic);
 }

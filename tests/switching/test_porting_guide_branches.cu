@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "microsched/device_buffer.hpp"
-#include "microsched/switching/switching_scheduler.cuh"
+#include "microsched/scheduler.cuh"
 #include "raycast/raycast_program.cuh"
 
 using namespace microsched;
@@ -27,8 +27,8 @@ __global__ void raycast_vanilla(std::uint32_t* image, scene view) {
   ray_state ray = start_ray(view, px, py);
   for (;;) {
     const bool crossed = march(ray, view);  // one sample along the ray
-    if (crossed) shade(ray, view);          // bisection, Sobel, Blinn-Phong: the whole warp
-                                            // steps through it when one lane needs it
+    // bisection, Sobel, Blinn-Phong: the whole warp steps through it when one lane needs it
+    if (crossed) shade(ray, view);
     if (ray_done(ray, view)) break;
   }
   image[py * view.cam.width + px] = final_colour(ray);
@@ -80,11 +80,11 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
   schedule_arguments pools;  // task pools, as for termination divergence
   pools.strategy = pool_strategy::hybrid;
   pools.chunk = 32;
-  pools.blocks_per_sm = 4;  // fewer warps: each chooses among more rays
-  switching::switching_arguments switching;
-  switching.switch_every = 2;  // deferred: vote every 2nd visit, else keep marching
-  switching.default_then = 0;  // the default path of branch 0 is "no crossing"
-  switching::switching_scheduler<kernels::raycast::raycast_program, 128, 128> sched(pools, switching);
+  pools.blocks_per_sm = 4;           // fewer warps: each chooses among more rays
+  pools.switching.switch_every = 2;  // deferred: vote every 2nd visit, else keep marching
+  pools.switching.default_then = 0;  // the default path of branch 0 is "no crossing"
+  // 128 threads per block, 128 parked contexts per warp's pool
+  scheduler<kernels::raycast::raycast_program, switching_policy<128, 128>> sched(pools);
   sched.run(program, static_cast<task_id>(width) * height);
   // example-end run-raycast-port
 
@@ -127,8 +127,10 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
     // The quorum's loop runs on every lane of the warp with full-mask ballots: immediate and
     // deferred switching, with and without skipping, odd and even windows (the unskipped march
     // takes samples in pairs), q = 1 (a window ends at the first stop) and 16.
-    switching::switching_scheduler<kernels::raycast::raycast_program, 128, 64> immediate(
-        pools, switching::switching_arguments{});
+    schedule_arguments immediate_args = pools;
+    immediate_args.switching = {};
+    scheduler<kernels::raycast::raycast_program, switching_policy<128, 64>> immediate(
+        immediate_args);
     const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
     for (const bool skip : {true, false}) {
       for (const int window : {7, 32}) {
@@ -168,9 +170,9 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
     device_buffer<std::uint32_t> order(reversed);
     schedule_arguments small_grabs = pools;
     small_grabs.chunk = 4;
-    switching::switching_arguments rings;
-    rings.fifo = true;
-    switching::switching_scheduler<kernels::raycast::raycast_program, 128, 128> fifo(small_grabs, rings);
+    small_grabs.switching = {};
+    small_grabs.switching.fifo = true;
+    scheduler<kernels::raycast::raycast_program, switching_policy<128, 128>> fifo(small_grabs);
     const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
     for (const bool skip : {true, false}) {
       if (small && !skip) continue;
@@ -191,8 +193,8 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
     // so that ten blocks fit the shared memory.
     schedule_arguments occupancy = pools;
     occupancy.blocks_per_sm = 0;
-    switching::switching_scheduler<kernels::raycast::raycast_program, 128, 64, 10> capped(
-        occupancy, switching::switching_arguments{});
+    occupancy.switching = {};
+    scheduler<kernels::raycast::raycast_program, switching_policy<128, 64, 10>> capped(occupancy);
     CHECK(capped.plan(1).resources.registers <= 48);
     const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
     for (const auto& tile : {std::pair{8, 4}, std::pair{16, 16}, std::pair{0, 0}}) {
@@ -208,5 +210,122 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
       CHECK(z == 0);
       CHECK(b <= static_cast<int>(want.size() / 1000));
     }
+  }
+}
+
+// The porting guide's managed-branch program with its includes: a user's file needs nothing else.
+// example-begin rare-branch-program
+#include <cstdint>
+#include <microsched/switching/managed_program.hpp>
+
+//! Each task runs `rounds` rounds; a round whose random number falls below `rare_below` also runs
+//! an expensive path, which few lanes of a warp need at the same time.
+struct rare_branch_program {
+  static constexpr int managed_branches = 1;  // one gate.take() point
+  struct context {  // everything a round carries to the next: it may move to another lane
+    std::uint32_t random = 0;
+    std::uint32_t round = 0;
+    float sum = 0.0f;
+  };
+  float* out = nullptr;
+  std::uint32_t rounds = 100;
+  std::uint32_t rare_below = 1u << 26;  // about 1.6 % of the rounds
+
+  __device__ context begin(microsched::task_id t) const {
+    context c;
+    c.random = static_cast<std::uint32_t>(t) * 2654435761u + 1u;
+    return c;
+  }
+
+  template <class Gate>
+  __device__ bool step(context& c, Gate& gate) const {
+    bool rare = false;    // read by take() on active lanes only, so a local is fine
+    if (gate.active()) {  // code outside the managed paths: active lanes only
+      c.random = c.random * 1664525u + 1013904223u;
+      rare = c.random < rare_below;
+    }
+    if (gate.take(microsched::switching::branch<0>, rare)) {  // then path: the expensive one
+      float v = c.sum;
+      for (int k = 0; k < 256; ++k) v = fmaf(v, 0.999f, 1.0f);
+      c.sum = v;
+    } else if (gate.active()) {  // else path
+      c.sum += 1.0f;
+    }
+    if (!gate.active()) return false;  // parked: the result is not read
+    ++c.round;
+    return c.round >= rounds;
+  }
+
+  __device__ void end(microsched::task_id t, const context& c) const { out[t] = c.sum; }
+};
+// example-end rare-branch-program
+
+// example-begin run-rare-branch
+#include <cstdint>
+#include <microsched/check/counted_program.cuh>
+#include <microsched/scheduler.cuh>
+
+//! Runs every task of `program` with deferred switching; ending task t adds 1 to counts[t].
+void run_rare_branch(const rare_branch_program& program, microsched::task_id num_tasks,
+                     std::uint32_t* counts) {
+  microsched::schedule_arguments args;
+  args.switching.switch_every = 4;  // deferred switching: vote on every 4th visit of a branch
+  // switching_policy<> follows from the program; this one: 128 threads, 128 contexts per warp
+  using counted = microsched::counted_program<rare_branch_program>;
+  microsched::scheduler<counted, microsched::switching_policy<128, 128>> sched(args);
+  sched.run(counted{program, counts}, num_tasks);
+}
+// example-end run-rare-branch
+
+#include <cmath>
+
+namespace {
+//! rare_branch_program's results computed on the host, round by round.
+std::vector<float> rare_branch_reference(const rare_branch_program& p, task_id n) {
+  std::vector<float> sums(n);
+  for (task_id t = 0; t < n; ++t) {
+    std::uint32_t random = static_cast<std::uint32_t>(t) * 2654435761u + 1u;
+    float sum = 0.0f;
+    for (std::uint32_t round = 0; round < p.rounds; ++round) {
+      random = random * 1664525u + 1013904223u;
+      if (random < p.rare_below) {
+        for (int k = 0; k < 256; ++k) sum = std::fmaf(sum, 0.999f, 1.0f);
+      } else {
+        sum += 1.0f;
+      }
+    }
+    sums[t] = sum;
+  }
+  return sums;
+}
+}  // namespace
+
+TEST_CASE("porting guide: the rare-branch program runs each task once, with the host's sums") {
+  const task_id n = 50000;
+  device_buffer<float> out(n);
+  device_buffer<std::uint32_t> counts(n);
+  rare_branch_program program;
+  program.out = out.data();
+  const std::vector<float> want = rare_branch_reference(program, n);
+  for (const bool deferred : {true, false}) {
+    CAPTURE(deferred);
+    out.fill_bytes(0xff, nullptr);
+    counts.fill_bytes(0, nullptr);
+    if (deferred) {
+      run_rare_branch(program, n, counts.data());
+    } else {  // the default policy and schedule: immediate switching
+      scheduler<counted_program<rare_branch_program>> immediate;
+      immediate.run({program, counts.data()}, n);
+    }
+    const auto got = out.to_host(nullptr);
+    const auto seen = counts.to_host(nullptr);
+    int wrong = 0;
+    int not_once = 0;
+    for (task_id t = 0; t < n; ++t) {
+      wrong += got[t] != want[t];
+      not_once += seen[t] != 1;
+    }
+    CHECK(wrong == 0);
+    CHECK(not_once == 0);
   }
 }

@@ -11,9 +11,9 @@
 
 #include "baselines/vanilla.cuh"
 #include "microsched/device_buffer.hpp"
-#include "microsched/switching/counted_managed_program.cuh"
+#include "microsched/check/counted_program.cuh"
 #include "microsched/switching/divergent_program.cuh"
-#include "microsched/switching/switching_scheduler.cuh"
+#include "microsched/scheduler.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
 
 using namespace microsched;
@@ -110,14 +110,13 @@ outputs run_vanilla(const Program& program, task_id n) {
 }
 
 template <class Program, int Contexts>
-outputs run_switching(const Program& program, task_id n, const schedule_arguments& args,
-                      const switching_arguments& sw) {
+outputs run_switching(const Program& program, task_id n, const schedule_arguments& args) {
   device_buffer<std::uint32_t> a(n), b(n), counts(n);
   a.fill_bytes(0xff, nullptr);
   b.fill_bytes(0xff, nullptr);
   counts.fill_bytes(0, nullptr);
-  using counted = counted_managed_program<Program>;
-  switching_scheduler<counted, 128, Contexts> sched(args, sw);
+  using counted = counted_program<Program>;
+  scheduler<counted, switching_policy<128, Contexts>> sched(args);
   sched.run(counted{with_outputs(program, a.data(), b.data()), counts.data()}, n, nullptr);
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
   return {a.to_host(nullptr), b.to_host(nullptr), counts.to_host(nullptr)};
@@ -155,12 +154,12 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
             schedule_arguments args;
             args.strategy = strategy;
             args.chunk = strategy == pool_strategy::local ? 512 : 16;
-            switching_arguments sw;
+            switching_arguments& sw = args.switching;
             sw.switch_every = every;
             sw.default_then = default_then;
             sw.vanilla_threshold = threshold;
             sw.fifo = fifo;
-            const auto got = run_switching<Program, Contexts>(program, n, args, sw);
+            const auto got = run_switching<Program, Contexts>(program, n, args);
             check_equal(want, got,
                         "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) + ", " +
                             to_string(sw) + ", default then " + std::to_string(default_then != 0) +
@@ -172,44 +171,31 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
   }
 }
 
-//! The tail code: sharing (switching_arguments::share_parked: warps of a block or an SM move
-//! parked contexts to idle siblings once the task pool is exhausted) and the divergent tail
-//! (tail_divergent), alone and together. One block per SM, so that each warp parks many
-//! contexts and the tail is long; several thresholds (1: share from any pool; large: rarely);
-//! groups of a block's warps and of an SM's warps.
+//! Fetch control and the window between fetch checks apply under switching as under termination
+//! divergence: every kind of idle count, thresholds that keep warps computing with idle lanes,
+//! windows of one and several visits, each pool strategy, immediate and deferred switching.
 template <class Program, int Contexts>
-void check_tail_sharing(const Program& program, task_id n, const outputs& want) {
-  struct tail_mode {
-    int share;
-    bool per_sm;
-    bool divergent;
-  };
-  const std::vector<tail_mode> modes = {{1, false, false}, {4, false, false}, {32, false, false},
-                                        {1, true, false},  {4, true, false},  {32, true, false},
-                                        {0, false, true},  {4, false, true},  {4, true, true}};
-  const auto strategy = pool_strategy::hybrid;  // the tail code's only pools
-  for (const auto& mode : modes) {
-    for (const int every : {1, 4}) {
-      for (const bool fifo : {false, true}) {
-        // Under the sanitizers: immediate switching, the first mode of each kind.
-        if (small_run() && (every != 1 || (mode.share != 1 && !mode.divergent) ||
-                            (mode.divergent && mode.share == 4 && !mode.per_sm))) {
-          continue;
+void check_fetch_control(const Program& program, task_id n, const outputs& want) {
+  const std::vector<fetch_control> fetches = {fetch_control::any(), fetch_control::all(),
+                                              fetch_control::ballot(8), fetch_control::atomic(4)};
+  for (const auto strategy : {pool_strategy::hybrid, pool_strategy::global, pool_strategy::local}) {
+    for (const auto& fetch : fetches) {
+      for (const int deferral : {0, 1, 5}) {
+        for (const int every : {1, 4}) {
+          if (small_run() && (deferral == 1 || every == 4 || strategy == pool_strategy::local)) {
+            continue;
+          }
+          schedule_arguments args;
+          args.strategy = strategy;
+          args.chunk = strategy == pool_strategy::local ? 512 : 4;
+          args.fetch = fetch;
+          args.deferral = deferral;
+          args.switching.switch_every = every;
+          const auto got = run_switching<Program, Contexts>(program, n, args);
+          check_equal(want, got,
+                      "fetch, contexts " + std::to_string(Contexts) + ", " + to_string(args) +
+                          ", " + to_string(args.switching) + ", tasks " + std::to_string(n));
         }
-        schedule_arguments args;
-        args.strategy = strategy;
-        args.chunk = 4;
-        args.blocks_per_sm = 1;
-        switching_arguments sw;
-        sw.switch_every = every;
-        sw.fifo = fifo;
-        sw.share_parked = mode.share;
-        sw.share_sm = mode.per_sm;
-        sw.tail_divergent = mode.divergent;
-        const auto got = run_switching<Program, Contexts>(program, n, args, sw);
-        check_equal(want, got,
-                    "tail, contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
-                        ", " + to_string(sw) + ", tasks " + std::to_string(n));
       }
     }
   }
@@ -261,35 +247,19 @@ TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
   }
 }
 
-TEST_CASE_TEMPLATE("tail sharing and divergent tail: exactly once, equal to vanilla", C,
-                   std::integral_constant<int, 8>, std::integral_constant<int, 64>,
-                   std::integral_constant<int, 160>) {
+TEST_CASE_TEMPLATE("fetch control and deferral under switching: exactly once, equal to vanilla",
+                   C, std::integral_constant<int, 8>, std::integral_constant<int, 64>) {
   const kernels::montecarlo_branch_program mc = montecarlo_branch_test_program();
   two_branch_program two;
-  for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
-    check_tail_sharing<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
-    check_tail_sharing<two_branch_program, C::value>(two, n, run_vanilla(two, n));
-  }
-}
-
-TEST_CASE("the tail code is refused outside the hybrid pools, with the reason") {
-  switching_arguments sw;
-  sw.share_parked = 8;
-  schedule_arguments args;
-  args.strategy = pool_strategy::global;
-  try {
-    switching_scheduler<two_branch_program, 128, 64> sched(args, sw);
-    FAIL("expected std::invalid_argument");
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    INFO(what);
-    CHECK(what.find("hybrid") != std::string::npos);
+  for (const task_id n : {task_id{1}, task_id{33}, small_run() ? task_id{2001} : task_id{30011}}) {
+    check_fetch_control<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
+    check_fetch_control<two_branch_program, C::value>(two, n, run_vanilla(two, n));
   }
 }
 
 TEST_CASE("a pool that does not fit in shared memory is refused with the sizes") {
   try {
-    switching_scheduler<big_program, 1024, 200> sched(schedule_arguments{}, switching_arguments{});
+    scheduler<big_program, switching_policy<1024, 200>> sched(schedule_arguments{});
     FAIL("expected std::invalid_argument");
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();

@@ -8,7 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "microsched/switching/switching_params.hpp"
+#include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/switching/pool_fit.hpp"
 #include "microsched/switching/vote.hpp"
 
 using namespace microsched;

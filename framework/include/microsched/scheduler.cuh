@@ -1,6 +1,10 @@
 #pragma once
 //! @file scheduler.cuh
 //! Host entry point: runs a task program on persistent warps under a schedule chosen at run time.
+//! One scheduler for every kind of program; the policy says what a lane holds:
+//! termination_policy for plain task programs (begin / step / end), switching_policy for
+//! managed-branch programs (task-context switching at their managed branches). The default
+//! policy follows from the program.
 //!
 //! \code
 //! microsched::scheduler<julia_program<float>> sched(args);  // validates args, queries the GPU
@@ -10,79 +14,238 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
 
 #include "microsched/device.hpp"
+#include "microsched/driver/direct_kernel.cuh"
+#include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/persistent_kernel.cuh"
 #include "microsched/error.hpp"
 #include "microsched/kernel_resources.hpp"
+#include "microsched/policy/switching_policy.cuh"
+#include "microsched/policy/termination_policy.cuh"
 #include "microsched/pool/global_task_pool.cuh"
+#include "microsched/schedule/automatic_schedule.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/switching/pool_fit.hpp"
 #include "microsched/task_program.hpp"
 
 namespace microsched {
 
 //! The launch a schedule turns into for one problem size (what a report prints).
 struct launch_plan {
-  std::uint64_t blocks = 0;
+  std::uint64_t blocks = 0;  //!< grid size
   int threads_per_block = 0;
+  std::size_t dynamic_shared_bytes = 0;
   kernel_resources resources;
 };
 
-template <task_program Program, int BlockThreads = 128>
-class scheduler {
- public:
-  static constexpr int block_threads = BlockThreads;
-  //! With blocks_per_sm = 0 the grid fills at most half an SM's 2048 threads, even where
-  //! occupancy allows more: fewer resident lanes each run more tasks, which shortens the run's
-  //! tail, where the last long tasks hold a few warps. Measured on an H100 with the default
-  //! schedule (Julia offset 0, 2048^2, crunch 4096): 16 blocks/SM 1.22x vanilla, 8 blocks/SM
-  //! 1.57x; Monte Carlo at kill 0.001 unchanged (3.43x / 3.42x).
-  static constexpr int auto_blocks_per_sm = 1024 / BlockThreads > 0 ? 1024 / BlockThreads : 1;
+//! switching_policy<> for managed-branch programs, termination_policy<> for the others.
+template <class Program>
+using default_policy_t = std::conditional_t<switching::managed_task_program<Program>,
+                                            switching_policy<>, termination_policy<>>;
 
-  //! Throws std::invalid_argument for bad arguments, no_device_error without a GPU.
-  explicit scheduler(const schedule_arguments& args) : args_(args), sm_count_(current_sm_count()) {
+namespace detail {
+//! The static_asserts of the program kind the policy runs, naming what is missing.
+template <class Program, class Policy>
+constexpr bool check_program_for() {
+  if constexpr (Policy::has_ring_order) {
+    return switching::check_managed_program<Program>();
+  } else {
+    static_assert(!switching::managed_task_program<Program>,
+                  "a managed-branch program (managed_branches, step(context&, Gate&)) runs under "
+                  "switching_policy; wrap it in switching::divergent_program to run its branches "
+                  "divergently under termination_policy");
+    return check_task_program<Program>();
+  }
+}
+}  // namespace detail
+
+//! @tparam Program a task program (task_program.hpp) or a managed-branch program
+//!   (switching/managed_program.hpp), matching the policy
+//! @tparam Policy termination_policy<BlockThreads> or
+//!   switching_policy<BlockThreads, ContextsPerWarp, MinBlocksPerSM>
+//! A scheduler may be reused for any number of runs; runs on one scheduler share its pool
+//! counter, so enqueue them on one stream (or use one scheduler per stream).
+template <class Program, class Policy = default_policy_t<Program>>
+class scheduler {
+  static_assert(detail::check_program_for<Program, Policy>());
+
+ public:
+  using policy = Policy;
+  static constexpr int block_threads = Policy::block_threads;
+  static constexpr std::size_t dynamic_shared_bytes =
+      Policy::template dynamic_shared_bytes<Program>;
+
+  //! Throws std::invalid_argument for bad arguments or a kernel that does not fit the device,
+  //! no_device_error without a GPU.
+  explicit scheduler(const schedule_arguments& args = {}) : args_(args) {
     validate(args_);
-    resources_ = query_resources(kernel(), BlockThreads);
-    // Validates blocks per SM against occupancy now, before any launch.
-    (void)grid_blocks(args_, 1, sm_count_, resources_.max_blocks_per_sm, auto_blocks_per_sm);
+    const device_info device = current_device();
+    sm_count_ = device.sm_count;
+    if (args_.strategy == pool_strategy::automatic) {
+      automatic_.configure(
+          detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" + device.name),
+          candidates());
+    }
+    if constexpr (dynamic_shared_bytes > 0) {
+      switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
+                                  Policy::contexts_per_warp, sizeof(typename Program::context),
+                                  block_threads);
+    }
+    for (const schedule_arguments& c : candidates()) {
+      if (c.strategy == pool_strategy::direct) continue;
+      if (dynamic_shared_bytes > 48 * 1024) {
+        MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel(c)),
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(dynamic_shared_bytes)));
+      }
+      // Validates blocks per SM against occupancy now, before any launch.
+      (void)plan_of(c, 1);
+    }
   }
 
   [[nodiscard]] const schedule_arguments& arguments() const { return args_; }
 
-  //! Grid and resources for `num_tasks` tasks. Throws std::invalid_argument if it cannot launch.
-  [[nodiscard]] launch_plan plan(task_id num_tasks) const {
-    return {grid_blocks(args_, num_tasks, sm_count_, resources_.max_blocks_per_sm,
-                        auto_blocks_per_sm),
-            BlockThreads,
-            resources_};
+  //! The schedule a run of `num_tasks` tasks uses: the arguments as given, or under
+  //! pool_strategy::automatic the choice for this size (the candidate being timed while the
+  //! choice is still open).
+  [[nodiscard]] schedule_arguments schedule_for(task_id num_tasks) const {
+    if (args_.strategy != pool_strategy::automatic) return args_;
+    return automatic_.schedule_for(num_tasks);
   }
 
-  //! Enqueues the whole run on `stream`; every task in [0, num_tasks) is processed exactly once.
-  //! Zero tasks is a no-op.
+  //! Grid and resources for `num_tasks` tasks under schedule_for(num_tasks). Throws
+  //! std::invalid_argument if it cannot launch.
+  [[nodiscard]] launch_plan plan(task_id num_tasks) const {
+    return plan_of(schedule_for(num_tasks), num_tasks);
+  }
+
+  //! What the automatic schedule chose for `num_tasks` tasks and why (each candidate's time), or
+  //! the fixed schedule. Samples print it.
+  [[nodiscard]] std::string report(task_id num_tasks) const {
+    if (args_.strategy != pool_strategy::automatic) return "fixed schedule: " + to_string(args_);
+    return automatic_.report(num_tasks);
+  }
+
+  //! Enqueues the whole run on `stream`; every task in [0, num_tasks) begins and ends exactly
+  //! once. Zero tasks is a no-op. Under pool_strategy::automatic the first runs of each size
+  //! class time their candidate with CUDA events (automatic_schedule.hpp): such a run waits for
+  //! the previous calibrating run of that class to finish before it is enqueued.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
-    const launch_plan p = plan(num_tasks);
-    pool_.reset(stream);
-    kernel()<<<static_cast<unsigned>(p.blocks), BlockThreads, 0, stream>>>(
-        program, make_driver_params(args_, pool_.ref(num_tasks)));
-    MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
+    if (args_.strategy != pool_strategy::automatic) {
+      launch(args_, program, num_tasks, stream);
+      return;
+    }
+    automatic_.run(num_tasks, stream, [&](const schedule_arguments& chosen) {
+      launch(chosen, program, num_tasks, stream);
+    });
+  }
+
+  //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
+  //! this size class is made (a few runs; at most rounds x candidates), then waits for the last
+  //! one. Every run processes every task, so use it only where running the tasks again is
+  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. A no-op once decided, and
+  //! for fixed schedules.
+  void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
+    if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
+    while (!automatic_.decided(num_tasks)) run(program, num_tasks, stream);
+    MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
  private:
-  using kernel_t = void(Program, driver_params);
-  [[nodiscard]] kernel_t* kernel() const {
-    switch (args_.strategy) {
-      case pool_strategy::local: return persistent_kernel<Program, BlockThreads, pool_strategy::local>;
-      case pool_strategy::global: return persistent_kernel<Program, BlockThreads, pool_strategy::global>;
-      case pool_strategy::hybrid: break;
+  using kernel_t = void(Program, driver_params, typename Policy::params);
+  using direct_t = void(Program, task_id);
+
+  //! The schedules this scheduler may launch: the arguments, or the automatic candidates.
+  [[nodiscard]] std::vector<schedule_arguments> candidates() const {
+    if (args_.strategy != pool_strategy::automatic) return {args_};
+    return automatic_candidates(Policy::has_ring_order, args_.switching);
+  }
+
+  [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
+    if (s.strategy == pool_strategy::direct) {
+      return {direct_blocks(num_tasks, block_threads), block_threads, 0,
+              query_resources(direct(num_tasks), block_threads)};
     }
-    return persistent_kernel<Program, BlockThreads, pool_strategy::hybrid>;
+    const kernel_resources r = query_resources(kernel(s), block_threads, dynamic_shared_bytes);
+    return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, Policy::auto_blocks_per_sm),
+            block_threads, dynamic_shared_bytes, r};
+  }
+
+  void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
+              cudaStream_t stream) {
+    if (s.strategy == pool_strategy::direct) {
+      const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, block_threads));
+      direct(num_tasks)<<<blocks, block_threads, 0, stream>>>(program, num_tasks);
+      MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
+      return;
+    }
+    const launch_plan p = plan_of(s, num_tasks);
+    pool_.reset(stream);
+    kernel(s)<<<static_cast<unsigned>(p.blocks), block_threads, dynamic_shared_bytes, stream>>>(
+        program, make_params(s, num_tasks), policy_params(s));
+    MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
+  }
+
+  [[nodiscard]] driver_params make_params(const schedule_arguments& s, task_id num_tasks) const {
+    driver_params params;
+    params.pool = pool_.ref(num_tasks);
+    params.chunk = s.chunk;
+    params.deferral = s.deferral > 0 ? s.deferral : Policy::default_deferral(s.switching);
+    params.idle_threshold = s.fetch.idle_threshold;
+    return params;
+  }
+
+  [[nodiscard]] static typename Policy::params policy_params(const schedule_arguments& s) {
+    if constexpr (std::is_same_v<typename Policy::params, switching_arguments>) {
+      return s.switching;
+    } else {
+      return {};
+    }
+  }
+
+  [[nodiscard]] static direct_t* direct(task_id num_tasks) {
+    constexpr task_id narrow_limit = task_id{1} << 31;
+    if (num_tasks <= narrow_limit) return direct_kernel<Program, block_threads, std::uint32_t>;
+    return direct_kernel<Program, block_threads, std::uint64_t>;
+  }
+
+  //! One kernel per (strategy, idle count, ring order): the choice is made here, once per
+  //! launch, so that none of it is a branch in the compute loop.
+  [[nodiscard]] static kernel_t* kernel(const schedule_arguments& s) {
+    const bool atomic = s.fetch.kind == fetch_kind::atomic;
+    if constexpr (Policy::has_ring_order) {
+      return s.switching.fifo ? kernel_for<true>(s, atomic) : kernel_for<false>(s, atomic);
+    } else {
+      return kernel_for<false>(s, atomic);
+    }
+  }
+  template <bool Fifo>
+  [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s, bool atomic) {
+    return atomic ? kernel_for<true, Fifo>(s) : kernel_for<false, Fifo>(s);
+  }
+  template <bool Atomic, bool Fifo>
+  [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s) {
+    switch (s.strategy) {
+      case pool_strategy::local:
+        return persistent_kernel<Program, Policy, kernel_variant<pool_strategy::local, Atomic, Fifo>>;
+      case pool_strategy::global:
+        return persistent_kernel<Program, Policy, kernel_variant<pool_strategy::global, Atomic, Fifo>>;
+      default:
+        break;
+    }
+    return persistent_kernel<Program, Policy, kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>;
   }
 
   schedule_arguments args_;
-  int sm_count_;
-  kernel_resources resources_;
+  int sm_count_ = 0;
   global_task_pool pool_;
+  detail::automatic_schedule automatic_;
 };
 
 }  // namespace microsched

@@ -45,4 +45,37 @@ concept has_advance = requires(const P& program, typename P::context& context, i
   { program.advance(context, budget) } -> std::same_as<bool>;
 };
 
+//! static_asserts naming the first missing or wrong piece of a task program, for a readable
+//! error where the scheduler or a baseline instantiates it (a concept failure says only
+//! "constraints not satisfied").
+template <class P>
+constexpr bool check_task_program() {
+  static_assert(std::is_trivially_copyable_v<P>,
+                "a task program is passed to kernels by value: it must be trivially copyable "
+                "(device pointers and parameters, nothing owning)");
+  static_assert(requires { typename P::context; }, "the program needs a nested type `context`");
+  if constexpr (requires { typename P::context; }) {
+    static_assert(std::is_default_constructible_v<typename P::context>,
+                  "P::context must be default constructible: idle lanes hold an empty one");
+    static_assert(requires(const P& p, task_id t) {
+                    { p.begin(t) } -> std::same_as<typename P::context>;
+                  },
+                  "the program needs `__device__ context begin(microsched::task_id) const`");
+    static_assert(requires(const P& p, typename P::context& c) {
+                    { p.step(c) } -> std::same_as<bool>;
+                  },
+                  "the program needs `__device__ bool step(context&) const` returning true when "
+                  "the task has finished (const: programs are shared by every lane)");
+    static_assert(requires(const P& p, task_id t, const typename P::context& c) {
+                    { p.end(t, c) } -> std::same_as<void>;
+                  },
+                  "the program needs `__device__ void end(microsched::task_id, const context&) "
+                  "const`");
+    static_assert(has_advance<P> || !requires { &P::advance; },
+                  "P::advance exists but is not `__device__ bool advance(context&, int budget) "
+                  "const`: the scheduler would silently ignore it");
+  }
+  return true;
+}
+
 }  // namespace microsched

@@ -1,18 +1,26 @@
 #pragma once
 //! @file counted_program.cuh
-//! Wraps a task program so that ending a task also increments its counter: after a run, every
-//! counter must read exactly 1. Use it to check a port or a schedule processes each task once.
+//! Wraps a task program, plain or managed-branch, so that ending a task also increments its
+//! counter: after a run, every counter must read exactly 1. Use it to check that a port or a
+//! schedule processes each task once.
+//!
+//! \code
+//! device_buffer<std::uint32_t> counts(n);  // zeroed before the run
+//! counts.fill_bytes(0, stream);
+//! sched_of_counted.run(counted_program<my_program>{program, counts.data()}, n, stream);
+//! // every counts[t] == 1: each task began and ended exactly once
+//! \endcode
 
 #include <cstdint>
 
+#include "microsched/switching/managed_program.hpp"
 #include "microsched/task_program.hpp"
 
 namespace microsched {
 
-template <task_program Program>
+template <class Program>
 struct counted_program {
   using context = typename Program::context;
-
   Program inner;
   std::uint32_t* counts = nullptr;  //!< one counter per task, zeroed before the run
 
@@ -22,6 +30,25 @@ struct counted_program {
     requires has_advance<Program>
   {
     return inner.advance(c, budget);
+  }
+  __device__ __forceinline__ void end(task_id t, const context& c) const {
+    inner.end(t, c);
+    atomicAdd(counts + t, 1u);
+  }
+};
+
+//! A managed-branch program stays one: the wrapper forwards its branches and gated step.
+template <switching::managed_task_program Program>
+struct counted_program<Program> {
+  using context = typename Program::context;
+  static constexpr int managed_branches = Program::managed_branches;
+  Program inner;
+  std::uint32_t* counts = nullptr;  //!< one counter per task, zeroed before the run
+
+  __device__ __forceinline__ context begin(task_id t) const { return inner.begin(t); }
+  template <class Gate>
+  __device__ __forceinline__ bool step(context& c, Gate& gate) const {
+    return inner.step(c, gate);
   }
   __device__ __forceinline__ void end(task_id t, const context& c) const {
     inner.end(t, c);

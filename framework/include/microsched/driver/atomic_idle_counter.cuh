@@ -1,7 +1,7 @@
 #pragma once
 //! @file atomic_idle_counter.cuh
 //! Fetch control Atomic(n) (frey2012 §4.3): lanes count themselves idle with a shared-memory
-//! atomic, once each, instead of a ballot. Same decision as Ballot(n); kept for comparison.
+//! atomic, once each, instead of a ballot. Same decision as Ballot(n) while idleness only grows (termination); under switching a lane refilled from the context pool stays counted until the reset.
 
 #include "microsched/config.hpp"
 

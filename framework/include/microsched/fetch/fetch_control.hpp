@@ -7,6 +7,7 @@
 #include <string>
 
 #include "microsched/config.hpp"
+#include "microsched/fetch/should_leave.hpp"
 
 namespace microsched {
 
@@ -30,12 +31,5 @@ void validate(const fetch_control& fetch);
 //! "any", "all", "ballot:8", "atomic:4"; throws std::invalid_argument naming the text otherwise.
 [[nodiscard]] fetch_control parse_fetch_control(const std::string& text);
 [[nodiscard]] std::string to_string(const fetch_control& fetch);
-
-//! The fetch decision at a check, as a pure function of the idle count. While the pools still
-//! hold tasks the threshold applies; once they are drained a refill cannot help, so the warp
-//! stays in the compute loop until every lane is idle.
-[[nodiscard]] MICROSCHED_HD bool should_leave(int idle_lanes, int threshold, bool pools_drained) {
-  return idle_lanes >= (pools_drained ? warp_size : threshold);
-}
 
 }  // namespace microsched

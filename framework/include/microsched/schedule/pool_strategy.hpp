@@ -1,18 +1,19 @@
 #pragma once
 //! @file pool_strategy.hpp
-//! Work distribution strategies (frey2012 §4.2, Table 1).
-
-#include <string>
+//! Work distribution strategies (frey2012 §4.2, Table 1), the direct mapping and the automatic choice among them. Device-side: no host headers; the text
+//! forms (parse_pool_strategy, to_string) are declared in schedule_arguments.hpp.
 
 namespace microsched {
 
 enum class pool_strategy {
+  //! The default: the scheduler times a short list of candidates, the direct mapping among them,
+  //! on the first runs of each problem size class and keeps the fastest (schedule/calibration.hpp).
+  automatic,
+  //! One thread per task, run to completion, no pools: what a vanilla kernel does.
+  direct,
   local,   //!< per-block pool in shared memory, statically filled with `chunk` tasks; grid = tasks/chunk
   global,  //!< per-lane private pool in registers refilled from the global pool, `chunk` per lane
   hybrid,  //!< per-warp local pool refilled from the global pool by one atomic per grab
 };
-
-[[nodiscard]] pool_strategy parse_pool_strategy(const std::string& text);
-[[nodiscard]] std::string to_string(pool_strategy strategy);
 
 }  // namespace microsched

@@ -1,32 +1,48 @@
 #pragma once
 //! @file schedule_arguments.hpp
 //! What a user chooses at run time (CUTLASS-style Arguments). Nothing here sizes storage, so
-//! every value can change without recompiling.
+//! every value can change without recompiling. The kernel never sees this struct: the scheduler
+//! turns it into driver_params (driver/driver_params.hpp) for each launch.
 
 #include <cstdint>
 #include <string>
 
 #include "microsched/fetch/fetch_control.hpp"
 #include "microsched/schedule/pool_strategy.hpp"
+#include "microsched/schedule/switching_arguments.hpp"
 
 namespace microsched {
 
+[[nodiscard]] pool_strategy parse_pool_strategy(const std::string& text);
+[[nodiscard]] std::string to_string(pool_strategy strategy);
+
 struct schedule_arguments {
-  pool_strategy strategy = pool_strategy::hybrid;
+  //! automatic (the default) chooses the whole schedule at run time and ignores the fields
+  //! below but `switching`; any other strategy runs exactly the schedule given.
+  pool_strategy strategy = pool_strategy::automatic;
   fetch_control fetch = fetch_control::any();
   std::uint64_t chunk = 32;  //!< tasks per grab from the level above (Local: tasks per block)
-  int deferral = 64;         //!< steps between two fetch checks (amortises the ballot)
-  int blocks_per_sm = 0;     //!< 0: automatic, from occupancy (see grid_blocks)
+  //! Steps (termination) or step visits (switching) between two fetch checks; the checks'
+  //! ballot is paid once per window. 0: the policy's default (termination_policy: 64;
+  //! switching_policy: switching.switch_every, so refills line up with the votes).
+  int deferral = 0;
+  int blocks_per_sm = 0;  //!< 0: automatic, from occupancy (see grid_blocks)
+  //! Context switching at managed branches; read by switching_policy only.
+  switching_arguments switching;
 
   friend bool operator==(const schedule_arguments&, const schedule_arguments&) = default;
 };
 
-//! Throws std::invalid_argument naming the first bad value: chunk 0, deferral < 1, a negative
-//! blocks per SM, an idle threshold outside 1..32.
+//! Throws std::invalid_argument naming the first bad value: chunk 0, a negative deferral or
+//! blocks per SM, an idle threshold outside 1..32, switch_every < 1, a vote threshold outside
+//! 1..33.
 void validate(const schedule_arguments& args);
+void validate(const switching_arguments& args);
 
 //! "hybrid any chunk=32 deferral=64 blocks/SM=auto"
 [[nodiscard]] std::string to_string(const schedule_arguments& args);
+//! "immediate, parked contexts last in first out", "deferred every 4, vanilla at >=24 ..."
+[[nodiscard]] std::string to_string(const switching_arguments& args);
 
 //! Grid size in blocks for a launch. Pure: the caller queries the SM count and the occupancy
 //! (blocks of this kernel that fit on one SM) from the device. With blocks_per_sm = 0 the grid
@@ -35,5 +51,8 @@ void validate(const schedule_arguments& args);
 //! fits zero blocks, or a Local grid over the launch limit.
 [[nodiscard]] std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_tasks,
                                         int sm_count, int max_blocks_per_sm, int auto_limit = 0);
+
+//! Blocks of the direct mapping: one thread per task, grid-stride beyond the launch limit.
+[[nodiscard]] std::uint64_t direct_blocks(std::uint64_t num_tasks, int block_threads);
 
 }  // namespace microsched

@@ -148,22 +148,6 @@ class context_pool {
     commit<K>(plan);
   }
 
-  //! Warp-collective: lanes 0..n-1 each take one context parked before branch K for `path` out
-  //! of the pool into `out` (the ones the next switch would resume first), still parked (their
-  //! state and path kept); their slots become free. n <= the list's count. The tail's sharing
-  //! between warps (tail_share.cuh) moves them to a sibling warp.
-  template <int K>
-  __device__ __forceinline__ void export_parked(bool path, int n, unsigned lane, slot& out) {
-    branch_masks m;  // n empty lanes, none at the branch: they fill from `path`'s list
-    m.empty = n >= warp_size ? full_mask : (1u << n) - 1u;
-    const switch_plan plan = plan_switch(m, counts<K>(), path);
-    apply<K>(plan, plan_lane(plan, lane), out);
-    if (static_cast<int>(lane) < n) {
-      out.state = state_parked(K);
-      out.path = path;
-    }
-  }
-
  private:
   //! Fifo only: where the ring of branch K's `path` list starts (warp-uniform).
   template <int K>

@@ -7,15 +7,13 @@
 #include "microsched/config.hpp"
 #include "microsched/switching/context_pool.cuh"
 #include "microsched/switching/managed_program.hpp"
-#include "microsched/switching/switching_params.hpp"
+#include "microsched/schedule/switching_arguments.hpp"
 #include "microsched/switching/vote.hpp"
 
 namespace microsched::switching {
 
-//! @tparam Tail compiled with the tail mode (switching_arguments::tail_divergent; set_tail()):
-//!   the default instantiation carries none of its code or registers.
 //! @tparam Fifo the pool's lists are rings (switching_arguments::fifo; see context_pool).
-template <class Context, int ContextsPerWarp, int Branches, bool Tail = false, bool Fifo = false>
+template <class Context, int ContextsPerWarp, int Branches, bool Fifo = false>
 class switching_gate {
  public:
   using pool_type = context_pool<Context, ContextsPerWarp, Branches, Fifo>;
@@ -23,11 +21,13 @@ class switching_gate {
   //! Every lane of the warp calls the program's step together (see collective_gate).
   static constexpr bool collective = true;
 
-  //! `mine` is the lane's attached context: the gate swaps it in place.
-  __device__ __forceinline__ switching_gate(pool_type& pool, slot& mine,
+  //! Warp-collective. The gate owns the warp's pool view and the lane's attached context (it
+  //! swaps the context in place), so the driver's lane holds one object with no references
+  //! between its members: references between members of one object kept the switching kernel's
+  //! state in a 104-byte stack frame (ptxas -v), values keep it in registers.
+  __device__ __forceinline__ switching_gate(typename pool_type::temp_storage& pool_storage,
                                             const switching_arguments& args, unsigned lane)
-      : pool_(pool),
-        mine_(mine),
+      : pool_(pool_storage, lane),
         lane_(lane),
         every_(static_cast<unsigned>(args.switch_every)),
         default_then_(args.default_then),
@@ -36,15 +36,11 @@ class switching_gate {
     for (int k = 0; k < Branches; ++k) countdown_[k] = every_;
   }
 
-  //! Warp-uniform, Tail only: the task source is exhausted and tail_divergent is on. Then a warp
-  //! whose contexts (attached and parked) all fit its lanes resumes the parked ones into empty
-  //! lanes and runs each managed branch divergently, every lane its own path, as a vanilla
-  //! kernel does: in the tail the latency of the last contexts bounds the run, and a context
-  //! parked for the minority path would wait while the warp runs the other one.
-  __device__ __forceinline__ void set_tail(bool tail) {
-    static_assert(Tail, "set_tail: compile the gate with Tail = true");
-    tail_ = tail;
-  }
+  //! The lane's attached context (state_finished: the lane is empty).
+  [[nodiscard]] __device__ __forceinline__ slot& mine() { return mine_; }
+  [[nodiscard]] __device__ __forceinline__ const slot& mine() const { return mine_; }
+  //! The warp's context pool.
+  [[nodiscard]] __device__ __forceinline__ const pool_type& pool() const { return pool_; }
 
   //! This lane holds an active context: run the step's code (false while parked or empty).
   [[nodiscard]] __device__ __forceinline__ bool active() const {
@@ -87,11 +83,6 @@ class switching_gate {
       }
     }
     m.empty = __ballot_sync(full_mask, mine_.state == state_finished);
-    if constexpr (Tail) {
-      if (tail_ && warp_size - popcount(m.empty) + pool_.parked() <= warp_size) {
-        return drain<K>(m, counts, at, need);
-      }
-    }
     if (divergent_pass(m, threshold_)) {
       if (at) mine_.state = state_active;  // every lane its own path, as in a vanilla kernel
       return at && need;
@@ -107,22 +98,6 @@ class switching_gate {
   }
 
  private:
-  //! The tail mode's visit (set_tail): empty lanes load the contexts parked for the path that
-  //! has more of them; no context is parked; every lane at the branch runs its own path.
-  template <int K>
-  __device__ __forceinline__ bool drain(branch_masks m, pool_counts counts, bool at, bool need) {
-    const bool path = counts.then_parked > counts.else_parked;
-    m.want_then = path ? m.at_branch : 0u;  // no movers: every lane at the branch runs
-    const switch_plan plan = plan_switch(m, counts, path);
-    if (plan.quiet()) {
-      if (at) mine_.state = state_active;
-      return at && need;
-    }
-    const lane_plan lane = plan_lane(plan, lane_);
-    pool_.template apply<K>(plan, lane, mine_);  // run: active, fill: loaded and active
-    return (at && need) || (lane.action == lane_action::fill && path);
-  }
-
   __device__ __forceinline__ void park_or_run(bool path, bool need, std::uint8_t here) {
     if (need == path) {
       mine_.state = state_active;
@@ -132,13 +107,12 @@ class switching_gate {
     }
   }
 
-  pool_type& pool_;
-  slot& mine_;
+  pool_type pool_;
+  slot mine_{};  // state_finished: the lane starts empty
   unsigned lane_;
   unsigned every_;
   std::uint32_t default_then_;
   int threshold_;
-  bool tail_ = false;             //!< Tail only: see set_tail()
   unsigned countdown_[Branches];  //!< (branch) visits left until the next vote, warp-uniform
 };
 

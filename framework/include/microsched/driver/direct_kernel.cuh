@@ -1,0 +1,45 @@
+#pragma once
+//! @file direct_kernel.cuh
+//! The direct mapping (pool_strategy::direct): one thread per task, run to completion, as a
+//! vanilla kernel does. It is the automatic schedule's first candidate, so the scheduler's
+//! choice is never slower than the user's own kernel beyond noise. A managed-branch program runs
+//! its branches divergently (switching::divergent_gate).
+
+#include <cstdint>
+
+#include "microsched/config.hpp"
+#include "microsched/switching/managed_program.hpp"
+
+namespace microsched {
+
+namespace detail {
+template <class Program>
+__device__ __forceinline__ bool step_divergent(const Program& program,
+                                               typename Program::context& context) {
+  if constexpr (switching::managed_task_program<Program>) {
+    switching::divergent_gate gate;
+    return program.step(context, gate);
+  } else {
+    return program.step(context);
+  }
+}
+}  // namespace detail
+
+//! Grid-stride over [0, num_tasks). Index is 32-bit for up to 2^31 tasks (then no id plus the
+//! stride can wrap): the id arithmetic is what a vanilla kernel's
+//! `blockIdx.x * blockDim.x + threadIdx.x` costs.
+template <class Program, int BlockThreads, class Index>
+__global__ void __launch_bounds__(BlockThreads)
+    direct_kernel(const Program program, const task_id num_tasks) {
+  const auto count = static_cast<Index>(num_tasks);
+  const auto stride = static_cast<Index>(gridDim.x) * BlockThreads;
+  for (Index t = static_cast<Index>(blockIdx.x) * BlockThreads + threadIdx.x; t < count;
+       t += stride) {
+    auto context = program.begin(t);
+    while (!detail::step_divergent(program, context)) {
+    }
+    program.end(t, context);
+  }
+}
+
+}  // namespace microsched

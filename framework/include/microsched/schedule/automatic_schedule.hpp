@@ -1,0 +1,118 @@
+#pragma once
+//! @file automatic_schedule.hpp
+//! The state behind pool_strategy::automatic: one calibration (calibration.hpp) per program,
+//! policy, GPU and problem size class, shared by every scheduler of the process, so the cost is
+//! paid once. A run either launches the chosen schedule or times the next candidate with a pair
+//! of CUDA events, which the next run of that class reads.
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "microsched/config.hpp"
+#include "microsched/schedule/calibration.hpp"
+#include "microsched/schedule/schedule_arguments.hpp"
+
+namespace microsched::detail {
+
+//! One size class's calibration and its pending measurement. Shared by schedulers; guarded by
+//! its mutex.
+struct calibration_state {
+  explicit calibration_state(std::vector<schedule_arguments> candidates)
+      : tuning(std::move(candidates)) {}
+  ~calibration_state();
+  calibration_state(const calibration_state&) = delete;
+  calibration_state& operator=(const calibration_state&) = delete;
+
+  //! Reads the pending measurement into `tuning` (waits for its stop event).
+  void collect();
+  //! Records the start event before a timed run on `stream`.
+  void start(int candidate, cudaStream_t stream);
+  //! Records the stop event after it.
+  void stop(cudaStream_t stream);
+
+  std::mutex mutex;
+  calibration tuning;
+  cudaEvent_t start_event = nullptr;
+  cudaEvent_t stop_event = nullptr;
+  int pending = -1;  //!< candidate whose run the events time, -1 for none
+};
+
+//! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
+//! created with `candidates` on first use.
+[[nodiscard]] std::shared_ptr<calibration_state> calibration_for(
+    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates);
+
+//! Forgets every calibration of the process (tests; a program that changed its inputs' nature).
+void forget_calibrations();
+
+template <class Program, class Policy>
+[[nodiscard]] std::string automatic_key(const std::string& device) {
+  return std::string(typeid(Program).name()) + "|" + typeid(Policy).name() + "|" + device;
+}
+
+class automatic_schedule {
+ public:
+  void configure(std::string key, std::vector<schedule_arguments> candidates) {
+    key_ = std::move(key);
+    candidates_ = std::move(candidates);
+  }
+
+  [[nodiscard]] schedule_arguments schedule_for(task_id num_tasks) const {
+    const auto state = calibration_for(key_, num_tasks, candidates_);
+    std::lock_guard lock(state->mutex);
+    state->collect();
+    return state->tuning.candidate(state->tuning.next());
+  }
+
+  //! The choice for this size class is made (reads a pending measurement first).
+  [[nodiscard]] bool decided(task_id num_tasks) const {
+    const auto state = calibration_for(key_, num_tasks, candidates_);
+    std::lock_guard lock(state->mutex);
+    state->collect();
+    return state->tuning.decided();
+  }
+
+  [[nodiscard]] std::string report(task_id num_tasks) const {
+    const auto state = calibration_for(key_, num_tasks, candidates_);
+    std::lock_guard lock(state->mutex);
+    state->collect();
+    return "automatic: " + state->tuning.report();
+  }
+
+  //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
+  //! candidate that throws std::invalid_argument (it cannot launch here) is dropped with the
+  //! reason and the direct mapping runs instead.
+  template <class Launch>
+  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch) {
+    const auto state = calibration_for(key_, num_tasks, candidates_);
+    std::lock_guard lock(state->mutex);
+    state->collect();
+    calibration& tuning = state->tuning;
+    if (tuning.decided()) {
+      launch(tuning.candidate(tuning.chosen()));
+      return;
+    }
+    const int candidate = tuning.next();
+    state->start(candidate, stream);
+    try {
+      launch(tuning.candidate(candidate));
+    } catch (const std::invalid_argument& e) {
+      state->pending = -1;
+      tuning.fail(candidate, e.what());
+      launch(tuning.candidate(0));
+      return;
+    }
+    state->stop(stream);
+  }
+
+ private:
+  std::string key_;
+  std::vector<schedule_arguments> candidates_;
+};
+
+}  // namespace microsched::detail

@@ -1,0 +1,82 @@
+#pragma once
+//! @file calibration.hpp
+//! The automatic schedule (pool_strategy::automatic) as pure host logic: which candidates are
+//! timed, in which order, and which one is kept. The scheduler feeds it the times of real runs
+//! (each run processes every task once, with one candidate), so calibrating costs no extra work,
+//! only the difference between a candidate and the best on the runs that try it.
+//!
+//! The rules:
+//! - The direct mapping (one thread per task: the user's own vanilla kernel) is candidate 0 and
+//!   runs first, so a program that runs once runs at vanilla speed.
+//! - Every candidate runs `rounds` times, interleaved; its time is the minimum of its runs.
+//! - A candidate slower than `drop_factor` x direct after one run is not tried again, so a bad
+//!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
+//! - The fastest wins only if it beats direct by more than `margin`; else direct stays, so the
+//!   choice is never worse than vanilla beyond the noise of the measurement.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "microsched/schedule/schedule_arguments.hpp"
+
+namespace microsched {
+
+struct calibration_settings {
+  int rounds = 2;             //!< runs per candidate (the minimum counts)
+  double margin = 0.03;       //!< a candidate must beat direct by this fraction to be chosen
+  double drop_factor = 1.5;   //!< after one run, slower than this x direct: not tried again
+};
+
+//! Candidates of the automatic schedule for one policy, direct first. `switching`: a
+//! managed-branch program (its own candidates: switching reorganises branches, not only ends).
+[[nodiscard]] std::vector<schedule_arguments> automatic_candidates(
+    bool switching, const switching_arguments& switching_args = {});
+
+//! Problem sizes that share a calibration: tasks in [2^(k-1), 2^k) form class k.
+[[nodiscard]] int size_class(std::uint64_t num_tasks);
+
+class calibration {
+ public:
+  //! Throws std::invalid_argument for no candidates, rounds < 1, a margin outside [0, 1) or a
+  //! drop factor below 1.
+  calibration(std::vector<schedule_arguments> candidates, calibration_settings settings = {});
+
+  //! The candidate the next run uses; the chosen one once decided().
+  [[nodiscard]] int next() const;
+  [[nodiscard]] bool decided() const { return chosen_ >= 0; }
+  [[nodiscard]] int chosen() const { return chosen_; }
+  [[nodiscard]] const schedule_arguments& candidate(int i) const;
+  [[nodiscard]] int size() const { return static_cast<int>(candidates_.size()); }
+
+  //! The run of candidate `i` took `ms` milliseconds. Throws std::invalid_argument for an index
+  //! out of range or a time that is not positive and finite.
+  void record(int i, double ms);
+  //! Candidate `i` cannot run here (the reason is kept for the report). Direct cannot fail.
+  void fail(int i, const std::string& why);
+
+  //! Runs so far, and the time they took beyond what the best candidate would have taken.
+  [[nodiscard]] int runs() const { return runs_; }
+  [[nodiscard]] double extra_ms() const;
+  //! "chose hybrid any chunk=32 deferral=auto (0.47 ms, 1.83x direct 0.86 ms) of 3 candidates
+  //! in 6 runs; ..." — what was chosen and why, each candidate's best time or reason.
+  [[nodiscard]] std::string report() const;
+
+ private:
+  struct entry {
+    int runs = 0;
+    double best_ms = 0;
+    double total_ms = 0;
+    bool dropped = false;
+    std::string why;  //!< why it was dropped
+  };
+  void decide_if_done();
+
+  std::vector<schedule_arguments> candidates_;
+  calibration_settings settings_;
+  std::vector<entry> entries_;
+  int chosen_ = -1;
+  int runs_ = 0;
+};
+
+}  // namespace microsched

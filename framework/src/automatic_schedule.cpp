@@ -1,0 +1,58 @@
+#include "microsched/schedule/automatic_schedule.hpp"
+
+#include <map>
+
+#include "microsched/error.hpp"
+
+namespace microsched::detail {
+
+namespace {
+std::mutex registry_mutex;
+std::map<std::string, std::shared_ptr<calibration_state>>& registry() {
+  static std::map<std::string, std::shared_ptr<calibration_state>> states;
+  return states;
+}
+}  // namespace
+
+calibration_state::~calibration_state() {
+  if (start_event != nullptr) cudaEventDestroy(start_event);
+  if (stop_event != nullptr) cudaEventDestroy(stop_event);
+}
+
+void calibration_state::collect() {
+  if (pending < 0) return;
+  const int candidate = pending;
+  pending = -1;
+  MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_event));
+  float ms = 0;
+  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
+  // A run too short for the events' resolution counts as their resolution (0.5 us).
+  tuning.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005);
+}
+
+void calibration_state::start(int candidate, cudaStream_t stream) {
+  if (start_event == nullptr) MICROSCHED_CUDA_TRY(cudaEventCreate(&start_event));
+  if (stop_event == nullptr) MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_event));
+  MICROSCHED_CUDA_TRY(cudaEventRecord(start_event, stream));
+  pending = candidate;
+}
+
+void calibration_state::stop(cudaStream_t stream) {
+  MICROSCHED_CUDA_TRY(cudaEventRecord(stop_event, stream));
+}
+
+std::shared_ptr<calibration_state> calibration_for(
+    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates) {
+  const std::string full = key + "|" + std::to_string(size_class(num_tasks));
+  std::lock_guard lock(registry_mutex);
+  auto& slot = registry()[full];
+  if (!slot) slot = std::make_shared<calibration_state>(candidates);
+  return slot;
+}
+
+void forget_calibrations() {
+  std::lock_guard lock(registry_mutex);
+  registry().clear();
+}
+
+}  // namespace microsched::detail

@@ -1,0 +1,155 @@
+#include "microsched/schedule/calibration.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "microsched/error.hpp"
+
+namespace microsched {
+
+std::vector<schedule_arguments> automatic_candidates(bool switching,
+                                                     const switching_arguments& switching_args) {
+  std::vector<schedule_arguments> list;
+  schedule_arguments direct;
+  direct.strategy = pool_strategy::direct;
+  direct.switching = switching_args;
+  list.push_back(direct);
+  // Hybrid pools with the policy's default window: long tasks (Julia islands 1.83x vanilla,
+  // Monte Carlo kill 0.001 3.38x on an H100, bench_termination).
+  schedule_arguments pools = direct;
+  pools.strategy = pool_strategy::hybrid;
+  pools.fetch = fetch_control::any();
+  pools.chunk = 32;
+  pools.deferral = 0;
+  list.push_back(pools);
+  if (!switching) {
+    // Short tasks (tens of steps): a short window, so that a finished lane idles a few steps,
+    // not up to 64, before the warp refills it.
+    schedule_arguments short_tasks = pools;
+    short_tasks.deferral = 8;
+    list.push_back(short_tasks);
+  }
+  return list;
+}
+
+int size_class(std::uint64_t num_tasks) { return static_cast<int>(std::bit_width(num_tasks)); }
+
+calibration::calibration(std::vector<schedule_arguments> candidates, calibration_settings settings)
+    : candidates_(std::move(candidates)), settings_(settings) {
+  if (candidates_.empty()) {
+    throw std::invalid_argument("calibration: no candidate schedules (the direct mapping at least)");
+  }
+  if (settings_.rounds < 1) throw_invalid("calibration rounds", settings_.rounds, "must be at least 1");
+  if (!(settings_.margin >= 0 && settings_.margin < 1)) {
+    throw_invalid("calibration margin", settings_.margin, "must be in [0, 1)");
+  }
+  if (!(settings_.drop_factor >= 1)) {
+    throw_invalid("calibration drop factor", settings_.drop_factor, "must be at least 1");
+  }
+  entries_.resize(candidates_.size());
+  if (candidates_.size() == 1) chosen_ = 0;
+}
+
+const schedule_arguments& calibration::candidate(int i) const {
+  if (i < 0 || i >= size()) throw_invalid("candidate", i, "out of range");
+  return candidates_[static_cast<std::size_t>(i)];
+}
+
+int calibration::next() const {
+  if (decided()) return chosen_;
+  // Interleaved rounds: the candidate with the fewest runs that is still in the race, the
+  // lowest index first (direct leads every round).
+  int best = -1;
+  for (int i = 0; i < size(); ++i) {
+    const entry& e = entries_[static_cast<std::size_t>(i)];
+    if (e.dropped || e.runs >= settings_.rounds) continue;
+    if (best < 0 || e.runs < entries_[static_cast<std::size_t>(best)].runs) best = i;
+  }
+  return best < 0 ? 0 : best;
+}
+
+void calibration::record(int i, double ms) {
+  (void)candidate(i);
+  if (!(ms > 0) || !std::isfinite(ms)) throw_invalid("calibration time (ms)", ms, "must be positive");
+  entry& e = entries_[static_cast<std::size_t>(i)];
+  e.best_ms = e.runs == 0 ? ms : std::min(e.best_ms, ms);
+  e.total_ms += ms;
+  ++e.runs;
+  ++runs_;
+  const entry& direct = entries_[0];
+  if (i != 0 && direct.runs > 0 && e.best_ms > settings_.drop_factor * direct.best_ms) {
+    e.dropped = true;
+    char why[96];
+    std::snprintf(why, sizeof why, "%.2fx slower than direct after one run", e.best_ms / direct.best_ms);
+    e.why = why;
+  }
+  decide_if_done();
+}
+
+void calibration::fail(int i, const std::string& why) {
+  if (i == 0) throw std::invalid_argument("calibration: the direct mapping cannot be dropped: " + why);
+  (void)candidate(i);
+  entry& e = entries_[static_cast<std::size_t>(i)];
+  e.dropped = true;
+  e.why = why;
+  decide_if_done();
+}
+
+void calibration::decide_if_done() {
+  if (decided()) return;
+  for (const entry& e : entries_) {
+    if (!e.dropped && e.runs < settings_.rounds) return;
+  }
+  const double direct = entries_[0].best_ms;
+  int best = 0;
+  for (int i = 1; i < size(); ++i) {
+    const entry& e = entries_[static_cast<std::size_t>(i)];
+    if (e.dropped || e.runs == 0) continue;
+    if (e.best_ms < entries_[static_cast<std::size_t>(best)].best_ms) best = i;
+  }
+  chosen_ = entries_[static_cast<std::size_t>(best)].best_ms < direct * (1.0 - settings_.margin) ? best : 0;
+}
+
+double calibration::extra_ms() const {
+  double best = 0;
+  for (const entry& e : entries_) {
+    if (e.runs > 0 && (best == 0 || e.best_ms < best)) best = e.best_ms;
+  }
+  double extra = 0;
+  for (const entry& e : entries_) extra += e.total_ms - best * e.runs;
+  return extra;
+}
+
+std::string calibration::report() const {
+  char buffer[160];
+  std::string out;
+  if (decided()) {
+    const entry& c = entries_[static_cast<std::size_t>(chosen_)];
+    std::snprintf(buffer, sizeof buffer, "chose %s (%.3f ms, %.2fx direct)",
+                  to_string(candidate(chosen_)).c_str(), c.best_ms,
+                  c.best_ms > 0 ? entries_[0].best_ms / c.best_ms : 1.0);
+    out = buffer;
+  } else {
+    out = "calibrating";
+  }
+  std::snprintf(buffer, sizeof buffer, " after %d runs (%.3f ms beyond the best);", runs_, extra_ms());
+  out += buffer;
+  for (int i = 0; i < size(); ++i) {
+    const entry& e = entries_[static_cast<std::size_t>(i)];
+    out += " " + to_string(candidate(i)) + ": ";
+    if (e.runs > 0) {
+      std::snprintf(buffer, sizeof buffer, "%.3f ms", e.best_ms);
+      out += buffer;
+    } else {
+      out += "not run";
+    }
+    if (e.dropped) out += " (dropped: " + e.why + ")";
+    out += i + 1 < size() ? ";" : "";
+  }
+  return out;
+}
+
+}  // namespace microsched

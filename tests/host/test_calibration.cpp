@@ -1,0 +1,101 @@
+// The automatic schedule's choice on scripted timings: direct first, interleaved rounds, a slow
+// candidate dropped after one run, a failing candidate dropped with its reason, the margin that
+// keeps direct unless a candidate clearly wins.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "microsched/schedule/calibration.hpp"
+
+using namespace microsched;
+
+namespace {
+//! Runs the calibration to its decision with `times[c]` ms for every run of candidate c; returns
+//! the order in which candidates ran.
+std::vector<int> drive(calibration& c, const std::vector<double>& times) {
+  std::vector<int> order;
+  for (int guard = 0; !c.decided() && guard < 100; ++guard) {
+    const int i = c.next();
+    order.push_back(i);
+    c.record(i, times[static_cast<std::size_t>(i)]);
+  }
+  return order;
+}
+}  // namespace
+
+TEST_CASE("the candidates start with the direct mapping") {
+  for (const bool switching : {false, true}) {
+    const auto list = automatic_candidates(switching);
+    REQUIRE(list.size() >= 2);
+    CHECK(list[0].strategy == pool_strategy::direct);
+    for (const auto& a : list) CHECK_NOTHROW(validate(a));
+  }
+  switching_arguments deferred;
+  deferred.switch_every = 4;
+  for (const auto& a : automatic_candidates(true, deferred)) CHECK(a.switching == deferred);
+}
+
+TEST_CASE("size classes are powers of two") {
+  CHECK(size_class(0) == 0);
+  CHECK(size_class(1) == 1);
+  CHECK(size_class(1023) == 10);
+  CHECK(size_class(1024) == 11);
+  CHECK(size_class(std::uint64_t{1} << 40) == 41);
+}
+
+TEST_CASE("a clear winner is chosen after interleaved rounds, direct leading each round") {
+  calibration c(automatic_candidates(false), {2, 0.03, 1.5});
+  const auto order = drive(c, {1.0, 0.5, 0.6});
+  CHECK(order == std::vector<int>{0, 1, 2, 0, 1, 2});
+  CHECK(c.chosen() == 1);
+  CHECK(c.runs() == 6);
+  CHECK(c.extra_ms() == doctest::Approx(2 * 0.5 + 2 * 0.1));
+  CHECK(c.report().find("chose hybrid") != std::string::npos);
+}
+
+TEST_CASE("direct stays unless a candidate beats it by more than the margin") {
+  calibration c(automatic_candidates(false), {2, 0.03, 1.5});
+  drive(c, {1.0, 0.98, 0.99});
+  CHECK(c.chosen() == 0);
+  CHECK(c.report().find("chose direct") != std::string::npos);
+}
+
+TEST_CASE("a slow candidate runs once; a failing candidate is dropped with its reason") {
+  calibration c(automatic_candidates(false), {2, 0.03, 1.5});
+  std::vector<int> order;
+  order.push_back(c.next());
+  c.record(0, 1.0);
+  order.push_back(c.next());
+  c.fail(1, "blocks per SM = 9: at most 8 fit");
+  order.push_back(c.next());
+  c.record(2, 2.0);  // 2x direct: not tried again
+  while (!c.decided()) {
+    order.push_back(c.next());
+    c.record(order.back(), 1.0);
+  }
+  CHECK(order == std::vector<int>{0, 1, 2, 0});
+  CHECK(c.chosen() == 0);
+  const std::string report = c.report();
+  CHECK(report.find("dropped: blocks per SM = 9") != std::string::npos);
+  CHECK(report.find("2.00x slower than direct") != std::string::npos);
+  CHECK_THROWS_AS(c.fail(0, "no"), std::invalid_argument);
+}
+
+TEST_CASE("bad calibration input is refused with the value named") {
+  CHECK_THROWS_AS(calibration({}, {}), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(calibration(automatic_candidates(false), {0, 0.03, 1.5}),
+                       "calibration rounds = 0: must be at least 1", std::invalid_argument);
+  CHECK_THROWS_AS(calibration(automatic_candidates(false), {2, 1.0, 1.5}), std::invalid_argument);
+  CHECK_THROWS_AS(calibration(automatic_candidates(false), {2, 0.03, 0.5}),
+                  std::invalid_argument);
+  calibration c(automatic_candidates(false));
+  CHECK_THROWS_AS(c.record(7, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(c.record(0, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS(c.record(0, -1.0), std::invalid_argument);
+  // One candidate: decided at once.
+  calibration only({automatic_candidates(false)[0]});
+  CHECK(only.decided());
+  CHECK(only.chosen() == 0);
+}
