@@ -191,6 +191,8 @@ TEST_CASE("pipeline: ready remaps run the optimised kernel and results equal the
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
   CHECK(stats.method == "regroup");
+  CHECK(stats.profiling == std::string("partial"));  // what the library decided, from the method
+  CHECK(stats.summary().find("profiling=partial") != std::string::npos);
   CHECK(stats.slots == 3);
   CHECK(stats.host_bytes == 3 * program.n * sizeof(index_t));
   CHECK(stats.iterations[0].reason == fallback::warm_up);
@@ -285,6 +287,7 @@ TEST_CASE("pipeline: over the memory cap nothing is remapped and the statistics 
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
   CHECK(stats.method.empty());
+  CHECK(stats.profiling.empty());
   CHECK(stats.optimised_count() == 0);
   CHECK(stats.iterations[5].reason == fallback::memory_cap);
   CHECK(stats.summary().find("memory cap") != std::string::npos);
@@ -607,6 +610,7 @@ TEST_CASE("pipeline: an all-or-nothing method whose remap is ready profiles one 
   chunk_pipeline pipe(backend, args);
   const auto& stats = pipe.run(program);
   CHECK(program.results_correct());
+  CHECK(stats.profiling == std::string("whole chunk"));
   CHECK(stats.iterations[1].reason == fallback::warm_up);  // not transformed while profiling
   CHECK(stats.iterations[2].optimised);
   CHECK(stats.iterations[2].ratio == doctest::Approx(1.0));
