@@ -74,6 +74,14 @@ TEST_CASE("round robin: long blocks first shorten the tail (Figure 5)") {
   CHECK(round_robin_makespan(std::vector<double>{4, 1, 1, 1, 1}, 2) == doctest::Approx(4));
   CHECK(round_robin_makespan(std::vector<double>{1, 1, 1, 1, 4}, 2) == doctest::Approx(6));
   CHECK(round_robin_makespan(std::vector<double>{3, 3, 3}, 5) == doctest::Approx(3));
+  // an SM shares its issue slots: a warp left alone runs faster, up to the saturation cap
+  const std::vector<double> two_warps{10, 2};
+  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 1}) == doctest::Approx(6));    // 2 + 8 / 2
+  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 16}) == doctest::Approx(10));  // no faster alone
+  CHECK(simulate_sms(two_warps, 1, {2, 1, 32}) == doctest::Approx(10));      // one SM each
+  // blocks end with their last warp; the next block takes the freed place
+  const std::vector<double> four{4, 1, 3, 3};  // blocks {4, 1} and {3, 3}, one SM, one block
+  CHECK(simulate_sms(four, 2, {1, 1, 64}) == doctest::Approx(7));
   // co-resident blocks share their SM: balanced launches get eq. 5's estimate
   const auto bbv = make_bbv(1, std::vector<std::vector<std::uint32_t>>(128, {3}));
   const std::vector<double> lat{2};

@@ -16,6 +16,8 @@ void validate(const gpu_shape& shape) {
   if (shape.threads_per_block < warp_size || shape.threads_per_block % warp_size != 0)
     throw_invalid("threads_per_block", shape.threads_per_block,
                   "must be a positive multiple of 32");
+  if (shape.saturating_warps < 1)
+    throw_invalid("saturating_warps", shape.saturating_warps, "must be >= 1");
 }
 
 void validate_order(std::span<const std::uint32_t> order, std::size_t items) {
@@ -35,16 +37,13 @@ std::vector<std::uint32_t> identity_order(std::size_t items) {
   return order;
 }
 
-std::vector<double> block_costs(const bbv_matrix& bbv, std::span<const double> latency,
-                                std::span<const std::uint32_t> order, int threads_per_block) {
+std::vector<double> warp_costs(const bbv_matrix& bbv, std::span<const double> latency,
+                               std::span<const std::uint32_t> order) {
   validate(bbv);
   validate_latency(bbv, latency);
-  if (threads_per_block < warp_size || threads_per_block % warp_size != 0)
-    throw_invalid("threads_per_block", threads_per_block, "must be a positive multiple of 32");
   if (!order.empty()) validate_order(order, bbv.items);
   const auto item_at = [&](std::size_t slot) { return order.empty() ? slot : order[slot]; };
-  const std::size_t block = static_cast<std::size_t>(threads_per_block);
-  std::vector<double> costs((bbv.items + block - 1) / block, 0.0);
+  std::vector<double> costs((bbv.items + warp_size - 1) / warp_size, 0.0);
   std::vector<std::uint32_t> warp_max(bbv.regions);
   for (std::size_t first = 0; first < bbv.items; first += warp_size) {
     const std::size_t last = std::min(bbv.items, first + warp_size);
@@ -53,8 +52,19 @@ std::vector<double> block_costs(const bbv_matrix& bbv, std::span<const double> l
       const auto row = bbv.row(item_at(slot));
       for (std::size_t b = 0; b < bbv.regions; ++b) warp_max[b] = std::max(warp_max[b], row[b]);
     }
-    costs[first / block] += thread_latency(warp_max, latency);  // eqs. 3, 4
+    costs[first / warp_size] = thread_latency(warp_max, latency);  // eq. 3
   }
+  return costs;
+}
+
+std::vector<double> block_costs(const bbv_matrix& bbv, std::span<const double> latency,
+                                std::span<const std::uint32_t> order, int threads_per_block) {
+  if (threads_per_block < warp_size || threads_per_block % warp_size != 0)
+    throw_invalid("threads_per_block", threads_per_block, "must be a positive multiple of 32");
+  const auto warps = warp_costs(bbv, latency, order);
+  const std::size_t per_block = static_cast<std::size_t>(threads_per_block / warp_size);
+  std::vector<double> costs((warps.size() + per_block - 1) / per_block, 0.0);
+  for (std::size_t w = 0; w < warps.size(); ++w) costs[w / per_block] += warps[w];  // eq. 4
   return costs;
 }
 
@@ -85,11 +95,9 @@ double round_robin_makespan(std::span<const double> costs, int places) {
 double bbv_weighted_scheduled(const bbv_matrix& bbv, std::span<const double> latency,
                               std::span<const std::uint32_t> order, const gpu_shape& shape) {
   validate(shape);
-  const auto costs = block_costs(bbv, latency, order, shape.threads_per_block);
-  // A place runs one of an SM's resident blocks; co-resident blocks share the SM's issue
-  // slots, so a block on a place takes blocks_per_sm times its cost. Then a balanced launch
-  // gets the same estimate as eq. 5, and only the imbalance of the tail tells them apart.
-  return round_robin_makespan(costs, shape.sm_count * shape.blocks_per_sm) * shape.blocks_per_sm;
+  const auto costs = warp_costs(bbv, latency, order);
+  const int per_block = shape.threads_per_block / warp_size;
+  return simulate_sms(costs, per_block, shape) * per_block * shape.blocks_per_sm;
 }
 
 }  // namespace microsched::model

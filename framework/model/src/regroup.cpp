@@ -56,16 +56,53 @@ std::vector<std::uint32_t> latency_order(const bbv_matrix& bbv, std::span<const 
 
 namespace {
 
-//! A group of Algorithm 1, one node of the doubly linked candidate list.
-struct greedy_group {
-  std::vector<std::uint32_t> items;
-  group_extent extent{0};
-  std::size_t prev = 0, next = 0;  // neighbours in the list; npos at the ends
-  std::uint32_t version = 0;       // bumped on every change, so stale heap entries are skipped
-  bool alive = true;
-};
-
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+//! The groups of Algorithm 1 in flat arrays (no allocation per merge): group g starts as the
+//! item at position g of the candidate list; its items form a linked list (head .. tail), its
+//! extent is min/max[g * regions + b], and prev/next link the live groups in list order.
+struct greedy_groups {
+  std::size_t regions;
+  std::vector<std::uint32_t> head, tail, size, next_item, min, max;
+  std::vector<std::size_t> prev, next;
+  std::vector<std::uint32_t> version;  // bumped on every change, so stale heap entries are skipped
+  std::vector<bool> alive;
+
+  greedy_groups(const bbv_matrix& bbv, std::span<const std::uint32_t> list)
+      : regions(bbv.regions),
+        head(list.begin(), list.end()),
+        tail(list.begin(), list.end()),
+        size(list.size(), 1),
+        next_item(bbv.items, 0),
+        min(list.size() * bbv.regions),
+        max(list.size() * bbv.regions),
+        prev(list.size()),
+        next(list.size()),
+        version(list.size(), 0),
+        alive(list.size(), true) {
+    for (std::size_t g = 0; g < list.size(); ++g) {
+      std::ranges::copy(bbv.row(list[g]), min.begin() + static_cast<std::ptrdiff_t>(g * regions));
+      std::ranges::copy(bbv.row(list[g]), max.begin() + static_cast<std::ptrdiff_t>(g * regions));
+      prev[g] = g == 0 ? npos : g - 1;
+      next[g] = g + 1 == list.size() ? npos : g + 1;
+    }
+  }
+  //! Gain (eq. 10) of the union of groups a and b.
+  [[nodiscard]] double union_gain(std::size_t a, std::size_t b, std::span<const double> lat) const {
+    double sum = 0;
+    for (std::size_t r = 0; r < regions; ++r) {
+      const double lo = std::min(min[a * regions + r], min[b * regions + r]);
+      const double hi = std::max(max[a * regions + r], max[b * regions + r]);
+      sum += lat[r] * (lo - (hi - lo));
+    }
+    return sum;
+  }
+  void unlink(std::size_t g) {
+    alive[g] = false;
+    if (prev[g] != npos) next[prev[g]] = next[g];
+    if (next[g] != npos) prev[next[g]] = prev[g];
+  }
+};
 
 //! A candidate merge of two neighbouring groups: (gain, -left, left, right, versions).
 using edge =
@@ -80,57 +117,64 @@ std::vector<std::uint32_t> greedy_order(const bbv_matrix& bbv, std::span<const d
   validate(options);
   const auto list = detail::latency_order(bbv, latency);
   const std::size_t n = list.size(), gs = static_cast<std::size_t>(options.groupsize);
-  std::vector<greedy_group> groups(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    groups[i].items = {list[i]};
-    groups[i].extent = group_extent(bbv.regions);
-    groups[i].extent.add(bbv.row(list[i]));
-    groups[i].prev = i == 0 ? npos : i - 1;
-    groups[i].next = i + 1 == n ? npos : i + 1;
-  }
+  const std::size_t regions = bbv.regions;
+  greedy_groups g(bbv, list);
   std::priority_queue<edge> heap;
   const auto push = [&](std::size_t left) {
-    if (left == npos || groups[left].next == npos) return;
-    const std::size_t right = groups[left].next;
-    const double g = gain(groups[left].extent.merged(groups[right].extent), latency);
-    heap.emplace(g, -static_cast<std::int64_t>(left), left, right, groups[left].version,
-                 groups[right].version);
+    if (left == npos || g.next[left] == npos) return;
+    const std::size_t right = g.next[left];
+    heap.emplace(g.union_gain(left, right, latency), -static_cast<std::int64_t>(left), left, right,
+                 g.version[left], g.version[right]);
   };
   for (std::size_t i = 0; i + 1 < n; ++i) push(i);
-
   std::vector<std::uint32_t> order;
   order.reserve(n);
   while (!heap.empty()) {
-    const auto [g, tie, left, right, vl, vr] = heap.top();
+    const auto [gain_value, tie, a, b, va, vb] = heap.top();
     heap.pop();
-    greedy_group& a = groups[left];
-    greedy_group& b = groups[right];
-    if (!a.alive || !b.alive || a.version != vl || b.version != vr || a.next != right) continue;
+    if (!g.alive[a] || !g.alive[b] || g.version[a] != va || g.version[b] != vb || g.next[a] != b)
+      continue;
     // merge b into a: a's items first, then b's (Algorithm 1, MERGE)
-    a.items.insert(a.items.end(), b.items.begin(), b.items.end());
-    a.extent = a.extent.merged(b.extent);
-    b.alive = false;
-    a.next = b.next;
-    if (b.next != npos) groups[b.next].prev = left;
-    ++a.version;
-    if (a.items.size() >= gs) {  // the first groupsize items form a finished group
-      order.insert(order.end(), a.items.begin(), a.items.begin() + static_cast<std::ptrdiff_t>(gs));
-      a.items.erase(a.items.begin(), a.items.begin() + static_cast<std::ptrdiff_t>(gs));
-      a.extent = group_extent(bbv.regions);
-      for (const std::uint32_t item : a.items) a.extent.add(bbv.row(item));
-      if (a.items.empty()) {  // unlink the emptied group
-        a.alive = false;
-        if (a.prev != npos) groups[a.prev].next = a.next;
-        if (a.next != npos) groups[a.next].prev = a.prev;
-        push(a.prev);
+    g.next_item[g.tail[a]] = g.head[b];
+    g.tail[a] = g.tail[b];
+    g.size[a] += g.size[b];
+    for (std::size_t r = 0; r < regions; ++r) {
+      g.min[a * regions + r] = std::min(g.min[a * regions + r], g.min[b * regions + r]);
+      g.max[a * regions + r] = std::max(g.max[a * regions + r], g.max[b * regions + r]);
+    }
+    g.unlink(b);
+    ++g.version[a];
+    if (g.size[a] >= gs) {  // the first groupsize items form a finished group
+      std::uint32_t item = g.head[a];
+      for (std::size_t k = 0; k < gs; ++k, item = g.next_item[item]) order.push_back(item);
+      g.size[a] -= static_cast<std::uint32_t>(gs);
+      if (g.size[a] == 0) {
+        const std::size_t before = g.prev[a];
+        g.unlink(a);
+        push(before);
         continue;
       }
+      g.head[a] = item;  // the rest keeps merging; its extent is rebuilt from its items
+      const auto lo = g.min.begin() + static_cast<std::ptrdiff_t>(a * regions);
+      const auto hi = g.max.begin() + static_cast<std::ptrdiff_t>(a * regions);
+      std::ranges::copy(bbv.row(item), lo);
+      std::ranges::copy(bbv.row(item), hi);
+      for (std::uint32_t k = 1, it = g.next_item[item]; k < g.size[a]; ++k, it = g.next_item[it])
+        for (std::size_t r = 0; r < regions; ++r) {
+          lo[static_cast<std::ptrdiff_t>(r)] =
+              std::min(lo[static_cast<std::ptrdiff_t>(r)], bbv.at(it, r));
+          hi[static_cast<std::ptrdiff_t>(r)] =
+              std::max(hi[static_cast<std::ptrdiff_t>(r)], bbv.at(it, r));
+        }
     }
-    push(a.prev);
-    push(left);
+    push(g.prev[a]);
+    push(a);
   }
-  for (std::size_t i = 0; i < n; ++i)  // at most one partial group is left
-    if (groups[i].alive) order.insert(order.end(), groups[i].items.begin(), groups[i].items.end());
+  for (std::size_t k = 0; k < n; ++k) {  // at most one partial group is left
+    if (!g.alive[k]) continue;
+    std::uint32_t item = g.head[k];
+    for (std::uint32_t c = 0; c < g.size[k]; ++c, item = g.next_item[item]) order.push_back(item);
+  }
   return order;
 }
 

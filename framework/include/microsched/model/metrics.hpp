@@ -8,9 +8,15 @@
 //! latency times the largest count of its threads (eqs. 2, 3), since lanes that finish early wait
 //! for the others; a block costs the sum of its warps (eq. 4).
 //! - BBV-weighted: the sum of all blocks over the SM count (eq. 5), a perfectly balanced GPU.
-//! - BBV-weighted-scheduled: blocks are handed in launch order to the first free place of
-//!   sm_count * blocks_per_sm (the real SM count and occupancy), dynamic round robin; the
-//!   estimate is the time the last place finishes. Uneven blocks leave a tail that eq. 5 misses.
+//! - BBV-weighted-scheduled: blocks are handed in launch order to the SMs, blocks_per_sm at a
+//!   time (the real SM count and occupancy; the first wave round robin, later blocks to the SM
+//!   that frees a place first), and each SM shares its issue slots among its resident warps. The
+//!   estimate is the time the last SM finishes: uneven blocks leave a tail that eq. 5 misses.
+//!   Latencies are measured on a full GPU, so a warp at full occupancy advances one latency unit
+//!   per cycle; with fewer warps resident it runs faster, up to the rate at which
+//!   `saturating_warps` warps keep the SM busy (a lone warp is bound by its own latencies).
+//!   Expressed in eq. 5's units (the makespan times the warps an SM holds at full occupancy), so
+//!   a balanced launch gets the same value from both.
 //! Neither predicts absolute time: both are in latency units (cycles when the latencies are);
 //! the ratio of two orders' estimates predicts the ratio of their kernel times.
 
@@ -27,6 +33,8 @@ struct gpu_shape {
   int sm_count = 0;           //!< streaming multiprocessors (query the device, never hard-code)
   int blocks_per_sm = 1;      //!< occupancy of the kernel at threads_per_block
   int threads_per_block = 0;  //!< a multiple of 32
+  //! resident warps that keep an SM's issue slots busy (4 per scheduler on sm_70 and later)
+  int saturating_warps = 16;
 };
 
 //! Throws std::invalid_argument naming the first value that is not positive, or a block size
@@ -39,6 +47,10 @@ void validate_order(std::span<const std::uint32_t> order, std::size_t items);
 //! The identity order (thread t works on item t, the original launch).
 [[nodiscard]] std::vector<std::uint32_t> identity_order(std::size_t items);
 
+//! Cost of each warp of the launch, in launch order (eqs. 2, 3). An empty `order` means identity.
+[[nodiscard]] std::vector<double> warp_costs(const bbv_matrix& bbv, std::span<const double> latency,
+                                             std::span<const std::uint32_t> order);
+
 //! Cost of each block of the launch, in block order (eq. 4). An empty `order` means identity.
 [[nodiscard]] std::vector<double> block_costs(const bbv_matrix& bbv,
                                               std::span<const double> latency,
@@ -49,13 +61,18 @@ void validate_order(std::span<const std::uint32_t> order, std::size_t items);
 [[nodiscard]] double bbv_weighted(const bbv_matrix& bbv, std::span<const double> latency,
                                   std::span<const std::uint32_t> order, const gpu_shape& shape);
 
-//! BBV-weighted-scheduled estimate: dynamic round robin of the blocks onto
-//! sm_count * blocks_per_sm places. An empty `order` means identity.
+//! BBV-weighted-scheduled estimate (see above). An empty `order` means identity.
 [[nodiscard]] double bbv_weighted_scheduled(const bbv_matrix& bbv, std::span<const double> latency,
                                             std::span<const std::uint32_t> order,
                                             const gpu_shape& shape);
 
-//! Makespan of blocks of the given costs, handed in order to the first free of `places` places.
+//! Makespan of blocks of the given costs, handed in order to the first free of `places` places
+//! (the paper's Figure 5, every block at a fixed speed).
 [[nodiscard]] double round_robin_makespan(std::span<const double> costs, int places);
+
+//! Makespan of the SM simulation behind bbv_weighted_scheduled, in cycles of a warp at full
+//! occupancy: `costs` per warp in launch order, warps_per_block consecutive warps per block.
+[[nodiscard]] double simulate_sms(std::span<const double> costs, int warps_per_block,
+                                  const gpu_shape& shape);
 
 }  // namespace microsched::model

@@ -1,0 +1,89 @@
+// The SM simulation behind BBV-weighted-scheduled: blocks go to SMs in launch order, each SM
+// shares its issue slots among its resident warps (processor sharing with a per-warp cap).
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <tuple>
+#include <vector>
+
+#include "microsched/error.hpp"
+#include "microsched/model/metrics.hpp"
+
+namespace microsched::model {
+
+namespace {
+
+struct resident_warp {
+  double remaining;  // cycles of work left at full-occupancy speed
+  std::size_t block;
+};
+
+struct sm_state {
+  std::vector<resident_warp> warps;
+  double clock = 0;           // time up to which `warps` have been advanced
+  std::uint64_t version = 0;  // bumped when the next event time changes
+};
+
+}  // namespace
+
+double simulate_sms(std::span<const double> costs, int warps_per_block, const gpu_shape& shape) {
+  validate(shape);
+  if (warps_per_block < 1) throw_invalid("warps_per_block", warps_per_block, "must be >= 1");
+  if (costs.empty()) return 0;
+  const std::size_t per_block = static_cast<std::size_t>(warps_per_block);
+  const std::size_t blocks = (costs.size() + per_block - 1) / per_block;
+  const double full = double(shape.blocks_per_sm) * warps_per_block;  // warps at full occupancy
+  // a warp never runs faster than when `saturating_warps` warps share the SM
+  const double cap = std::max(1.0, full / shape.saturating_warps);
+  const auto rate = [&](std::size_t resident) {
+    return resident == 0 ? 0.0 : std::min(cap, full / double(resident));
+  };
+  std::vector<sm_state> sms(static_cast<std::size_t>(shape.sm_count));
+  std::vector<int> unfinished(blocks, 0);
+  std::size_t next_block = 0;
+  const auto admit = [&](sm_state& sm) {  // the next block in launch order joins `sm`
+    const std::size_t b = next_block++;
+    const std::size_t first = b * per_block, last = std::min(costs.size(), first + per_block);
+    for (std::size_t w = first; w < last; ++w) sm.warps.push_back({costs[w], b});
+    unfinished[b] = static_cast<int>(last - first);
+  };
+  // events: (time of the SM's next warp completion, sm, version), earliest first
+  using event = std::tuple<double, std::size_t, std::uint64_t>;
+  std::priority_queue<event, std::vector<event>, std::greater<>> events;
+  const auto schedule = [&](std::size_t s) {
+    sm_state& sm = sms[s];
+    ++sm.version;
+    if (sm.warps.empty()) return;
+    double least = std::numeric_limits<double>::infinity();
+    for (const auto& w : sm.warps) least = std::min(least, w.remaining);
+    events.emplace(sm.clock + least / rate(sm.warps.size()), s, sm.version);
+  };
+  // first wave: round robin over the SMs, blocks_per_sm each
+  for (int round = 0; round < shape.blocks_per_sm; ++round)
+    for (std::size_t s = 0; s < sms.size() && next_block < blocks; ++s) admit(sms[s]);
+  for (std::size_t s = 0; s < sms.size(); ++s) schedule(s);
+  double makespan = 0;
+  while (!events.empty()) {
+    const auto [time, s, version] = events.top();
+    events.pop();
+    sm_state& sm = sms[s];
+    if (version != sm.version) continue;
+    const double advance = (time - sm.clock) * rate(sm.warps.size());
+    sm.clock = time;
+    makespan = std::max(makespan, time);
+    const double eps = 1e-9 * std::max(1.0, advance);
+    std::size_t freed = 0;
+    std::erase_if(sm.warps, [&](resident_warp& w) {
+      w.remaining -= advance;
+      if (w.remaining > eps) return false;
+      if (--unfinished[w.block] == 0) ++freed;
+      return true;
+    });
+    for (; freed > 0 && next_block < blocks; --freed) admit(sm);
+    schedule(s);
+  }
+  return makespan;
+}
+
+}  // namespace microsched::model
