@@ -6,12 +6,16 @@
 // the kernel speedup and the end-to-end speedup with the host's regrouping cost. Outputs of
 // every order are checked bit for bit against the original launch's before it is timed.
 //   MICROSCHED_MODEL_CACHE=DIR  folder of the per-GPU latency cache (default ./model-cache)
+//   MICROSCHED_MODEL_DUMP=DIR   also write each workload's exact and predicted BBVs (raw uint32,
+//                               item-major) and its latencies and shape, for offline study
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -57,7 +61,8 @@ bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::ui
   bbv_matrix m(w.items(), w.region_names().size());
   device_buffer<std::uint32_t> counts(m.counts.size());
   counts.fill_bytes(0);
-  w.launch({probe_mode::count, order, threads, {counts.data(), nullptr, nullptr}, nullptr, nullptr});
+  w.launch(
+      {probe_mode::count, order, threads, {counts.data(), nullptr, nullptr}, nullptr, nullptr});
   m.counts = counts.to_host();
   return m;
 }
@@ -77,13 +82,34 @@ std::vector<double> measure_latency(prepared& p) {
   device_buffer<std::uint32_t> d_order(order);
   device_buffer<unsigned long long> sums(2 * p.exact.regions);
   sums.fill_bytes(0);
-  p.w->launch({probe_mode::time, d_order.data(), static_cast<std::uint32_t>(p.exact.items),
-               {nullptr, sums.data(), sums.data() + p.exact.regions}, nullptr, nullptr});
+  p.w->launch({probe_mode::time,
+               d_order.data(),
+               static_cast<std::uint32_t>(p.exact.items),
+               {nullptr, sums.data(), sums.data() + p.exact.regions},
+               nullptr,
+               nullptr});
   const auto s = sums.to_host();
   const std::span<const unsigned long long> all(s);
   auto lat = latencies_from_sums(all.first(p.exact.regions), all.subspan(p.exact.regions));
   cache.store(gpu, key, lat);
   return lat;
+}
+
+void write_dump(const prepared& p, const std::string& folder) {
+  std::filesystem::create_directories(folder);
+  const std::string base = folder + "/" + p.w->name();
+  for (const auto& [suffix, m] :
+       {std::pair{".exact.u32", &p.exact}, {".predicted.u32", &p.predicted}}) {
+    std::ofstream out(base + suffix, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(m->counts.data()),
+              static_cast<std::streamsize>(m->counts.size() * sizeof(std::uint32_t)));
+  }
+  std::ofstream meta(base + ".meta.txt");
+  meta << "items " << p.exact.items << "\nregions " << p.exact.regions << "\nlatency";
+  for (const double l : p.latency) meta << ' ' << l;
+  meta << "\nsm_count " << p.shape.sm_count << "\nblocks_per_sm " << p.shape.blocks_per_sm
+       << "\nthreads_per_block " << p.shape.threads_per_block << "\noriginal_ms " << p.original_ms
+       << '\n';
 }
 
 prepared& get(const std::string& name) {
@@ -92,8 +118,8 @@ prepared& get(const std::string& name) {
   if (slot) return *slot;
   slot = std::make_unique<prepared>();
   prepared& p = *slot;
-  p.w = name == "marching_cubes" ? make_marching_cubes(96)
-        : name == "alignment"    ? make_alignment(std::size_t{1} << 19)
+  p.w = name == "marching_cubes" ? make_marching_cubes(128)
+        : name == "alignment"    ? make_alignment(std::size_t{1} << 20)
                                  : make_photon(std::size_t{1} << 20);
   divergent_workload& w = *p.w;
   const std::size_t n = w.items();
@@ -103,7 +129,8 @@ prepared& get(const std::string& name) {
   std::shuffle(sample.begin(), sample.end(), std::mt19937(11));
   sample.resize(std::min(sample_items, n));
   device_buffer<std::uint32_t> d_sample(sample);
-  const bbv_matrix counted = count_bbvs(w, d_sample.data(), static_cast<std::uint32_t>(sample.size()));
+  const bbv_matrix counted =
+      count_bbvs(w, d_sample.data(), static_cast<std::uint32_t>(sample.size()));
   bbv_matrix sample_counts(sample.size(), counted.regions);
   for (std::size_t k = 0; k < sample.size(); ++k)
     std::ranges::copy(counted.row(sample[k]), sample_counts.row(k).begin());
@@ -117,17 +144,30 @@ prepared& get(const std::string& name) {
   p.shape = {current_sm_count(), w.blocks_per_sm(true), divergent_workload::threads_per_block};
   event_timer timer;
   const auto n32 = static_cast<std::uint32_t>(n);
-  p.original_ms = timer.time([&](cudaStream_t s) {
-                       w.launch({probe_mode::off, nullptr, n32, {}, nullptr, s});
-                     }, kernel_timing).median_ms;
+  p.original_ms = timer
+                      .time(
+                          [&](cudaStream_t s) {
+                            w.launch({probe_mode::off, nullptr, n32, {}, nullptr, s});
+                          },
+                          kernel_timing)
+                      .median_ms;
   device_buffer<std::uint32_t> counts(p.exact.counts.size());
-  p.counted_ms = timer.time([&](cudaStream_t s) {
-                      w.launch({probe_mode::count, nullptr, n32, {counts.data(), nullptr, nullptr},
-                                nullptr, s});
-                    }, kernel_timing).median_ms;
+  p.counted_ms = timer
+                     .time(
+                         [&](cudaStream_t s) {
+                           w.launch({probe_mode::count,
+                                     nullptr,
+                                     n32,
+                                     {counts.data(), nullptr, nullptr},
+                                     nullptr,
+                                     s});
+                         },
+                         kernel_timing)
+                     .median_ms;
   w.poison_outputs(nullptr);
   w.launch({probe_mode::off, nullptr, n32, {}, nullptr, nullptr});
   p.original_outputs = w.outputs();
+  if (const char* dump = std::getenv("MICROSCHED_MODEL_DUMP")) write_dump(p, dump);
   return p;
 }
 
@@ -137,8 +177,8 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   prepared& p = get(workload);
   divergent_workload& w = *p.w;
   const auto n32 = static_cast<std::uint32_t>(w.items());
-  const regroup_method method = kind == row::ideal ? regroup_method::sorting
-                                                   : static_cast<regroup_method>(kind);
+  const regroup_method method =
+      kind == row::ideal ? regroup_method::sorting : static_cast<regroup_method>(kind);
   const bbv_matrix& bbv = kind == row::ideal ? p.exact : p.predicted;
   auto start = clock_type::now();
   const auto order = regroup(method, bbv, p.latency);
@@ -173,8 +213,8 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   const double kernel_ms = summarize(samples).median_ms;
   const double measured = kernel_ms / p.original_ms;  // time ratio: < 1 is faster
   // predictions from the BBVs the model has: predicted ones (the ideal row: exact ones)
-  const double pred_w = bbv_weighted(bbv, p.latency, order, p.shape) /
-                        bbv_weighted(bbv, p.latency, {}, p.shape);
+  const double pred_w =
+      bbv_weighted(bbv, p.latency, order, p.shape) / bbv_weighted(bbv, p.latency, {}, p.shape);
   const double pred_ws = bbv_weighted_scheduled(bbv, p.latency, order, p.shape) /
                          bbv_weighted_scheduled(bbv, p.latency, {}, p.shape);
   const double pred_ws_exact = bbv_weighted_scheduled(p.exact, p.latency, order, p.shape) /
@@ -194,11 +234,16 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   c["regroup_ms"] = regroup_ms;
   c["predict_ms"] = p.predict_ms;
   c["e2e_speedup"] = p.original_ms / (kernel_ms + host_ms);
+  // launches of the same input that pay back the host's regrouping (-1: it never pays)
+  c["breakeven"] = kernel_ms < p.original_ms ? host_ms / (p.original_ms - kernel_ms) : -1.0;
   c["bbv_mae"] = p.bbv_error;
   c["count_cost"] = p.counted_ms / p.original_ms;
   c["blocks_per_sm"] = p.shape.blocks_per_sm;
   std::string label = "lat";
-  for (const double l : p.latency) label += " " + std::to_string(static_cast<int>(std::lround(l)));
+  for (const double l : p.latency) {
+    label += ' ';
+    label += std::to_string(static_cast<int>(std::lround(l)));
+  }
   state.SetLabel(label + (p.latency_cached ? " (cached)" : " (measured)"));
 }
 
@@ -210,8 +255,9 @@ void register_all() {
                                               {row::ideal, "ideal"}};
   for (const char* workload : {"marching_cubes", "alignment", "photon"})
     for (const auto& [kind, name] : rows)
-      benchmark::RegisterBenchmark((std::string("bm_model/") + workload + "/" + name).c_str(),
-                                   [workload, kind](benchmark::State& s) { bm_model(s, workload, kind); })
+      benchmark::RegisterBenchmark(
+          (std::string("bm_model/") + workload + "/" + name).c_str(),
+          [workload, kind](benchmark::State& s) { bm_model(s, workload, kind); })
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond)
           ->Iterations(15);

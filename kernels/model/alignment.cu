@@ -2,6 +2,7 @@
 // divergence of the bioinformatics kernels of the paper: each read extends row by row along its
 // claimed position and stops early when it cannot score any more (x-drop) or looks unrelated,
 // and only reads that align well pay for a verification pass over their bases.
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -20,14 +21,20 @@ constexpr int x_drop = 16;         // stop once the row's best is this far below
 constexpr int hopeless_rows = 24;  // after this many rows, stop unless best >= rows / 4
 constexpr int min_length = 48, max_length = 160;
 
+// Bases are 2 bits, 16 to a word: a read starts at a word boundary. A thread loads one word of
+// its read and one of the reference per 16 rows and keeps the band's reference bases in
+// registers, so the rows are arithmetic, not loads.
 struct read_set {
-  const std::uint8_t* bases;   // all reads back to back
-  const std::uint32_t* start;  // (read) -> first base
+  const std::uint32_t* words;  // all reads, packed
+  const std::uint32_t* start;  // (read) -> first word
   const std::uint16_t* length;
   const std::uint32_t* ref_pos;
-  const std::uint8_t* ref;
-  std::uint32_t ref_length;
+  const std::uint32_t* ref;  // the reference, packed
 };
+
+__device__ __forceinline__ int base_at(std::uint32_t word, std::uint32_t k) {
+  return static_cast<int>((word >> (2 * (k & 15))) & 3u);
+}
 
 // regions: 0 dp row (per row of the read), 1 verify (per base of a read that aligned)
 template <probe_mode Mode, bool Redirect>
@@ -37,37 +44,48 @@ __global__ void align_reads(read_set s, uint2* result, const std::uint32_t* orde
   if (!item_of<Redirect>(blockIdx.x * blockDim.x + threadIdx.x, order, threads, read)) return;
   if (visits != nullptr) atomicAdd(visits + read, 1u);
   model::bbv_probe<2, Mode> probe;
-  const std::uint8_t* q = s.bases + s.start[read];
+  const std::uint32_t* q = s.words + s.start[read];
   const int length = s.length[read];
-  const int pos = static_cast<int>(s.ref_pos[read]);  // >= band, pos + length + band <= ref_length
-  int h[width];
+  const std::uint32_t pos = s.ref_pos[read];  // >= band, pos + length + band <= reference
+  int h[width], win[width];                   // (diagonal d) at row i: ref base pos + i + d - band
 #pragma unroll
-  for (int d = 0; d < width; ++d) h[d] = 0;
+  for (int d = 0; d < width; ++d) {
+    const std::uint32_t k = pos + d - band;
+    h[d] = 0;
+    win[d] = base_at(s.ref[k >> 4], k);
+  }
+  std::uint32_t k_next = pos + band + 1, ref_word = s.ref[k_next >> 4], q_word = 0;
   int best = 0, best_row = 0, rows = 0;
   for (int i = 0; i < length; ++i) {
     probe.enter();
-    const int qi = q[i];
+    if ((i & 15) == 0) q_word = q[i >> 4];
+    const int qi = base_at(q_word, static_cast<std::uint32_t>(i));
     int left = 0, row_best = 0;  // h of the cell to the left in this row
 #pragma unroll
     for (int d = 0; d < width; ++d) {  // cell (i, j = i + d - band), diagonal d
-      const int rj = s.ref[pos + i + d - band];
-      const int diag = h[d] + (qi == rj ? match : mismatch);
+      const int diag = h[d] + (qi == win[d] ? match : mismatch);
       const int up = d + 1 < width ? h[d + 1] + gap : 0;  // (i - 1, j) lies on diagonal d + 1
       const int v = max(max(0, diag), max(up, left + gap));
       h[d] = v;
       left = v;
       row_best = max(row_best, v);
     }
+#pragma unroll
+    for (int d = 0; d + 1 < width; ++d) win[d] = win[d + 1];  // slide the band one base
+    if ((k_next & 15) == 0) ref_word = s.ref[k_next >> 4];
+    win[width - 1] = base_at(ref_word, k_next++);
     ++rows;
     if (row_best > best) best = row_best, best_row = i;
     probe.template leave<0>();
     if (best - row_best > x_drop || (rows >= hopeless_rows && best < rows / 4)) break;
   }
   unsigned check = 0;
-  if (best >= length) {  // aligned: verify base by base around the claimed diagonal
+  if (best >= length) {  // aligned: verify base by base along the claimed diagonal
     for (int i = 0; i < length; ++i) {
       probe.enter();
-      const unsigned a = q[i], b = s.ref[pos + i];
+      const std::uint32_t k = pos + static_cast<std::uint32_t>(i);
+      const unsigned a = base_at(q[i >> 4], static_cast<std::uint32_t>(i)),
+                     b = base_at(s.ref[k >> 4], k);
       check = (check ^ (a * 4u + b)) * 0x9e3779b1u;
       check ^= check >> 15;
       probe.template leave<1>();
@@ -76,6 +94,16 @@ __global__ void align_reads(read_set s, uint2* result, const std::uint32_t* orde
   result[read] = make_uint2(static_cast<unsigned>(best) | (static_cast<unsigned>(rows) << 16),
                             check ^ static_cast<unsigned>(best_row));
   probe.flush(sink, read);
+}
+
+//! Packs bases (0..3) 16 to a word, starting a new word at the first base.
+void pack(const std::uint8_t* bases, std::size_t count, std::vector<std::uint32_t>& out) {
+  for (std::size_t i = 0; i < count; i += 16) {
+    std::uint32_t word = 0;
+    for (std::size_t k = i; k < std::min(count, i + 16); ++k)
+      word |= std::uint32_t{bases[k]} << (2 * (k - i));
+    out.push_back(word);
+  }
 }
 
 class alignment final : public divergent_workload {
@@ -90,7 +118,7 @@ class alignment final : public divergent_workload {
     std::uniform_int_distribution<std::uint32_t> where(band, ref_length - max_length - band - 1);
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::vector<std::uint8_t> bases;
-    std::vector<std::uint32_t> start(reads), pos(reads);
+    std::vector<std::uint32_t> start(reads), pos(reads), words;
     std::vector<std::uint16_t> length(reads);
     features_ = model::feature_matrix{reads, 3, {}};
     for (std::size_t r = 0; r < reads; ++r) {
@@ -109,16 +137,21 @@ class alignment final : public divergent_workload {
       }
       int prefix = 0;  // matches of the first 16 bases: what a seed lookup would see
       for (int i = 0; i < 16; ++i) prefix += bases[start[r] + i] == ref[pos[r] + i];
+      const std::uint32_t first_base = start[r];
+      start[r] = static_cast<std::uint32_t>(words.size());
+      pack(bases.data() + first_base, length[r], words);
       features_.values.insert(features_.values.end(),
                               {double(length[r]), double(prefix), length[r] * prefix / 16.0});
     }
-    bases_ = device_buffer<std::uint8_t>(bases);
+    std::vector<std::uint32_t> ref_words;
+    pack(ref.data(), ref.size(), ref_words);
+    words_ = device_buffer<std::uint32_t>(words);
     start_ = device_buffer<std::uint32_t>(start);
     length_ = device_buffer<std::uint16_t>(length);
     pos_ = device_buffer<std::uint32_t>(pos);
-    ref_ = device_buffer<std::uint8_t>(ref);
+    ref_ = device_buffer<std::uint32_t>(ref_words);
     result_ = device_buffer<uint2>(reads);
-    set_ = {bases_.data(), start_.data(), length_.data(), pos_.data(), ref_.data(), ref_length};
+    set_ = {words_.data(), start_.data(), length_.data(), pos_.data(), ref_.data()};
   }
 
   std::string name() const override { return "alignment"; }
@@ -152,11 +185,11 @@ class alignment final : public divergent_workload {
  private:
   std::size_t reads_;
   model::feature_matrix features_;
-  device_buffer<std::uint8_t> bases_;
+  device_buffer<std::uint32_t> words_;
   device_buffer<std::uint32_t> start_;
   device_buffer<std::uint16_t> length_;
   device_buffer<std::uint32_t> pos_;
-  device_buffer<std::uint8_t> ref_;
+  device_buffer<std::uint32_t> ref_;
   device_buffer<uint2> result_;
   read_set set_{};
 };
