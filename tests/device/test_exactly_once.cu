@@ -53,11 +53,32 @@ TEST_CASE("montecarlo: every schedule processes each task once, equal to vanilla
   }
 }
 
+TEST_CASE("the direct mapping and the automatic schedule process each task once") {
+  // Automatic: successive checks of one size class run the calibration's candidates in turn
+  // (each a complete run), then the chosen one.
+  for (const char* tasks : {"1", "31", "33", "1048583"}) {
+    auto w = make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}});
+    for (const auto strategy : {pool_strategy::direct, pool_strategy::automatic}) {
+      for (int repeat = 0; repeat < (strategy == pool_strategy::automatic ? 8 : 1); ++repeat) {
+        schedule_arguments args;
+        args.strategy = strategy;
+        CAPTURE(to_string(args));
+        CAPTURE(w->describe());
+        CAPTURE(repeat);
+        const check_report r = w->check_scheduled(args);
+        CAPTURE(r.detail);
+        CHECK(r.passed);
+      }
+    }
+  }
+}
+
 TEST_CASE("deferral and blocks per SM do not change results") {
   auto w = make_workload("julia", {{"width", "128"}, {"height", "64"}, {"crunch", "500"}});
   for (int deferral : {1, 2, 5, 64}) {
     for (int blocks_per_sm : {0, 1, 2}) {
       schedule_arguments args;
+      args.strategy = pool_strategy::hybrid;
       args.deferral = deferral;
       args.blocks_per_sm = blocks_per_sm;
       CAPTURE(to_string(args));
@@ -69,6 +90,7 @@ TEST_CASE("deferral and blocks per SM do not change results") {
 TEST_CASE("a schedule that cannot launch is refused with the value named") {
   auto w = make_workload("montecarlo", {{"tasks", "100"}});
   schedule_arguments args;
+  args.strategy = pool_strategy::hybrid;
   args.blocks_per_sm = 1000;
   CHECK_THROWS_WITH_AS((void)w->time_scheduled(args, {}),
                        doctest::Contains("blocks per SM = 1000"), std::invalid_argument);
