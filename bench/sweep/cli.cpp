@@ -1,11 +1,13 @@
 #include "sweep/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
 
+#include "microsched/error.hpp"
 #include "microsched/tuning/atomic_write.hpp"
 #include "microsched/tuning/tuning_file.hpp"
 #include "sweep/plots.hpp"
@@ -38,13 +40,17 @@ Values: a comma list of items; an item is a value or a range:
   decimal ranges work for workload options: kill=0.1:0.9:+0.2
 
 Output (in --out): results.jsonl (journal, one line per finished point), sweep.csv, sweep.json,
-summary.txt, heatmap-<scenario>.png, speedup-<scenario>.png.
+summary.txt, and, drawn by plot_sweep.py from sweep.json, heatmap-<scenario>.png and
+speedup-<scenario>.png.
 
 Examples:
   sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,global,hybrid offset=0,1,2
   sweep julia --out julia-sweep --resume ...same parameters...    (continue a stopped sweep)
   sweep montecarlo fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
-Exit codes: 0 done, 1 bad input, 2 a point failed its exactly-once check, 130 interrupted.)";
+Plots: the sweep writes them with plot_sweep.py (python3 with matplotlib) from sweep.json;
+without python3 or matplotlib it prints the command to run where they are.
+Exit codes: 0 done, 1 a point failed its exactly-once check, 2 bad input, 77 no GPU (nothing
+was run), 130 interrupted.)";
 
 void list_workloads(const cli_environment& env) {
   for (const auto& name : env.workload_names()) {
@@ -55,10 +61,44 @@ void list_workloads(const cli_environment& env) {
   }
 }
 
+//! Builds every scenario's workload once, so that bad option values (offset=7) are refused now,
+//! before the GPU is looked for and not hours into a sweep. Building a registered workload
+//! parses its options before it touches the device: a device error after that means the
+//! options passed, and the GPU is checked next.
+void check_scenarios(const std::string& workload, const std::vector<options_map>& scenarios,
+                     const workload_factory& factory) {
+  for (const auto& options_of : scenarios) {
+    try {
+      (void)factory.make(workload, options_of);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("scenario '" + scenario_key(workload, options_of) +
+                                  "': " + e.what());
+    } catch (const no_device_error&) {
+    } catch (const cuda_error&) {
+    }
+  }
+}
+
+//! Runs plot_sweep.py on the outputs. Without python3 or matplotlib it prints the command to run
+//! where they are and the sweep still succeeds; a failing script is an error.
+bool draw_plots(const std::string& folder, const heatmap_axes& axes, const cli_environment& env) {
+  env.out->flush();
+  const auto command = plot_command(folder, axes);
+  const int rc = run_command(command);
+  if (rc == 0) return true;
+  if (rc == 127 || rc == plot_no_matplotlib) {
+    *env.err << "note: no plots: " << (rc == 127 ? command[0] + " not found" : "no matplotlib")
+             << "; draw them where python3-matplotlib is installed with:\n  " << shell_line(command)
+             << "\n";
+    return true;
+  }
+  *env.err << "error: the plots failed (exit " << rc << "): " << shell_line(command) << "\n";
+  return false;
+}
+
 }  // namespace
 
-std::vector<std::string> write_outputs(const sweep_results& results, const std::string& folder,
-                                       bool plots, const heatmap_axes& axes) {
+std::vector<std::string> write_outputs(const sweep_results& results, const std::string& folder) {
   std::vector<std::string> written;
   const auto put = [&](const std::string& name, const std::string& bytes) {
     const fs::path path = fs::path(folder) / name;
@@ -68,13 +108,6 @@ std::vector<std::string> write_outputs(const sweep_results& results, const std::
   put("sweep.csv", to_csv(results));
   put("sweep.json", to_json_text(results));
   put("summary.txt", summary_text(results));
-  if (plots) {
-    for (const auto& sc : results.scenarios) {
-      const std::string slug = file_slug(sc.baseline.scenario);
-      put("heatmap-" + slug + ".png", encode_png(render_heatmap(results, sc, axes)));
-      put("speedup-" + slug + ".png", encode_png(render_speedup_plot(results, sc)));
-    }
-  }
   return written;
 }
 
@@ -103,7 +136,8 @@ std::size_t save_tuning(const sweep_results& results, const std::string& file) {
   } else if (count == 1) {
     auto entry = *table.find_exact(h.gpu, h.workload, results.scenarios[0].baseline.scenario);
     entry.scenario = "";
-    entry.note = "best of the one scenario " + results.scenarios[0].baseline.scenario + ", sweep of " + when;
+    entry.note =
+        "best of the one scenario " + results.scenarios[0].baseline.scenario + ", sweep of " + when;
     table.set(entry);
     ++count;
   }
@@ -130,14 +164,15 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
   app.add_option("parameters", params, "NAME=VALUES ranges (see below)");
   app.add_option("-o,--out", out_dir, "Folder for the journal, CSV, JSON and PNGs")
       ->capture_default_str();
-  auto* resume_flag =
-      app.add_flag("--resume", resume, "Continue the sweep journaled in --out: run only what is missing");
+  auto* resume_flag = app.add_flag(
+      "--resume", resume, "Continue the sweep journaled in --out: run only what is missing");
   app.add_flag("--overwrite", overwrite, "Start again, discarding the journal in --out")
       ->excludes(resume_flag);
   app.add_option("--warmup", timing.warmup, "Untimed runs before each timing")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
-  app.add_option("--repetitions", timing.repetitions, "Timed runs per point; the median is reported")
+  app.add_option("--repetitions", timing.repetitions,
+                 "Timed runs per point; the median is reported")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
   app.add_option("--heatmap-x", axes.x, "Heat map columns: chunk, deferral, fetch or blocks-per-sm")
@@ -162,6 +197,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     return rc == 0 ? exit_ok : exit_bad_input;
   }
 
+  bool running = false;
   try {
     if (list) {
       list_workloads(env);
@@ -178,10 +214,12 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     validate(axes);
     const auto scenarios = plan.scenarios();
     const auto schedules = plan.schedules();
+    check_scenarios(workload, scenarios, env.factory);
     if (dry_run) {
       *env.out << scenarios.size() << " scenario(s) x " << schedules.size()
                << " schedule(s) = " << plan.size() << " points\n";
-      for (const auto& s : scenarios) *env.out << "  scenario " << scenario_key(workload, s) << "\n";
+      for (const auto& s : scenarios)
+        *env.out << "  scenario " << scenario_key(workload, s) << "\n";
       for (const auto& a : plan.schedule_axes) {
         *env.out << "  " << a.name << ":";
         for (const auto& v : a.values) *env.out << " " << v;
@@ -190,22 +228,14 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       return exit_ok;
     }
 
-    sweep_header header{workload, env.gpu_name(), timing, utc_now()};  // throws without a GPU
     tuning::ensure_writable_folder(out_dir);
     if (!tuning_file.empty()) {
       const fs::path parent = fs::path(tuning_file).parent_path();
       tuning::ensure_writable_folder(parent.empty() ? fs::path(".") : parent);
       (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
     }
-    // Every option value and output place is checked before any GPU time is spent: building
-    // each scenario's workload once refuses bad option values (offset=7) now, not hours later.
-    for (const auto& options_of : scenarios) {
-      try {
-        (void)env.factory.make(workload, options_of);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument("scenario '" + scenario_key(workload, options_of) + "': " + e.what());
-      }
-    }
+    // Last of the checks: everything above is refused without a GPU too.
+    sweep_header header{workload, env.gpu_name(), timing, utc_now()};
     const fs::path journal_path = fs::path(out_dir) / journal_name;
     journal log = resume ? journal::resume(journal_path, header)
                          : journal::create(journal_path, header, overwrite);
@@ -222,6 +252,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       options.on_progress = [&](const progress_event& e) { bar.update(e); };
     }
     bool complete = false;
+    running = true;
     try {
       complete = run_sweep(plan, env.factory, log, options);
     } catch (const check_failed_error& e) {
@@ -240,10 +271,11 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       return exit_interrupted;
     }
     const sweep_results results = collect_results(plan, log);
-    const auto files = write_outputs(results, out_dir, !no_plots, axes);
+    const auto files = write_outputs(results, out_dir);
     *env.out << summary_text(results) << "\nwrote";
     for (const auto& f : files) *env.out << " " << f;
     *env.out << "\n";
+    if (!no_plots && !draw_plots(out_dir, axes, env)) return exit_failed;
     if (!tuning_file.empty()) {
       const auto n = save_tuning(results, tuning_file);
       *env.out << "saved " << n << " tuned setting(s) to " << tuning_file << " (set "
@@ -251,9 +283,17 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
                << " to use them as the tuned default)\n";
     }
     return exit_ok;
-  } catch (const std::exception& e) {
+  } catch (const no_device_error& e) {
+    *env.err << "sweep: no GPU: " << e.what() << "; nothing was run (exit " << exit_no_gpu << ")\n";
+    return exit_no_gpu;
+  } catch (const std::invalid_argument& e) {
     *env.err << "error: " << e.what() << "\n";
     return exit_bad_input;
+  } catch (const std::exception& e) {
+    // Before the first point: an output place or journal that cannot be used (bad input);
+    // after it: a CUDA error or a file that cannot be written (a failed run).
+    *env.err << "error: " << e.what() << "\n";
+    return running ? exit_failed : exit_bad_input;
   }
 }
 

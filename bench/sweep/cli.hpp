@@ -9,22 +9,26 @@
 #include <string>
 #include <vector>
 
+#include "microsched/device.hpp"
 #include "sweep/engine.hpp"
 
 namespace microsched::sweep {
 
-//! Exit codes of the sweep program.
+//! Exit codes of the sweep program: those of every microsched program (samples/common/
+//! program_main.hpp), and 130 for an interrupted sweep.
 enum exit_code : int {
   exit_ok = 0,
-  exit_bad_input = 1,      //!< bad arguments, unwritable output, a journal that does not match
-  exit_check_failed = 2,   //!< a point failed its exactly-once check
+  exit_failed = 1,        //!< a run error (CUDA, a file that cannot be written)
+  exit_check_failed = 1,  //!< a point failed its exactly-once check
+  exit_bad_input = 2,     //!< bad arguments, unwritable output, a journal that does not match
+  exit_no_gpu = microsched::no_gpu_exit_code,  //!< 77: no usable CUDA GPU, nothing was run
   exit_interrupted = 130,  //!< stopped by SIGINT; finished points are kept for --resume
 };
 
 struct cli_environment {
   workload_factory factory;
   std::function<std::vector<std::string>()> workload_names;
-  std::function<std::string()> gpu_name;  //!< device name (throws when there is no GPU)
+  std::function<std::string()> gpu_name;  //!< device name (throws no_device_error without a GPU)
   std::ostream* out = nullptr;            //!< summary, --list, --dry-run
   std::ostream* err = nullptr;            //!< errors
   std::FILE* progress = stderr;           //!< progress bar (nullptr: none)
@@ -35,10 +39,9 @@ struct cli_environment {
 //! Runs the sweep program; returns its exit code. Never throws.
 [[nodiscard]] int sweep_main(const std::vector<std::string>& args, const cli_environment& env);
 
-//! Writes sweep.csv, sweep.json, summary.txt and (unless `plots` is false) one heat map and one
-//! speedup plot per scenario into `folder`, each written whole or not at all. Returns the paths.
-std::vector<std::string> write_outputs(const sweep_results& results, const std::string& folder,
-                                       bool plots, const struct heatmap_axes& axes);
+//! Writes sweep.csv, sweep.json and summary.txt into `folder`, each written whole or not at all
+//! (the plots are drawn from sweep.json by plot_sweep.py). Returns the paths.
+std::vector<std::string> write_outputs(const sweep_results& results, const std::string& folder);
 
 //! Stores each scenario's best setting under its scenario key and the best constant setting
 //! (or the only scenario's best) as the workload's default, in the tuning file at `file`

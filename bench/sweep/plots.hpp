@@ -1,14 +1,12 @@
 #pragma once
 //! @file plots.hpp
-//! The sweep's pictures: a heat map of speedup against vanilla over two schedule axes with one
-//! panel per strategy, and a line plot of speedup against chunk size with the floor and
-//! persistent threads drawn as references. Both say what they show in words on the image.
+//! The sweep's pictures are drawn by bench/sweep/plot_sweep.py (matplotlib) from sweep.json: a
+//! heat map of speedup against vanilla over two schedule axes, one panel per strategy, with a
+//! colour bar, and a line plot of speedup against chunk size with persistent threads and the
+//! floor as reference lines. This header holds what the sweep program needs to run it.
 
 #include <string>
 #include <vector>
-
-#include "sweep/engine.hpp"
-#include "sweep/image.hpp"
 
 namespace microsched::sweep {
 
@@ -20,19 +18,20 @@ struct heatmap_axes {
 //! Throws std::invalid_argument when an axis is not a schedule axis, is strategy, or x == y.
 void validate(const heatmap_axes& axes);
 
-//! Cells hold the best speedup over the axes not shown; "skip" where no point could run there.
-[[nodiscard]] image render_heatmap(const sweep_results& results, const scenario_results& scenario,
-                                   const heatmap_axes& axes = {});
+//! The command that draws the plots of the sweep in `folder`: the Python interpreter (the
+//! environment variable MICROSCHED_PYTHON, else the one with matplotlib found when the program
+//! was configured, else python3), plot_sweep.py, the folder and the axes.
+[[nodiscard]] std::vector<std::string> plot_command(const std::string& folder,
+                                                    const heatmap_axes& axes);
 
-//! One line per strategy: best speedup at each chunk size (log scale) over the other axes.
-[[nodiscard]] image render_speedup_plot(const sweep_results& results,
-                                        const scenario_results& scenario);
+//! Runs `command` (no shell) and waits for it. Returns its exit status; 127 when it cannot be
+//! started (no such interpreter), 128 + N when signal N ended it.
+[[nodiscard]] int run_command(const std::vector<std::string>& command);
 
-//! Tick values at 1, 2, 2.5 or 5 times a power of 10, about `target` steps apart over [lo, hi],
-//! from the last at or below lo to the first at or above hi.
-[[nodiscard]] std::vector<double> nice_ticks(double lo, double hi, int target = 6);
+//! `command` as one line a user can paste into a POSIX shell.
+[[nodiscard]] std::string shell_line(const std::vector<std::string>& command);
 
-//! A file-name-safe form of a scenario key: "julia crunch=4096 offset=0" -> "julia_crunch-4096_offset-0".
-[[nodiscard]] std::string file_slug(const std::string& text);
+//! plot_sweep.py's exit status when matplotlib is not installed.
+inline constexpr int plot_no_matplotlib = 3;
 
 }  // namespace microsched::sweep

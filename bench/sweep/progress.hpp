@@ -15,7 +15,7 @@ namespace microsched::sweep {
 [[nodiscard]] std::string format_duration(double seconds);
 
 //! "[##########..........]  50/100  50%  elapsed 1:02  left ~1:02  <label>". The estimate uses
-//! only points run in this session (points found in the journal cost no time).
+//! only points this invocation runs (points found in the journal cost no time).
 [[nodiscard]] std::string progress_line(const progress_event& event, double elapsed_s,
                                         int bar_width = 24);
 

@@ -89,9 +89,11 @@ class fake_workload final : public workloads::workload {
     const double best_chunk = a.strategy == pool_strategy::local    ? 10
                               : a.strategy == pool_strategy::global ? 1
                                                                     : 4 + offset_;
+    // deferral 0 asks for the policy's default: the fake's best, 8.
+    const double deferral = a.deferral > 0 ? static_cast<double>(a.deferral) : 8.0;
     double t = 1.05 + 0.02 * std::abs(std::log2(static_cast<double>(a.chunk)) - best_chunk) +
-               0.03 * std::abs(std::log2(static_cast<double>(a.deferral)) - 3) +
-               0.01 * (a.fetch.idle_threshold - 1) + (a.strategy == pool_strategy::local ? 0.1 : 0);
+               0.03 * std::abs(std::log2(deferral) - 3) + 0.01 * (a.fetch.idle_threshold - 1) +
+               (a.strategy == pool_strategy::local ? 0.1 : 0);
     return floor_ms() * t;
   }
 
@@ -129,7 +131,8 @@ class fake_workload final : public workloads::workload {
 };
 
 inline std::vector<workloads::parameter> fake_parameters() {
-  return {{"offset", "0", "0 divergent, 2 uniform"}, {"crunch", "4096", "steps of the longest task"}};
+  return {{"offset", "0", "0 divergent, 2 uniform"},
+          {"crunch", "4096", "steps of the longest task"}};
 }
 
 inline workload_factory fake_factory(std::shared_ptr<fake_counters> counters) {

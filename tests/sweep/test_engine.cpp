@@ -5,13 +5,13 @@
 #include <sstream>
 #include <string>
 
-#include "temp_folder.hpp"
-
 #include "fake_workload.hpp"
+#include "microsched/error.hpp"
 #include "sweep/cli.hpp"
 #include "sweep/engine.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/report.hpp"
+#include "temp_folder.hpp"
 
 using namespace microsched;
 using namespace microsched::sweep;
@@ -142,7 +142,7 @@ TEST_CASE("resume runs only what is missing and gives the same results") {
   CHECK(events.front().resumed == 5);
   CHECK(events.back().done == events.back().total);
   CHECK(second->points() + first->points() == 24);  // every point checked once overall
-  CHECK(second->baselines == 1);                  // offset=0's baseline came from the journal
+  CHECK(second->baselines == 1);                    // offset=0's baseline came from the journal
   for (const auto& [key, n] : second->timed) CHECK(first->timed.count(key) == 0);
 
   // Same results as one uninterrupted sweep.
@@ -200,12 +200,15 @@ struct cli_run {
 };
 
 cli_run run_cli(std::vector<std::string> args, std::shared_ptr<testing::fake_counters> counters,
-                const std::atomic<bool>* stop = nullptr) {
+                const std::atomic<bool>* stop = nullptr, bool have_gpu = true) {
   std::ostringstream out, err;
   cli_environment env;
   env.factory = testing::fake_factory(std::move(counters));
   env.workload_names = [] { return std::vector<std::string>{"fake"}; };
-  env.gpu_name = [] { return std::string("Fake GPU"); };
+  env.gpu_name = [have_gpu] {
+    if (!have_gpu) throw microsched::no_device_error("no NVIDIA driver is installed");
+    return std::string("Fake GPU");
+  };
   env.out = &out;
   env.err = &err;
   char* buffer = nullptr;
@@ -229,16 +232,17 @@ TEST_CASE("the sweep program writes every output and prints the best setting") {
   auto counters = std::make_shared<testing::fake_counters>();
   const auto out = (dir.path / "out").string();
   const auto tuning = (dir.path / "tuning.json").string();
-  const auto r = run_cli({"fake", "offset=0,1", "strategy=local,global,hybrid", "chunk=1:1024:x4",
-                          "deferral=2:32:x4", "--out", out, "--warmup", "1", "--repetitions", "3",
-                          "--save-tuning", tuning},
-                         counters);
+  // --no-plots: the plots are matplotlib's (the ctest test sweep_plots draws them).
+  const auto r = run_cli(
+      {"fake", "offset=0,1", "strategy=local,global,hybrid", "chunk=1:1024:x4", "deferral=2:32:x4",
+       "--out", out, "--warmup", "1", "--repetitions", "3", "--save-tuning", tuning, "--no-plots"},
+      counters);
   INFO(r.err);
   REQUIRE(r.rc == exit_ok);
-  for (const char* name : {"results.jsonl", "sweep.csv", "sweep.json", "summary.txt",
-                           "heatmap-fake_offset-0.png", "speedup-fake_offset-1.png"}) {
+  for (const char* name : {"results.jsonl", "sweep.csv", "sweep.json", "summary.txt"}) {
     CHECK_MESSAGE(fs::exists(fs::path(out) / name), name);
   }
+  CHECK_FALSE(fs::exists(fs::path(out) / "heatmap-fake_offset-0.png"));
   CHECK(r.out.find("best: global") != std::string::npos);
   CHECK(r.out.find("the floor") != std::string::npos);
   CHECK(r.out.find("best constant setting across 2 scenarios") != std::string::npos);
@@ -289,7 +293,24 @@ TEST_CASE("the sweep program refuses bad input before any work") {
   CHECK(counters->points() == 0);
   CHECK_FALSE(fs::exists(fs::path(out) / "results.jsonl"));
 
-  r = run_cli({"--help"}, counters);
+  r = run_cli({"fake", "offset=7", "--dry-run"}, counters);
+  CHECK(r.rc == exit_bad_input);
+  CHECK(r.err.find("offset = 7") != std::string::npos);
+  r = run_cli({"fake", "offset=1", "--dry-run"}, counters);
+  CHECK(r.rc == exit_ok);
+
+  // Without a GPU: bad input is still named first; good input ends with the no-GPU code.
+  r = run_cli({"fake", "offset=7", "--out", out}, counters, nullptr, false);
+  CHECK(r.rc == exit_bad_input);
+  r = run_cli({"fake", "--out", "/proc/sweep-out"}, counters, nullptr, false);
+  CHECK(r.rc == exit_bad_input);
+  r = run_cli({"fake", "offset=1", "--out", out}, counters, nullptr, false);
+  CHECK(r.rc == exit_no_gpu);
+  CHECK(r.rc == 77);
+  CHECK(r.err.find("no NVIDIA driver") != std::string::npos);
+  CHECK(counters->points() == 0);
+
+  r = run_cli({"--help"}, counters, nullptr, false);
   CHECK(r.rc == exit_ok);
   CHECK(r.out.find("chunk=1:4096:x2") != std::string::npos);
   CHECK(r.out.find("--resume") != std::string::npos);
@@ -298,7 +319,8 @@ TEST_CASE("the sweep program refuses bad input before any work") {
 TEST_CASE("the sweep program stops on interrupt, resumes, and stops on a failed check") {
   temp_folder dir;
   const auto out = (dir.path / "out").string();
-  const std::vector<std::string> args = {"fake", "offset=0,2", "chunk=1:64:x2", "--out", out};
+  const std::vector<std::string> args = {"fake",          "offset=0,2", "strategy=hybrid",
+                                         "chunk=1:64:x2", "--out",      out};
   std::atomic<bool> stop{true};
   auto r = run_cli(args, std::make_shared<testing::fake_counters>(), &stop);
   CHECK(r.rc == exit_interrupted);
@@ -310,6 +332,7 @@ TEST_CASE("the sweep program stops on interrupt, resumes, and stops on a failed 
 
   auto counters = std::make_shared<testing::fake_counters>();
   schedule_arguments bad;
+  bad.strategy = pool_strategy::hybrid;
   bad.chunk = 8;
   counters->fail_check = to_string(bad);
   auto resume_args = args;
@@ -321,6 +344,7 @@ TEST_CASE("the sweep program stops on interrupt, resumes, and stops on a failed 
 
   counters = std::make_shared<testing::fake_counters>();
   r = run_cli(resume_args, counters);
+  INFO(r.err);
   CHECK(r.rc == exit_ok);
   CHECK(counters->checks == 14 - 3);  // chunk 1, 2, 4 of offset=0 were finished before
   CHECK(fs::exists(fs::path(out) / "sweep.csv"));

@@ -1,5 +1,4 @@
 #include <doctest/doctest.h>
-#include <png.h>
 
 #include <cmath>
 #include <cstdio>
@@ -7,7 +6,7 @@
 #include <string>
 
 #include "fake_workload.hpp"
-#include "sweep/image.hpp"
+#include "microsched/measure/timing_stats.hpp"
 #include "sweep/plots.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/report.hpp"
@@ -17,7 +16,9 @@ using namespace microsched::sweep;
 
 namespace {
 
-timing_stats ms(double t) { return {t, t * 0.98, t * 1.03, 5}; }
+timing_stats ms(double t) {
+  return {t, t * 0.98, t * 1.03, 5};
+}
 
 point_record point(const std::string& scenario, pool_strategy strategy, std::uint64_t chunk,
                    double t) {
@@ -54,9 +55,12 @@ sweep_results example() {
   sweep_results r;
   r.header = {"fake", "Fake GPU", {2, 5}, "2024-01-01T00:00:00Z"};
   r.option_names = {"offset"};
-  r.scenarios.push_back(scenario("fake offset=0", 3.0, {{1, 1.30}, {4, 1.33}, {16, 1.60}, {64, 2.0}}));
-  r.scenarios.push_back(scenario("fake offset=1", 2.0, {{1, 1.60}, {4, 1.24}, {16, 1.20}, {64, 1.5}}));
-  r.scenarios.push_back(scenario("fake offset=2", 1.2, {{1, 1.90}, {4, 1.11}, {16, 1.20}, {64, 1.1}}));
+  r.scenarios.push_back(
+      scenario("fake offset=0", 3.0, {{1, 1.30}, {4, 1.33}, {16, 1.60}, {64, 2.0}}));
+  r.scenarios.push_back(
+      scenario("fake offset=1", 2.0, {{1, 1.60}, {4, 1.24}, {16, 1.20}, {64, 1.5}}));
+  r.scenarios.push_back(
+      scenario("fake offset=2", 1.2, {{1, 1.90}, {4, 1.11}, {16, 1.20}, {64, 1.1}}));
   point_record skipped = point("fake offset=2", pool_strategy::global, 8, 0);
   skipped.status = point_status::skipped;
   skipped.reason = "blocks per SM = 12: at most 8 fit, says \"occupancy\"";
@@ -112,7 +116,8 @@ TEST_CASE("CSV holds every point and reads back exactly") {
   REQUIRE(rows[0].size() == columns.size() + 1);
   CHECK(rows[0].back() == "offset");
   const auto col = [&](const std::string& name) {
-    return static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+    return static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), name) -
+                                    rows[0].begin());
   };
   std::size_t row = 1;
   for (const auto& sc : r.scenarios) {
@@ -165,116 +170,38 @@ TEST_CASE("JSON holds every point and reads back exactly") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// PNG
+// Plots (drawn by plot_sweep.py; the ctest test sweep_plots renders them from a fake sweep)
 
-namespace {
-struct decoded {
-  png_uint_32 width = 0, height = 0;
-  int bit_depth = 0, color_type = 0;
-  std::vector<std::uint8_t> rgb;
-};
-
-struct reader_state {
-  const std::string* bytes;
-  std::size_t at = 0;
-};
-
-void read_bytes(png_structp png, png_bytep out, png_size_t n) {
-  auto* s = static_cast<reader_state*>(png_get_io_ptr(png));
-  if (s->at + n > s->bytes->size()) png_error(png, "read past the end");
-  std::memcpy(out, s->bytes->data() + s->at, n);
-  s->at += n;
-}
-
-//! Decodes with libpng, independently of the writer.
-decoded decode_png(const std::string& bytes) {
-  decoded d;
-  REQUIRE(bytes.size() > 8);
-  REQUIRE(png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) == 0);
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png_create_info_struct(png);
-  reader_state state{&bytes};
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    FAIL("libpng could not decode the image");
-    return d;
-  }
-  png_set_read_fn(png, &state, read_bytes);
-  png_read_info(png, info);
-  d.width = png_get_image_width(png, info);
-  d.height = png_get_image_height(png, info);
-  d.bit_depth = png_get_bit_depth(png, info);
-  d.color_type = png_get_color_type(png, info);
-  d.rgb.resize(static_cast<std::size_t>(d.width) * d.height * 3);
-  std::vector<png_bytep> rows(d.height);
-  for (png_uint_32 y = 0; y < d.height; ++y) rows[y] = d.rgb.data() + y * d.width * 3;
-  png_read_image(png, rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  return d;
-}
-}  // namespace
-
-TEST_CASE("the PNG writer produces a valid PNG of the right size and pixels") {
-  image img(37, 21, white);
-  img.fill_rect(3, 4, 5, 6, color{10, 200, 30});
-  img.text(10, 2, "Ag1", black);
-  const auto d = decode_png(encode_png(img));
-  CHECK(d.width == 37);
-  CHECK(d.height == 21);
-  CHECK(d.bit_depth == 8);
-  CHECK(d.color_type == PNG_COLOR_TYPE_RGB);
-  CHECK(d.rgb == img.rgb());
-  const auto px = [&](int x, int y) {
-    const std::size_t i = (static_cast<std::size_t>(y) * d.width + x) * 3;
-    return color{d.rgb[i], d.rgb[i + 1], d.rgb[i + 2]};
-  };
-  CHECK(px(3, 4) == color{10, 200, 30});
-  CHECK(px(7, 9) == color{10, 200, 30});
-  CHECK(px(8, 9) == white);
-  CHECK(px(0, 0) == white);
-  CHECK_THROWS_AS(image(0, 10), std::invalid_argument);
-}
-
-TEST_CASE("text is drawn from the built-in font, clipped at the edges") {
-  image img(20, 12, white);
-  img.text(1, 1, "T", black);  // top bar of T: 5 pixels
-  for (int x = 1; x <= 5; ++x) CHECK(img.at(x, 1) == black);
-  CHECK(img.at(3, 7) == black);  // the stem
-  CHECK(img.at(1, 7) == white);
-  img.text(15, 8, "WWW", black, 2);  // mostly outside: must not crash
-  CHECK(text_width("abc") == 17);
-  CHECK(text_width("abc", 2) == 34);
-  CHECK(text_width("") == 0);
-}
-
-TEST_CASE("the heat map and the speedup plot render every scenario") {
-  auto r = example();
-  for (const auto& sc : r.scenarios) {
-    const auto heat = render_heatmap(r, sc);
-    const auto d = decode_png(encode_png(heat));
-    CHECK(d.width == static_cast<png_uint_32>(heat.width()));
-    CHECK(d.height == static_cast<png_uint_32>(heat.height()));
-    CHECK(heat.width() > 300);
-    const auto plot = render_speedup_plot(r, sc);
-    CHECK(plot.width() == 1000);
-    CHECK(plot.height() == 620);
-  }
+TEST_CASE("heat map axes and the plot command") {
   CHECK_THROWS_AS(validate(heatmap_axes{"strategy", "chunk"}), std::invalid_argument);
   CHECK_THROWS_AS(validate(heatmap_axes{"chunk", "chunk"}), std::invalid_argument);
+  CHECK_THROWS_AS(validate(heatmap_axes{"chunk", "colour"}), std::invalid_argument);
   CHECK_NOTHROW(validate(heatmap_axes{"fetch", "blocks-per-sm"}));
-  const auto same = [](const std::vector<double>& got, const std::vector<double>& want) {
-    if (got.size() != want.size()) return false;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      if (got[i] != doctest::Approx(want[i])) return false;
-    }
-    return true;
-  };
-  CHECK(same(nice_ticks(0, 2.9, 6), {0, 0.5, 1, 1.5, 2, 2.5, 3}));
-  CHECK(same(nice_ticks(0, 3.1, 6), {0, 1, 2, 3, 4}));
-  CHECK(same(nice_ticks(0.75, 1.2, 5), {0.7, 0.8, 0.9, 1, 1.1, 1.2}));
-  CHECK(same(nice_ticks(0.8, 1.3, 5), {0.8, 0.9, 1, 1.1, 1.2, 1.3}));
-  CHECK(file_slug("julia crunch=4096 offset=0") == "julia_crunch-4096_offset-0");
+  const auto command = plot_command("out dir", heatmap_axes{"fetch", "chunk"});
+  REQUIRE(command.size() == 7);
+  CHECK(command[1].ends_with("plot_sweep.py"));
+  CHECK(command[2] == "out dir");
+  CHECK(command[4] == "fetch");
+  CHECK(command[6] == "chunk");
+  CHECK(shell_line({"python3", "a b", "it's", "x=1"}) == "python3 'a b' 'it'\\''s' x=1");
+}
+
+TEST_CASE("run_command reports the exit status, and 127 for a program that does not exist") {
+  CHECK(run_command({"sh", "-c", "exit 0"}) == 0);
+  CHECK(run_command({"sh", "-c", "exit 3"}) == 3);
+  CHECK(run_command({"/nonexistent/microsched-python"}) == 127);
+}
+
+TEST_CASE("the median the sweep reports is the mean of the two middle values for an even count") {
+  // summarize() (measure/timing_stats.hpp) is the project's one median.
+  CHECK(summarize({4.0, 1.0, 3.0, 2.0}).median_ms == 2.5);
+  CHECK(summarize({5.0, 1.0, 3.0}).median_ms == 3.0);
+  CHECK(summarize({7.0}).median_ms == 7.0);
+  const auto t = summarize({2.0, 9.0});
+  CHECK(t.median_ms == 5.5);
+  CHECK(t.min_ms == 2.0);
+  CHECK(t.max_ms == 9.0);
+  CHECK_THROWS_AS((void)summarize({}), std::invalid_argument);
 }
 
 TEST_CASE("progress line: bar, counts, elapsed and time left from this session's points") {

@@ -53,10 +53,25 @@ TEST_CASE("a small julia sweep runs end to end on the GPU") {
   const std::string out = (dir / "out").string();
   const std::string tuning = (dir / "tuning.json").string();
   const std::vector<std::string> args = {
-      "julia", "width=512", "height=512", "crunch=1024", "offset=0,1",
-      "strategy=global,hybrid", "chunk=1,16", "deferral=4,16", "fetch=any",
+      "julia",
+      "width=512",
+      "height=512",
+      "crunch=1024",
+      "offset=0,1",
+      "strategy=global,hybrid",
+      "chunk=1,16",
+      "deferral=4,16",
+      "fetch=any",
       "blocks-per-sm=auto,1000",  // 1000 blocks per SM never fit: must be skipped, not fail
-      "--warmup", "1", "--repetitions", "3", "--out", out, "--save-tuning", tuning, "--quiet"};
+      "--warmup",
+      "1",
+      "--repetitions",
+      "3",
+      "--out",
+      out,
+      "--save-tuning",
+      tuning,
+      "--quiet"};
   const auto first = run(args);
   REQUIRE(first.rc == exit_ok);
   CHECK(first.out.find("best:") != std::string::npos);
@@ -88,10 +103,19 @@ TEST_CASE("a small julia sweep runs end to end on the GPU") {
     CHECK(best_point(sc).has_value());
   }
   CHECK(best_constant(results).has_value());
-  for (const auto& sc : results.scenarios) {
-    const std::string slug = file_slug(sc.baseline.scenario);
-    CHECK(fs::file_size(fs::path(out) / ("heatmap-" + slug + ".png")) > 1000);
-    CHECK(fs::file_size(fs::path(out) / ("speedup-" + slug + ".png")) > 1000);
+  // One heat map and one speedup plot per scenario, drawn by plot_sweep.py (matplotlib).
+  if (first.err.find("no plots:") == std::string::npos) {
+    std::size_t heatmaps = 0, speedups = 0;
+    for (const auto& entry : fs::directory_iterator(out)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.ends_with(".png") || fs::file_size(entry.path()) < 10000) continue;
+      heatmaps += name.starts_with("heatmap-");
+      speedups += name.starts_with("speedup-");
+    }
+    CHECK(heatmaps == results.scenarios.size());
+    CHECK(speedups == results.scenarios.size());
+  } else {
+    MESSAGE("plots not checked: " << first.err);
   }
 
   // The library picks the tuned default up at run time.

@@ -6,10 +6,9 @@
 #include <fstream>
 #include <string>
 
-#include "temp_folder.hpp"
-
 #include "microsched/tuning/atomic_write.hpp"
 #include "microsched/tuning/tuning_file.hpp"
+#include "temp_folder.hpp"
 
 using namespace microsched;
 using namespace microsched::tuning;
@@ -28,6 +27,22 @@ schedule_arguments schedule(pool_strategy s, fetch_control f, std::uint64_t chun
   return a;
 }
 }  // namespace
+
+// example-begin tuned-default
+#include <microsched/tuning/tuning_file.hpp>
+
+//! The schedule 'sweep --save-tuning' stored for julia offset=1 on this GPU, or `fallback` when
+//! the tuning file ($MICROSCHED_TUNING_FILE) has none or there is no file.
+microsched::schedule_arguments julia_schedule(const microsched::schedule_arguments& fallback) {
+  return microsched::tuning::tuned_schedule("julia", fallback, "julia offset=1");
+}
+// example-end tuned-default
+
+TEST_CASE("the sweep guide's example gives the fallback when there is no tuning file") {
+  ::unsetenv(tuning_file_variable);
+  const auto fallback = schedule(pool_strategy::local, fetch_control::all(), 7, 3, 1);
+  CHECK(julia_schedule(fallback) == fallback);
+}
 
 TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scenario") {
   temp_folder dir;
@@ -98,8 +113,8 @@ TEST_CASE("a broken tuning file is refused with the file and the problem named")
     {"gpu": "G", "workload": "julia", "schedule": {"strategy": "sideways", "fetch": "any",
      "chunk": 1, "deferral": 8, "blocks_per_sm": 0}}]})");
   CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("sideways"), std::runtime_error);
-  CHECK_THROWS_WITH_AS((void)find_tuned_schedule("julia", "", file, "G"), doctest::Contains("entry 0"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS((void)find_tuned_schedule("julia", "", file, "G"),
+                       doctest::Contains("entry 0"), std::runtime_error);
   CHECK(tuning_table::load_or_empty(dir.path / "none.json").entries().empty());
 }
 
