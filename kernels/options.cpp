@@ -51,4 +51,26 @@ double real_option(const options_map& options, const std::vector<parameter>& kno
   return value;
 }
 
+std::optional<std::array<double, 2>> real_pair_option(const options_map& options,
+                                                       const std::vector<parameter>& known,
+                                                       const std::string& name, double min,
+                                                       double max) {
+  const std::string text = option_or_default(options, known, name);
+  if (text.empty()) return std::nullopt;
+  const auto fail = [&]() -> std::invalid_argument {
+    return std::invalid_argument(name + " = " + text + ": expected two numbers A,B (e.g. -0.8,0.156), each in " +
+                                 std::to_string(min) + ".." + std::to_string(max));
+  };
+  const auto comma = text.find(',');
+  if (comma == std::string::npos) throw fail();
+  std::array<double, 2> value{};
+  const std::string parts[2] = {text.substr(0, comma), text.substr(comma + 1)};
+  for (int i = 0; i < 2; ++i) {
+    char* end = nullptr;
+    value[i] = std::strtod(parts[i].c_str(), &end);
+    if (parts[i].empty() || *end != '\0' || !(value[i] >= min && value[i] <= max)) throw fail();
+  }
+  return value;
+}
+
 }  // namespace microsched::workloads

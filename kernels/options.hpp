@@ -2,6 +2,8 @@
 //! @file options.hpp
 //! Reading workload options (name=value strings) with errors that name the option and value.
 
+#include <array>
+#include <optional>
 #include <string>
 
 #include "workload.hpp"
@@ -25,5 +27,11 @@ void reject_unknown(const std::string& workload, const options_map& options,
 //! Real option in [min, max]; throws std::invalid_argument naming it otherwise.
 [[nodiscard]] double real_option(const options_map& options, const std::vector<parameter>& known,
                                  const std::string& name, double min, double max);
+
+//! Pair option "A,B" (e.g. a complex number RE,IM), each part in [min, max]; an empty value gives
+//! nullopt. Throws std::invalid_argument naming the option and the value otherwise.
+[[nodiscard]] std::optional<std::array<double, 2>> real_pair_option(
+    const options_map& options, const std::vector<parameter>& known, const std::string& name,
+    double min, double max);
 
 }  // namespace microsched::workloads

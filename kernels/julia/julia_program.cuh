@@ -3,55 +3,14 @@
 //! The Julia set z -> z^2 + c as a task program: one task per pixel, one step per iteration.
 //! The step uses explicit fma() so no compiler contraction can differ between the vanilla,
 //! scheduled and floor kernels: Julia orbits are chaotic and one contraction changes counts.
+//! julia_escape_time (julia_scenes.hpp) is the same arithmetic on the host.
 
 #include <cstdint>
 
+#include "julia/julia_scenes.hpp"
 #include "microsched/config.hpp"
 
 namespace microsched::kernels {
-
-//! Where the view sits for an offset in [0, 2]: 0 shows the whole set (strongly divergent), 2 a
-//! window wholly inside one interior component (every pixel runs to the crunch: the paper's
-//! black box), 1 halfway between.
-template <class T>
-struct julia_view {
-  T center_x = 0;
-  T center_y = 0;
-  T pixel_size = 0;  //!< plane units per pixel
-  int width = 0;
-  int height = 0;
-};
-
-//! A Julia parameter c and the point the offset zooms towards (inside an interior component).
-struct julia_scene {
-  double cx;
-  double cy;
-  double target_x;
-  double target_y;
-};
-
-//! c = -0.54 + 0.60i (the default): an attracting cycle whose basin is a dust of small islands
-//! (3% of the full view's pixels). A warp that touches an island runs the whole crunch while its
-//! other lanes escape within a few iterations: on the CPU, the mean over warps (32 pixels of a
-//! row) of the slowest lane is 3.65x the mean pixel at 2048^2, crunch 4096. The island around the
-//! critical point 0 holds the offset-2 window; attracting orbits stay inside it in float and
-//! double at every crunch.
-inline constexpr julia_scene julia_islands{-0.54, 0.60, 0.0, 0.0};
-//! c = -0.391 - 0.587i: a Siegel disk (orbits rotate forever, never escape) around the fixed point
-//! the offset zooms towards. The first view measured; its full view is far less divergent (the
-//! slowest lane is 1.78x the mean pixel), and at crunch 16384 rounding lets some disk orbits
-//! escape.
-inline constexpr julia_scene julia_siegel{-0.391, -0.587, -0.36889, -0.33780};
-
-template <class T>
-[[nodiscard]] julia_view<T> make_julia_view(int width, int height, double offset,
-                                            const julia_scene& scene = julia_islands) {
-  const double t = offset / 2.0;
-  const double side = 3.2 + (0.1 - 3.2) * t;  // 3.2 covers the whole set; 0.1 fits an island
-  const int longest = width > height ? width : height;
-  return {static_cast<T>(scene.target_x * t), static_cast<T>(scene.target_y * t),
-          static_cast<T>(side / longest), width, height};
-}
 
 template <class T>
 struct julia_program {

@@ -15,7 +15,10 @@ struct julia_settings {
   bool double_precision = false;
   std::uint32_t crunch = 4096;
   double offset = 0;
-  std::string view = "islands";  //!< islands (default) or siegel: see julia_program.cuh
+  std::string view = "islands";  //!< a named view of julia_scenes.hpp: its c and zoom target
+  double cx = -0.54;             //!< c: the view's, or the `c` option's
+  double cy = 0.60;
+  bool custom_c = false;         //!< c came from the `c` option, not from the view
 };
 
 [[nodiscard]] std::vector<parameter> julia_parameters();
@@ -30,5 +33,9 @@ class julia_workload_base : public workload {
 };
 
 [[nodiscard]] std::unique_ptr<julia_workload_base> make_julia_workload(const julia_settings& settings);
+
+//! Iterations per pixel on the host (row-major), in the kernels' arithmetic: equal to the
+//! kernels' counts at offset 0 (julia_escape_time), the task lengths elsewhere.
+[[nodiscard]] std::vector<std::uint32_t> julia_task_lengths(const julia_settings& settings);
 
 }  // namespace microsched::workloads
