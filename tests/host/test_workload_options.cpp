@@ -1,8 +1,15 @@
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
+#include "collatz/collatz_math.hpp"
+#include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "options.hpp"
+#include "task_lengths.hpp"
 
+using namespace microsched;
 using namespace microsched::workloads;
 
 TEST_CASE("workload options: defaults, ranges and unknown names") {
@@ -24,7 +31,95 @@ TEST_CASE("julia settings: the islands view by default, siegel on request, nothi
   CHECK(parse_julia_settings({}).view == "islands");
   CHECK(parse_julia_settings({{"view", "siegel"}}).view == "siegel");
   CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"view", "mandelbrot"}}),
-                       "view = mandelbrot: expected islands or siegel", std::invalid_argument);
+                       "view = mandelbrot: expected islands, siegel, seahorse, dust or neck",
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"offset", "2.5"}}),
                        doctest::Contains("offset = 2.5"), std::invalid_argument);
+}
+
+TEST_CASE("julia settings: every named view, any c, and errors that name the value") {
+  for (const char* view : {"islands", "siegel", "seahorse", "dust", "neck"}) {
+    const auto s = parse_julia_settings({{"view", view}});
+    CHECK(s.view == view);
+    CHECK_FALSE(s.custom_c);
+  }
+  const auto dust = parse_julia_settings({{"view", "dust"}});
+  CHECK(dust.cx == -0.8);
+  CHECK(dust.cy == 0.156);
+  const auto custom = parse_julia_settings({{"c", "0.285,-0.01"}, {"view", "seahorse"}, {"offset", "1"}});
+  CHECK(custom.custom_c);
+  CHECK(custom.cx == 0.285);
+  CHECK(custom.cy == -0.01);
+  CHECK(custom.view == "seahorse");
+  CHECK(custom.offset == 1.0);
+  CHECK_FALSE(parse_julia_settings({{"c", ""}}).custom_c);  // empty: the view's own c
+  for (const char* bad : {"0.3", "0.3;0.1", "x,0.1", "0.1,", ",0.1", "0.1,0.2,0.3", "2.5,0", "0,-3",
+                          "nan,0"}) {
+    CAPTURE(bad);
+    const std::string message = "c = " + std::string(bad) + ": expected two numbers";
+    CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"c", bad}}), doctest::Contains(message.c_str()),
+                         std::invalid_argument);
+  }
+  CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"view", "mandelbrot"}}),
+                       "view = mandelbrot: expected islands, siegel, seahorse, dust or neck",
+                       std::invalid_argument);
+}
+
+TEST_CASE("julia task lengths: the escaping views escape everywhere, short on average, long tails") {
+  for (const char* view : {"seahorse", "dust", "neck"}) {
+    for (const char* precision : {"float", "double"}) {
+      CAPTURE(view);
+      CAPTURE(precision);
+      const auto s = parse_julia_settings(
+          {{"view", view}, {"precision", precision}, {"width", "512"}, {"height", "512"}});
+      const auto steps = julia_task_lengths(s);
+      const task_length_stats stats = summarize_task_lengths(steps);
+      CHECK(stats.tasks == 512u * 512u);
+      CHECK(stats.max < s.crunch);  // every pixel escapes before the crunch
+      CHECK(stats.mean < 30);
+      CHECK(stats.max > 500);
+      CHECK(stats.warp_max_over_mean > 2);
+    }
+  }
+  // An interior view does not: the islands' pixels run to the crunch.
+  const auto islands = parse_julia_settings({{"width", "128"}, {"height", "128"}, {"crunch", "300"}});
+  CHECK(summarize_task_lengths(julia_task_lengths(islands)).max == 300);
+}
+
+TEST_CASE("task length statistics") {
+  std::vector<std::uint32_t> steps(64, 2);
+  steps[5] = 34;  // warp 0: max 34; warp 1: max 2
+  const task_length_stats s = summarize_task_lengths(steps);
+  CHECK(s.tasks == 64);
+  CHECK(s.mean == doctest::Approx(2.5));
+  CHECK(s.max == 34);
+  CHECK(s.p99 == 34);
+  CHECK(s.warp_max_over_mean == doctest::Approx(18.0 / 2.5));
+  CHECK(summarize_task_lengths({7}).warp_max_over_mean == doctest::Approx(1.0));
+  CHECK_THROWS_AS((void)summarize_task_lengths({}), std::invalid_argument);
+}
+
+TEST_CASE("collatz: total stopping times and the 64-bit bound on starts") {
+  CHECK(kernels::collatz_total_steps(2) == 1);
+  CHECK(kernels::collatz_total_steps(3) == 7);
+  CHECK(kernels::collatz_total_steps(27) == 111);
+  CHECK(kernels::collatz_total_steps(97) == 118);
+  CHECK(kernels::collatz_total_steps(871) == 178);
+  // The last start below the bound climbs to 1.81e19, inside 64 bits (OEIS A006885).
+  CHECK(kernels::collatz_total_steps(8528817511ull) > 0);
+  CHECK(collatz_task_lengths({3, 25}) == std::vector<std::uint32_t>{23, 10, 111});
+
+  const auto d = parse_collatz_settings({});
+  CHECK(d.tasks == 16777216u);
+  CHECK(d.first == 4294967296ull);
+  CHECK(parse_collatz_settings({{"first", "12327829500"}, {"tasks", "3"}}).tasks == 3);
+  CHECK_THROWS_WITH_AS((void)parse_collatz_settings({{"first", "12327829500"}, {"tasks", "4"}}),
+                       doctest::Contains("the last start, 12327829503, is beyond 12327829502"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_collatz_settings({{"first", "1"}}),
+                       doctest::Contains("first = 1: expected an integer in 2.."),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_collatz_settings({{"start", "5"}}),
+                       doctest::Contains("collatz: unknown option 'start'"), std::invalid_argument);
+  CHECK(workload_parameters("collatz").size() == 2);
 }
