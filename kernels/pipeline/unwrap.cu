@@ -8,14 +8,16 @@
 // P is fixed: each block of 256 jobs (8 radii x 32 angles) is regrouped so a warp's img
 // references fall in few 32-byte segments; the kernel exchanges jobs through shared memory, reads
 // no copy of the frame, and the pipeline adds one byte per sample on the device.
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
-#include <chrono>
 
+#include "equal_cost_pieces.hpp"
 #include "microsched/error.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/pipeline/cuda_memory.hpp"
@@ -58,7 +60,7 @@ __global__ void unwrap_reordered(const std::uint8_t* reordered, std::uint32_t m,
 }
 
 constexpr int block = 256;
-//! Samples per sorted block of the gather plan (it was 16384 until run 16): a piece's compact
+//! Samples per sorted block of the gather plan: a piece's
 //! plan is cut from the blocks it overlaps and merged, without sorting the piece.
 constexpr std::size_t plan_block = 65536;
 
@@ -72,10 +74,9 @@ static_assert(swap_jobs <= 256, "a tile's swap index must fit one byte");
 //! Job swapping inside each tile (zhang2011 §4.1, reference redirection): thread i of the block
 //! does the tile's job swap[i] (slot s = (radius r0 + s / 32, angle a0 + s % 32)). The map and
 //! the outputs go through shared memory so both stay coalesced; only img[P[job]] is swapped.
-__global__ void __launch_bounds__(swap_jobs) unwrap_swapped(const std::uint8_t* img, const std::uint32_t* map,
-                                                            const std::uint8_t* swap, float* out,
-                                                            std::uint32_t radii, std::uint32_t angles,
-                                                            std::uint32_t tiles_a) {
+__global__ void __launch_bounds__(swap_jobs)
+    unwrap_swapped(const std::uint8_t* img, const std::uint32_t* map, const std::uint8_t* swap,
+                   float* out, std::uint32_t radii, std::uint32_t angles, std::uint32_t tiles_a) {
   __shared__ std::uint32_t ref[swap_jobs];  // (slot) P of the tile's jobs
   __shared__ float value[swap_jobs];        // (slot) results, written by the swapped thread
   const std::uint32_t tile = blockIdx.x;
@@ -109,8 +110,10 @@ polar make_polar(const unwrap_options& o) {
       const double th = 2 * M_PI * a / o.angles;
       const int x = std::clamp(static_cast<int>(cx + rr * std::cos(th)), 0, o.width - 1);
       const int y = std::clamp(static_cast<int>(cy + rr * std::sin(th)), 0, o.height - 1);
-      p.map[static_cast<std::size_t>(r) * static_cast<std::size_t>(o.angles) + static_cast<std::size_t>(a)] =
-          static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(o.width) + static_cast<std::uint32_t>(x);
+      p.map[static_cast<std::size_t>(r) * static_cast<std::size_t>(o.angles) +
+            static_cast<std::size_t>(a)] =
+          static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(o.width) +
+          static_cast<std::uint32_t>(x);
     }
   const std::size_t warps = (n + 31) / 32;
   p.warp_transactions_prefix.assign(warps + 1, 0);
@@ -120,7 +123,8 @@ polar make_polar(const unwrap_options& o) {
     for (std::size_t t = w * 32; t < std::min(n, w * 32 + 32); ++t) seg.push_back(p.map[t] / 32);
     std::sort(seg.begin(), seg.end());
     const auto distinct = std::unique(seg.begin(), seg.end()) - seg.begin();
-    p.warp_transactions_prefix[w + 1] = p.warp_transactions_prefix[w] + static_cast<double>(distinct);
+    p.warp_transactions_prefix[w + 1] =
+        p.warp_transactions_prefix[w] + static_cast<double>(distinct);
   }
   return p;
 }
@@ -130,17 +134,18 @@ class unwrap_program final : public program_base {
   explicit unwrap_program(const unwrap_options& o) : o_(o), polar_(make_polar(o)) {
     if (o.frames < 1) throw_invalid("frames", o.frames, "must be >= 1");
     if (o.chunks == 0) throw_invalid("chunks", o.chunks, "must be >= 1");
-    if (o.prefetch_ahead < 1 || o.prefetch_ahead > 4096)
-      throw_invalid("prefetch_ahead", o.prefetch_ahead, "must be in 1..4096");
-    prefetch_ahead_ = static_cast<std::size_t>(o.prefetch_ahead);
+    if (o.plan_cache < 0 || o.plan_cache > 64)
+      throw_invalid("plan_cache", o.plan_cache, "must be in 0..64");
     n_ = polar_.map.size();
     pixels_ = static_cast<std::size_t>(o.width) * static_cast<std::size_t>(o.height);
     frames_ = pinned_buffer<std::uint8_t>(pixels_ * static_cast<std::size_t>(o.frames));
     std::mt19937 rng(o.seed);
-    for (std::size_t i = 0; i < frames_.size(); ++i) frames_.data()[i] = static_cast<std::uint8_t>(rng());
+    for (std::size_t i = 0; i < frames_.size(); ++i)
+      frames_.data()[i] = static_cast<std::uint8_t>(rng());
     d_img_ = device_buffer<std::uint8_t>(pixels_);
     d_map_ = device_buffer<std::uint32_t>(n_);
-    MICROSCHED_CUDA_TRY(cudaMemcpy(d_map_.data(), polar_.map.data(), n_ * 4, cudaMemcpyHostToDevice));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpy(d_map_.data(), polar_.map.data(), n_ * 4, cudaMemcpyHostToDevice));
     d_out_ = device_buffer<float>(o.chunks * n_);
     // The gather plan: within each block of samples, the samples in increasing pixel address.
     plan_t_.resize(n_);
@@ -148,11 +153,13 @@ class unwrap_program final : public program_base {
     for (std::size_t b = 0; b < n_; b += plan_block) {
       const std::size_t e = std::min(n_, b + plan_block);
       for (std::size_t t = b; t < e; ++t) plan_t_[t] = static_cast<std::uint32_t>(t);
-      std::stable_sort(plan_t_.begin() + static_cast<std::ptrdiff_t>(b),
-                       plan_t_.begin() + static_cast<std::ptrdiff_t>(e),
-                       [&](std::uint32_t x, std::uint32_t y) { return polar_.map[x] < polar_.map[y]; });
+      std::stable_sort(
+          plan_t_.begin() + static_cast<std::ptrdiff_t>(b),
+          plan_t_.begin() + static_cast<std::ptrdiff_t>(e),
+          [&](std::uint32_t x, std::uint32_t y) { return polar_.map[x] < polar_.map[y]; });
       for (std::size_t k = b; k < e; ++k) plan_src_[k] = polar_.map[plan_t_[k]];
     }
+    if (o.weighted_pieces) cutter_.emplace(polar_.map, pixels_);
     cudaFuncAttributes attr{};
     MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_reordered_full));
     MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, unwrap_original));
@@ -165,13 +172,17 @@ class unwrap_program final : public program_base {
   //! Data reordering first; past the memory cap job swapping (zhang2011 §5.4), which keeps one
   //! byte per sample on the device (the tile-local swap) and a small host buffer to build it.
   //! Reordering also states its one-off host bytes: the cache of per-piece gather plans it
-  //! builds while transforming (5 B per cached sample compact, 8 B wide). The block plan (8 B per sample) is built
-  //! with the workload, whatever the method, and is not the pipeline's.
+  //! builds while transforming (plan_bytes_per_sample per cached sample). The block plan (8 B per
+  //! sample) is built with the workload, whatever the method, and is not the pipeline's.
   std::vector<remap_method> methods() const override {
-    return {{"reorder-duplication", n_, n_, /*partial=*/false, plan_cache_samples() * plan_bytes_per_sample(), 0},
-            {"job-swapping", 0, 0, /*partial=*/false, swap_batch_tiles() * swap_jobs, tiles() * swap_jobs}};
+    return {{"reorder-duplication", n_, n_, /*partial=*/false,
+             plan_cache_samples() * plan_bytes_per_sample(), 0},
+            {"job-swapping", 0, 0, /*partial=*/false, swap_batch_tiles() * swap_jobs,
+             tiles() * swap_jobs}};
   }
-  std::size_t tiles_a() const { return (static_cast<std::size_t>(o_.angles) + swap_angles - 1) / swap_angles; }
+  std::size_t tiles_a() const {
+    return (static_cast<std::size_t>(o_.angles) + swap_angles - 1) / swap_angles;
+  }
   std::size_t tiles() const {
     return (static_cast<std::size_t>(o_.radii) + swap_radii - 1) / swap_radii * tiles_a();
   }
@@ -205,7 +216,8 @@ class unwrap_program final : public program_base {
     std::vector<index_t> refs;
     std::vector<std::uint8_t> slots;
     std::vector<index_t> seg;
-    const auto radii = static_cast<std::size_t>(o_.radii), angles = static_cast<std::size_t>(o_.angles);
+    const auto radii = static_cast<std::size_t>(o_.radii),
+               angles = static_cast<std::size_t>(o_.angles);
     for (std::size_t t0 = 0; t0 < tiles(); t0 += swap_batch_tiles()) {
       const std::size_t t1 = std::min(tiles(), t0 + swap_batch_tiles());
       for (std::size_t tile = t0; tile < t1; ++tile) {
@@ -228,7 +240,8 @@ class unwrap_program final : public program_base {
         double sectors = 0;
         for (std::size_t w = 0; w < q.size(); w += 32) {
           seg.clear();
-          for (std::size_t j = w; j < std::min(q.size(), w + 32); ++j) seg.push_back(refs[q[j]] / 32);
+          for (std::size_t j = w; j < std::min(q.size(), w + 32); ++j)
+            seg.push_back(refs[q[j]] / 32);
           std::sort(seg.begin(), seg.end());
           sectors += static_cast<double>(std::unique(seg.begin(), seg.end()) - seg.begin());
         }
@@ -236,8 +249,8 @@ class unwrap_program final : public program_base {
         for (const std::uint8_t i : idle) out[k++] = i;
         swap_after_prefix_[tile + 1] = swap_after_prefix_[tile] + sectors;
       }
-      MICROSCHED_CUDA_TRY(cudaMemcpy(d_swap_.data() + t0 * swap_jobs, batch.data(), (t1 - t0) * swap_jobs,
-                                     cudaMemcpyHostToDevice));
+      MICROSCHED_CUDA_TRY(cudaMemcpy(d_swap_.data() + t0 * swap_jobs, batch.data(),
+                                     (t1 - t0) * swap_jobs, cudaMemcpyHostToDevice));
     }
   }
   transform_outcome transform(const transform_job& job) override {
@@ -252,87 +265,64 @@ class unwrap_program final : public program_base {
     // img'[t] = img[P[t]] for t in [begin, end).
     const std::uint8_t* img = frame(job.chunk);
     std::uint8_t* out = staging_[static_cast<std::size_t>(job.slot)].data();
-    const std::size_t count = job.end - job.begin;
     std::shared_ptr<const piece_plan> plan = cached_plan(job.begin, job.end);
-    if (!plan && o_.compact_plan) {  // first use: cut it from the block plan (a linear pass)
+    if (!plan) {  // first use: cut it from the block plan (a linear pass)
       build_plan(job.begin, job.end);
-      plan = cached_plan(job.begin, job.end);  // null past the cache limit or while another builds it
+      plan =
+          cached_plan(job.begin, job.end);  // null past the cache budget or while another builds it
     }
-    if (plan) {
-      // One forward sweep of the frame per run of the plan (its output, 64 KB at most, stays in
-      // the core's L2): ~1.7x faster than one sweep per 16384-sample block on this repository's
-      // 2-core CI host (results-pipeline.md, run 11).
-      if (!plan->code.empty()) {
-        if (!gather_compact(*plan, img, out, job, prefetch_ahead_)) return {};  // cancelled
-      } else {
-        constexpr std::size_t ahead = 32, poll = 16384;
-        const std::uint32_t* pt = plan->t.data();
-        const std::uint32_t* ps = plan->src.data();
-        for (std::size_t k0 = 0; k0 < count; k0 += poll) {
-          if (job.cancelled()) return {};  // launched without it: stop early
-          const std::size_t k1 = std::min(count, k0 + poll);
-          for (std::size_t k = k0; k < k1; ++k) {
-            if (k + ahead < count) __builtin_prefetch(img + ps[k + ahead]);
-            out[pt[k]] = img[ps[k]];
-          }
-        }
-      }
-      return {before, static_cast<double>(w1 - w0)};
-    }
-    // No plan for the piece (wide plans on first use, or past the cache limit): follow the block
-    // plan of each block the range overlaps.
+    // One forward sweep of the frame per run of the plan (its output, 64 KB at most, stays in the
+    // core's L2); without a plan, one sweep per block of the block plan the piece overlaps.
+    const bool done = plan ? gather_compact(*plan, img, out, job) : gather_blocks(img, out, job);
+    if (!done) return {};  // launched without it: stopped early
+    return {before, static_cast<double>(w1 - w0)};
+  }
+  //! out[t] = img[P[t]] for t in the job's range along the block plan of each block it overlaps
+  //! (samples of other pieces skipped); false when cancelled.
+  bool gather_blocks(const std::uint8_t* img, std::uint8_t* out, const transform_job& job) const {
+    const std::size_t count = job.end - job.begin;
     for (std::size_t b = job.begin / plan_block * plan_block; b < job.end; b += plan_block) {
-      if (job.cancelled()) {
-        // Launched without it: stop early, but leave a wide plan for the next chunk or run, so
-        // that a cancelled profile does not keep every later profile on this slower path.
-        build_plan(job.begin, job.end);
-        return {};
-      }
+      if (job.cancelled()) return false;
       const std::size_t e = std::min(n_, b + plan_block);
       const bool whole = b >= job.begin && e <= job.end;
-      constexpr std::size_t ahead = 32;
       for (std::size_t k = b; k < e; ++k) {
-        if (k + ahead < e) __builtin_prefetch(img + plan_src_[k + ahead]);
+        if (k + prefetch_ahead < e) __builtin_prefetch(img + plan_src_[k + prefetch_ahead]);
         const std::uint32_t t = plan_t_[k];
         if (whole || t - job.begin < count) out[t] = img[plan_src_[k]];
       }
     }
-    build_plan(job.begin, job.end);  // the next chunk's piece takes one sweep
-    return {before, static_cast<double>(w1 - w0)};
+    return true;
   }
   //! The gather plan of one piece [begin, end): its samples in increasing pixel address, so a
   //! helper sweeps the frame once per piece. Built on a piece's first use (pieces are the same
   //! for every chunk of a run: the driver cuts them from threads_per_chunk and granularity) and
   //! kept; null once the cache would exceed plan_cache_samples samples (plan_bytes_per_sample
-  //! each).
-  //! Two layouts. Wide (run 13): (sample index, pixel address) as two uint32 per sample.
-  //! Compact (default, run 14): one uint32 per sample, address step << 17 | sample offset, in
-  //! runs within one window of 131072 samples from the piece's start (offsets fit 17 bits), so a
-  //! piece of up to 131072 samples sweeps the frame once; a run restarts where an address step
-  //! would not fit 15 bits. Until run 16 a piece swept once per 65536-sample span: with the 15
-  //! pieces of the H100 host, 270 K line reads per frame against 238 K for one sweep per piece
-  //! (198 K distinct lines in the frame). Half the plan's memory traffic: at 15 helpers the gather reads
-  //! ~15 MB of frame lines and 8 MB of wide plan per frame, a bandwidth-bound sweep.
-  static constexpr unsigned offset_bits = 17;  //!< compact code: sample offset bits
+  //! each). One uint32 per sample, address step << 17 | sample offset, in runs within one window
+  //! of 131072 samples from the piece's start (offsets fit 17 bits), so a piece of up to 131072
+  //! samples sweeps the frame once; a run restarts where an address step would not fit 15 bits.
+  //! One sweep per piece reads fewer frame lines than one per 65536-sample block (238 K against
+  //! 270 K per frame with 15 pieces, 198 K distinct lines in the frame), and 4 B per sample is
+  //! half the plan traffic of an (index, address) pair: the gather is a bandwidth-bound sweep.
+  static constexpr unsigned offset_bits = 17;  //!< sample offset bits
   static constexpr std::uint32_t offset_mask = (1u << offset_bits) - 1;
   static constexpr std::uint32_t max_step = (1u << (32 - offset_bits)) - 1;
   static constexpr std::size_t window = std::size_t{1} << offset_bits;
+  //! Samples ahead whose frame line a gather prefetches.
+  static constexpr std::size_t prefetch_ahead = 32;
   struct plan_run {
-    std::size_t t0 = 0;       // sample offsets are from t0
-    std::size_t first = 0;    // index into code
+    std::size_t t0 = 0;     // sample offsets are from t0
+    std::size_t first = 0;  // index into code
     std::size_t count = 0;
-    std::uint32_t src0 = 0;   // pixel address of the run's first sample (its step is 0)
+    std::uint32_t src0 = 0;  // pixel address of the run's first sample (its step is 0)
   };
   struct piece_plan {
-    std::vector<std::uint32_t> t;    // wide: sample index
-    std::vector<std::uint32_t> src;  // wide: its pixel address, non-decreasing
-    std::vector<plan_run> runs;      // compact
-    std::vector<std::uint32_t> code;  // compact: address step << 17 | (sample index - t0)
+    std::vector<plan_run> runs;
+    std::vector<std::uint32_t> code;  // address step << 17 | (sample index - t0)
   };
-  //! out[t] = img[P[t]] along a compact plan; false when cancelled.
+  //! out[t] = img[P[t]] along a piece's plan; false when cancelled.
   static bool gather_compact(const piece_plan& plan, const std::uint8_t* img, std::uint8_t* out,
-                             const transform_job& job, std::size_t ahead) {
-    constexpr std::size_t poll = 16384;
+                             const transform_job& job) {
+    constexpr std::size_t poll = 16384, ahead = prefetch_ahead;
     std::size_t since_poll = 0;
     for (const plan_run& run : plan.runs) {
       const std::uint32_t* c = plan.code.data() + run.first;
@@ -366,9 +356,8 @@ class unwrap_program final : public program_base {
     }
     return !job.cancelled();
   }
-  //! The cached plan of [begin, end), or null. Compact plans are built on a piece's first use,
-  //! before its gather (a linear pass over the blocks it overlaps, ~0.1-0.3 ms); wide plans sort
-  //! the piece, so they are built after the first gather, which follows the block plan.
+  //! The cached plan of [begin, end), or null. Plans are built on a piece's first use, before its
+  //! gather (a linear pass over the blocks it overlaps, ~0.1-0.3 ms).
   std::shared_ptr<const piece_plan> cached_plan(std::size_t begin, std::size_t end) const {
     const std::lock_guard lock(plan_mutex_);
     const auto it = plan_cache_.find(std::make_pair(begin, end));
@@ -384,129 +373,55 @@ class unwrap_program final : public program_base {
       plan_cache_size_ += end - begin;
     }
     auto plan = std::make_shared<piece_plan>();
-    if (o_.compact_plan) {
-      // The block plan lists each block's samples in increasing pixel address: a window's samples
-      // are those lists filtered to the window and merged (two or three blocks), offsets from
-      // the window's start.
-      plan->code.reserve(end - begin);
-      std::vector<std::uint64_t> keyed;  // (pixel address, sample index), increasing
-      for (std::size_t w0 = begin, w1 = begin; w0 < end; w0 = w1) {
-        // One sweep per window from the piece's start, or (o_.single_sweep off: until run 16)
-        // one per aligned block of the block plan.
-        w1 = std::min(end, o_.single_sweep ? w0 + window : (w0 / plan_block + 1) * plan_block);
-        keyed.clear();
-        for (std::size_t b = w0 / plan_block * plan_block; b < w1; b += plan_block) {
-          const std::size_t middle = keyed.size();
-          for (std::size_t k = b; k < std::min(n_, b + plan_block); ++k)
-            if (plan_t_[k] >= w0 && plan_t_[k] < w1) keyed.push_back(std::uint64_t{plan_src_[k]} << 32 | plan_t_[k]);
-          std::inplace_merge(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(middle), keyed.end());
-        }
-        std::uint32_t previous = 0;
-        for (std::size_t k = 0; k < keyed.size(); ++k) {
-          const auto src = static_cast<std::uint32_t>(keyed[k] >> 32);
-          const auto t = static_cast<std::uint32_t>(keyed[k]);
-          if (k == 0 || src - previous > max_step) {  // a new run: absolute address
-            plan->runs.push_back({w0, plan->code.size(), 0, src});
-            previous = src;
-          }
-          plan->code.push_back((src - previous) << offset_bits | static_cast<std::uint32_t>(t - w0));
-          ++plan->runs.back().count;
+    // The block plan lists each block's samples in increasing pixel address: a window's samples
+    // are those lists filtered to the window and merged (two or three blocks), offsets from the
+    // window's start.
+    plan->code.reserve(end - begin);
+    std::vector<std::uint64_t> keyed;  // (pixel address, sample index), increasing
+    for (std::size_t w0 = begin, w1 = begin; w0 < end; w0 = w1) {
+      w1 = std::min(end, w0 + window);
+      keyed.clear();
+      for (std::size_t b = w0 / plan_block * plan_block; b < w1; b += plan_block) {
+        const std::size_t middle = keyed.size();
+        for (std::size_t k = b; k < std::min(n_, b + plan_block); ++k)
+          if (plan_t_[k] >= w0 && plan_t_[k] < w1)
+            keyed.push_back(std::uint64_t{plan_src_[k]} << 32 | plan_t_[k]);
+        std::inplace_merge(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(middle),
+                           keyed.end());
+      }
+      std::uint32_t previous = 0;
+      for (std::size_t k = 0; k < keyed.size(); ++k) {
+        const auto src = static_cast<std::uint32_t>(keyed[k] >> 32);
+        const auto t = static_cast<std::uint32_t>(keyed[k]);
+        if (k == 0 || src - previous > max_step) {  // a new run: absolute address
+          plan->runs.push_back({w0, plan->code.size(), 0, src});
           previous = src;
         }
-      }
-      if (plan->runs.size() * sizeof(plan_run) > end - begin) {  // steps too far apart: wide
-        plan->runs.clear();
-        plan->code.clear();
-      }
-    }
-    if (plan->code.empty()) {
-      std::vector<std::uint64_t> keyed(end - begin);  // (pixel address, sample index)
-      for (std::size_t t = begin; t < end; ++t)
-        keyed[t - begin] = std::uint64_t{polar_.map[t]} << 32 | static_cast<std::uint32_t>(t);
-      std::sort(keyed.begin(), keyed.end());
-      plan->t.resize(keyed.size());
-      plan->src.resize(keyed.size());
-      for (std::size_t k = 0; k < keyed.size(); ++k) {
-        plan->t[k] = static_cast<std::uint32_t>(keyed[k]);
-        plan->src[k] = static_cast<std::uint32_t>(keyed[k] >> 32);
+        plan->code.push_back((src - previous) << offset_bits | static_cast<std::uint32_t>(t - w0));
+        ++plan->runs.back().count;
+        previous = src;
       }
     }
+    // Steps too far apart for the memory budgeted per sample: no plan (the entry stays reserved,
+    // the piece follows the block plan).
+    if (plan->runs.size() * sizeof(plan_run) > end - begin) return;
     const std::lock_guard lock(plan_mutex_);
     plan_cache_[std::make_pair(begin, end)] = std::move(plan);
   }
-  std::size_t plan_cache_samples() const { return 4 * n_; }
-  //! Pieces of equal cost: a piece costs its samples plus line_weight per distinct 64-byte frame
-  //! line it reads (the outer rings of the polar map touch ~25x the lines of the inner ones, so
-  //! pieces of equal size left the outermost piece ~1.6x the mean cost; results-pipeline.md,
-  //! run 14). Computed once per (pieces, granularity): the smallest cap on a piece's cost for
-  //! which a greedy cut needs at most `pieces` pieces (bisection, ~30 sweeps of P).
-  std::vector<std::size_t> piece_bounds(std::size_t, std::size_t m, int pieces, std::size_t g) override {
-    if (m != n_ || pieces < 2 || g == 0 || !o_.weighted_pieces) return {};
+  std::size_t plan_cache_samples() const { return static_cast<std::size_t>(o_.plan_cache) * n_; }
+  //! Pieces of equal gather cost (equal_cost_pieces.hpp), once per (pieces, granularity).
+  std::vector<std::size_t> piece_bounds(std::size_t, std::size_t m, int pieces,
+                                        std::size_t g) override {
+    if (m != n_ || pieces < 2 || g == 0 || !cutter_) return {};
     const auto key = std::make_pair(pieces, g);
     if (const auto it = bounds_cache_.find(key); it != bounds_cache_.end()) return it->second;
-    std::vector<std::size_t> bounds = equal_cost_bounds(static_cast<std::size_t>(pieces), g);
+    std::vector<std::size_t> bounds = cutter_->bounds(static_cast<std::size_t>(pieces), g);
     bounds_cache_.emplace(key, bounds);
     return bounds;
   }
-  std::vector<std::size_t> equal_cost_bounds(std::size_t pieces, std::size_t g) const {
-    constexpr double line_weight = 5;  // one line read ~ five samples gathered (run 14)
-    const std::size_t units = (n_ + g - 1) / g;
-    if (units < pieces) return {};
-    std::vector<std::uint32_t> seen((pixels_ + 63) / 64, 0);
-    std::uint32_t generation = 0;
-    auto unit_cost = [&](std::size_t u) {  // marks the unit's lines as seen by the current piece
-      const std::size_t b = u * g, e = std::min(n_, b + g);
-      std::size_t fresh = 0;
-      for (std::size_t t = b; t < e; ++t) {
-        std::uint32_t& mark = seen[polar_.map[t] / 64];
-        if (mark != generation) {
-          mark = generation;
-          ++fresh;
-        }
-      }
-      return static_cast<double>(e - b) + line_weight * static_cast<double>(fresh);
-    };
-    auto cut = [&](double cap, std::vector<std::size_t>* bounds) {
-      std::size_t count = 1;
-      ++generation;
-      if (bounds) bounds->assign(1, 0);
-      double cost = 0;
-      for (std::size_t u = 0; u < units; ++u) {
-        const double c = unit_cost(u);
-        if (cost > 0 && cost + c > cap) {  // the unit opens the next piece
-          ++count;
-          if (bounds) bounds->push_back(u * g);
-          ++generation;
-          cost = unit_cost(u);
-        } else {
-          cost += c;
-        }
-      }
-      if (bounds) bounds->push_back(n_);
-      return count;
-    };
-    double lo = 0, hi = 0;
-    ++generation;
-    for (std::size_t u = 0; u < units; ++u) hi += unit_cost(u) + 1;  // one piece: a cap that fits
-    for (int k = 0; k < 40 && hi - lo > 1; ++k) {
-      const double mid = (lo + hi) / 2;
-      (cut(mid, nullptr) <= pieces ? hi : lo) = mid;
-    }
-    std::vector<std::size_t> bounds;
-    (void)cut(hi, &bounds);
-    while (bounds.size() < pieces + 1) {  // fewer pieces than asked: halve the widest
-      std::size_t widest = 0;
-      for (std::size_t k = 1; k + 1 < bounds.size(); ++k)
-        if (bounds[k + 1] - bounds[k] > bounds[widest + 1] - bounds[widest]) widest = k;
-      const std::size_t half = (bounds[widest] + bounds[widest + 1]) / 2 / g * g;
-      if (half <= bounds[widest]) return {};
-      bounds.insert(bounds.begin() + static_cast<std::ptrdiff_t>(widest) + 1, half);
-    }
-    return bounds;
-  }
-  //! Host bytes per cached sample: 4 compact (plus one 32-byte run per 65536 samples at least;
-  //! counted as 1 byte per sample), 8 wide.
-  std::size_t plan_bytes_per_sample() const { return o_.compact_plan ? 5 : 8; }
+  //! Host bytes per cached sample: 4, plus the runs (32 B each, at most one per 32 samples
+  //! kept; counted as 1 byte per sample).
+  static constexpr std::size_t plan_bytes_per_sample() { return 5; }
   void upload(const transform_job& job, stream_t s) override {
     if (job.method == job_swapping) return;  // the swap is on the device since prepare()
     const auto slot = static_cast<std::size_t>(job.slot);
@@ -516,14 +431,16 @@ class unwrap_program final : public program_base {
   }
   unsigned grid() const { return static_cast<unsigned>((n_ + block - 1) / block); }
   void launch_original(std::size_t chunk, stream_t s) override {
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_img_.data(), frame(chunk), pixels_, cudaMemcpyHostToDevice, s));
-    unwrap_original<<<grid(), block, 0, s>>>(d_img_.data(), d_map_.data(), d_out_.data() + chunk * n_,
-                                             static_cast<std::uint32_t>(n_));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(d_img_.data(), frame(chunk), pixels_, cudaMemcpyHostToDevice, s));
+    unwrap_original<<<grid(), block, 0, s>>>(
+        d_img_.data(), d_map_.data(), d_out_.data() + chunk * n_, static_cast<std::uint32_t>(n_));
     MICROSCHED_CHECK_LAUNCH("unwrap_original");
   }
   void launch_optimised(const transform_job& job, stream_t s) override {
     if (job.method == job_swapping) {
-      MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_img_.data(), frame(job.chunk), pixels_, cudaMemcpyHostToDevice, s));
+      MICROSCHED_CUDA_TRY(
+          cudaMemcpyAsync(d_img_.data(), frame(job.chunk), pixels_, cudaMemcpyHostToDevice, s));
       unwrap_swapped<<<static_cast<unsigned>(tiles()), swap_jobs, 0, s>>>(
           d_img_.data(), d_map_.data(), d_swap_.data(), d_out_.data() + job.chunk * n_,
           static_cast<std::uint32_t>(o_.radii), static_cast<std::uint32_t>(o_.angles),
@@ -532,15 +449,17 @@ class unwrap_program final : public program_base {
       return;
     }
     if (job.transformed == n_ && n_ % 4 == 0) {
-      launch_full(d_reordered_[static_cast<std::size_t>(job.slot)].data(), d_out_.data() + job.chunk * n_, s);
+      launch_full(d_reordered_[static_cast<std::size_t>(job.slot)].data(),
+                  d_out_.data() + job.chunk * n_, s);
       return;
     }
     if (job.transformed < n_)  // the rest still gathers from the whole frame
-      MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_img_.data(), frame(job.chunk), pixels_, cudaMemcpyHostToDevice, s));
-    unwrap_reordered<<<grid(), block, 0, s>>>(d_reordered_[static_cast<std::size_t>(job.slot)].data(),
-                                              static_cast<std::uint32_t>(job.transformed), d_img_.data(),
-                                              d_map_.data(), d_out_.data() + job.chunk * n_,
-                                              static_cast<std::uint32_t>(n_));
+      MICROSCHED_CUDA_TRY(
+          cudaMemcpyAsync(d_img_.data(), frame(job.chunk), pixels_, cudaMemcpyHostToDevice, s));
+    unwrap_reordered<<<grid(), block, 0, s>>>(
+        d_reordered_[static_cast<std::size_t>(job.slot)].data(),
+        static_cast<std::uint32_t>(job.transformed), d_img_.data(), d_map_.data(),
+        d_out_.data() + job.chunk * n_, static_cast<std::uint32_t>(n_));
     MICROSCHED_CHECK_LAUNCH("unwrap_reordered");
   }
   void launch_full(const std::uint8_t* reordered, float* out, stream_t s) {
@@ -553,16 +472,18 @@ class unwrap_program final : public program_base {
   std::vector<std::uint32_t> outputs() override { return output_words(d_out_); }
   std::string describe() const override {
     std::ostringstream s;
-    s << "unwrap chunks=" << o_.chunks << " image=" << o_.width << "x" << o_.height << " polar=" << o_.radii
-      << "x" << o_.angles << " frames=" << o_.frames;
+    s << "unwrap chunks=" << o_.chunks << " image=" << o_.width << "x" << o_.height
+      << " polar=" << o_.radii << "x" << o_.angles << " frames=" << o_.frames;
     return s.str();
   }
 
   //! Kernel-only timing on frame 0: the original gather against a fully reordered frame.
   kernel_pair time_kernels(const timing_options& t) {
     prepare(0, 1);
-    reorder<std::uint8_t>(std::span<const std::uint8_t>(frame(0), pixels_), polar_.map, staging_[0].span(), 0, n_);
-    MICROSCHED_CUDA_TRY(cudaMemcpy(d_reordered_[0].data(), staging_[0].data(), n_, cudaMemcpyHostToDevice));
+    reorder<std::uint8_t>(std::span<const std::uint8_t>(frame(0), pixels_), polar_.map,
+                          staging_[0].span(), 0, n_);
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpy(d_reordered_[0].data(), staging_[0].data(), n_, cudaMemcpyHostToDevice));
     MICROSCHED_CUDA_TRY(cudaMemcpy(d_img_.data(), frame(0), pixels_, cudaMemcpyHostToDevice));
     // Each sample times `batch` back-to-back launches (a single 10 µs kernel between two events
     // measures mostly the launch); reported per launch.
@@ -593,7 +514,6 @@ class unwrap_program final : public program_base {
 
  private:
   unwrap_options o_;
-  std::size_t prefetch_ahead_ = 32;
   polar polar_;
   std::size_t n_ = 0;
   std::size_t pixels_ = 0;
@@ -604,14 +524,18 @@ class unwrap_program final : public program_base {
   std::vector<std::uint32_t> plan_t_;    // sample index, per block in increasing pixel address
   std::vector<std::uint32_t> plan_src_;  // its pixel address
   mutable std::mutex plan_mutex_;  //!< guards the piece plans (helpers call transform at once)
-  mutable std::map<std::pair<std::size_t, std::size_t>, std::shared_ptr<const piece_plan>> plan_cache_;
+  mutable std::map<std::pair<std::size_t, std::size_t>, std::shared_ptr<const piece_plan>>
+      plan_cache_;
   mutable std::size_t plan_cache_size_ = 0;
-  std::map<std::pair<int, std::size_t>, std::vector<std::size_t>> bounds_cache_;  //!< main thread only
+  std::optional<equal_cost_pieces> cutter_;  //!< null without weighted pieces
+  std::map<std::pair<int, std::size_t>, std::vector<std::size_t>>
+      bounds_cache_;  //!< main thread only
   std::vector<pinned_buffer<std::uint8_t>> staging_;
   std::vector<device_buffer<std::uint8_t>> d_reordered_;
   static constexpr int job_swapping = 1;  //!< index of "job-swapping" in methods()
   device_buffer<std::uint8_t> d_swap_;    //!< (tile, thread) slot of the job the thread does
-  std::vector<double> swap_after_prefix_;  //!< sectors of img[P] per tile after the swap, prefix sums
+  std::vector<double>
+      swap_after_prefix_;  //!< sectors of img[P] per tile after the swap, prefix sums
 };
 
 }  // namespace
@@ -645,7 +569,8 @@ std::vector<double> time_unwrap_gather(const unwrap_options& options, int thread
       });
     pool.wait_idle();
     if (f >= warm)
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return ms;
 }

@@ -132,7 +132,7 @@ TEST_CASE("the loss guard forgives a late iteration that the next ones make up")
   adaptive_arguments a;  // defaults: window 8, tolerance 2 %, patience 3
   adaptive_controller c(a);
   c.original_kernel(0.33);
-  // A first pipelined iteration 0.45 ms late (run 15), then optimised chunks 0.3 ms shorter.
+  // A first pipelined iteration 0.45 ms late, then optimised chunks 0.3 ms shorter (unwrap).
   c.iteration_time(0.33 + 0.45);
   CHECK(c.enabled());
   c.iteration_time(0.03);
@@ -154,7 +154,7 @@ TEST_CASE("the loss guard forgives a late iteration that the next ones make up")
 TEST_CASE("the loss guard judges every step against the latest mean Torg") {
   adaptive_arguments a;  // window 8, tolerance 2 %, patience 3
   adaptive_controller c(a);
-  c.original_kernel(0.26);  // the first original measured short (run 16)
+  c.original_kernel(0.26);  // the first original measured short
   c.iteration_time(0.34);
   c.iteration_time(0.34);  // 0.16 ms behind a Torg of 0.26: over the allowance twice
   CHECK(c.enabled());
@@ -176,7 +176,7 @@ TEST_CASE("the loss guard stops one long stall at once, before a full window") {
   CHECK_FALSE(c.enabled());
   CHECK(c.reason().find("plus 3 iterations") != std::string::npos);
   adaptive_arguments once = a;
-  once.loss_patience = 1;  // the guard of runs 11-15: a 0.06 ms gap already ends it
+  once.loss_patience = 1;  // no patience: a 0.06 ms gap already ends it
   adaptive_controller d(once);
   d.original_kernel(0.33);
   d.iteration_time(0.33 + 0.06);

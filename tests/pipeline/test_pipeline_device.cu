@@ -52,30 +52,49 @@ TEST_CASE("gafort: LAM-redirected kernel equals the original") {
   check_equal_to_original(*program, fixed(1.0), 1);
   check_equal_to_original(*program, fixed(0.5), 1);
   check_equal_to_original(*program, pipeline_arguments{}, 0);
-  auto paper = make_gafort({.chunks = 4, .elements = 1 << 16, .max_trips = 512, .fill_quotas = false});
+  auto paper =
+      make_gafort({.chunks = 4, .elements = 1 << 16, .max_trips = 512, .fill_quotas = false});
   check_equal_to_original(*paper, fixed(1.0), 1);
 }
 
 TEST_CASE("unwrap: reordered kernel equals the original") {
-  auto program = make_unwrap({.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512});
+  auto program = make_unwrap(
+      {.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512});
   check_equal_to_original(*program, fixed(1.0), 1);
   check_equal_to_original(*program, fixed(0.3), 1);  // all-or-nothing: a share of whole frames
   check_equal_to_original(*program, pipeline_arguments{}, 0);  // adaptive, loss guard
   // A sample count that is not a multiple of 4 takes the one-sample-per-thread kernel.
-  auto odd = make_unwrap({.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511});
+  auto odd = make_unwrap(
+      {.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511});
   check_equal_to_original(*odd, fixed(1.0), 1);
-  // Run 13's wide gather plans (8 B per sample) give the same outputs.
-  auto wide = make_unwrap({.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512,
-                           .compact_plan = false});
-  check_equal_to_original(*wide, fixed(1.0), 1);
+  // Without gather plans every piece follows the block plan: the same outputs.
+  auto unplanned = make_unwrap({.chunks = 6,
+                                .frames = 2,
+                                .width = 1024,
+                                .height = 768,
+                                .radii = 128,
+                                .angles = 512,
+                                .plan_cache = 0});
+  check_equal_to_original(*unplanned, fixed(1.0), 1);
+  // Pieces of equal size instead of equal cost: the same outputs.
+  auto equal = make_unwrap({.chunks = 6,
+                            .frames = 2,
+                            .width = 1024,
+                            .height = 768,
+                            .radii = 128,
+                            .angles = 512,
+                            .weighted_pieces = false});
+  check_equal_to_original(*equal, fixed(1.0), 1);
 }
 
 TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals the original") {
   // One reordered slot (n host + n device bytes) does not fit 100 kB; job swapping (one byte per
   // sample on the device, a 16 kB host buffer) does. The odd shape has partial tiles.
   for (const unwrap_options& o :
-       {unwrap_options{.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512},
-        unwrap_options{.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511}}) {
+       {unwrap_options{
+            .chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512},
+        unwrap_options{
+            .chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511}}) {
     auto program = make_unwrap(o);
     for (pipeline_arguments args : {fixed(1.0), pipeline_arguments{}}) {
       args.memory_limit = 100000;
@@ -114,13 +133,13 @@ TEST_CASE("documentation example: the same loop before and after the pipeline") 
   // The same loop through the pipeline: helper threads remap chunk i+depth while the GPU runs
   // chunk i; a chunk whose remap is not ready in time runs the original kernel.
   pipeline_arguments args;
-  args.host_check = false;  // optimised chunks whatever this host's load
+  args.host_check = false;             // optimised chunks whatever this host's load
   args.depth = 2;                      // chunks transformed ahead of the GPU
   args.threads_per_chunk = 4;          // helper threads per chunk
   args.memory_limit = 64u << 20;       // host + device bytes the pipeline may add
   chunk_pipeline pipe(backend, args);  // adaptive control on by default
   const pipeline_statistics& stats = pipe.run(program);
-  stats.print(std::cout);              // per iteration: kernel used, r, s, times, fallbacks
+  stats.print(std::cout);  // per iteration: kernel used, r, s, times, fallbacks
   // example-end loop-after
   CHECK(workload->outputs() == reference);
 }
@@ -183,11 +202,11 @@ TEST_CASE("documentation example: a loop-carried loop split in two") {
   // the threads while helper threads remap the last r from iteration i-1's output; the optimised
   // kernel on those if their remap is on the device in time, else the original kernel.
   split_arguments args;
-  args.ratio = 0.5;                  // r: share of each iteration remapped
-  args.threads = 4;                  // helper threads remapping it
+  args.ratio = 0.5;  // r: share of each iteration remapped
+  args.threads = 4;  // helper threads remapping it
   split_loop loop(backend, args);
   const pipeline_statistics& stats = loop.run(program);
-  stats.print(std::cout);            // per iteration: kernel used for the second part, r, times
+  stats.print(std::cout);  // per iteration: kernel used for the second part, r, times
   // example-end split-after
   CHECK(workload->outputs() == reference);
 }

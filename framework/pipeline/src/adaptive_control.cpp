@@ -56,7 +56,7 @@ void adaptive_controller::original_kernel(double kernel_ms) {
 void adaptive_controller::iteration_time(double step_ms) {
   if (!args_.adaptive || args_.loss_window == 0 || phase_ == phase::off || org_count_ == 0) return;
   // Every step judged so far against the current Torg: the mean sharpens as originals run, and
-  // a first estimate from one or two warm-up kernels (0.26 ms against 0.34 ms on unwrap, run 16)
+  // a first estimate from one or two warm-up kernels (0.26 ms against 0.34 ms on unwrap)
   // must not leave its error in the sum.
   const double org = original_mean_ms();
   step_sum_ += step_ms;

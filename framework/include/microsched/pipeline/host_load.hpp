@@ -1,6 +1,6 @@
 #pragma once
 //! @file host_load.hpp
-//! How many cores the pipeline's helpers may take before a run (results-pipeline.md, run 17).
+//! How many cores the pipeline's helpers may take before a run.
 //!
 //! The pipeline's premise is idle host cores (zhang2010 §4.1). The original loop needs its
 //! thread only for a burst of launches, but the pipelined loop needs the launching thread every

@@ -178,6 +178,12 @@ class split_loop {
     [[nodiscard]] bool finished() const { return left.load(std::memory_order_acquire) == 0; }
   };
 
+  //! While the first part runs: submit the pieces once the fetch is done, upload the remap once
+  //! every piece returned; true when the upload has completed before the first part ended.
+  template <class Program>
+  bool remap_second_part(Program& program, const std::shared_ptr<task>& t, const split_job& whole,
+                         const detail::poller& poll);
+
   Backend& backend_;
   split_arguments args_;
   pipeline_statistics stats_;
@@ -259,39 +265,7 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
     previous = t;
     t->bounds = split_pieces(split.optimised, args_.threads, args_.granularity);
     t->outcomes.assign(static_cast<std::size_t>(args_.threads), transform_outcome{});
-    const auto first_part_done = [&] {
-      return !args_.wait_for_remap && backend_.query(original_done_);
-    };
-    bool submitted = false, uploaded = false, ready = false;
-    while (true) {
-      if (!submitted && backend_.query(fetched_)) {
-        t->left.store(args_.threads, std::memory_order_release);
-        for (int p = 0; p < args_.threads; ++p) {
-          pool_->submit([t, p, i, &program] {
-            const auto k = static_cast<std::size_t>(p);
-            if (t->bounds[k] < t->bounds[k + 1])
-              t->run_piece(k, [&] {
-                return program.transform(
-                    split_job{i, {t->bounds[k], t->bounds[k + 1]}, &t->cancel});
-              });
-            t->left.fetch_sub(1, std::memory_order_acq_rel);
-          });
-        }
-        submitted = true;
-      }
-      if (submitted && t->failed.load(std::memory_order_acquire)) break;
-      if (submitted && !uploaded && t->finished()) {
-        program.upload(whole, copy);
-        backend_.record(copied_, copy);
-        uploaded = true;
-      }
-      if (uploaded && backend_.query(copied_)) {
-        ready = true;
-        break;
-      }
-      if (first_part_done()) break;  // the GPU would wait: go on without the remap
-      poll.pause();
-    }
+    const bool ready = remap_second_part(program, t, whole, poll);
 
     // Second part: optimised if its remap is on the device, otherwise the original kernel.
     if (ready) {
@@ -322,6 +296,41 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
   }
   backend_.synchronize();
   return stats_;
+}
+
+template <pipeline_backend Backend>
+template <class Program>
+bool split_loop<Backend>::remap_second_part(Program& program, const std::shared_ptr<task>& t,
+                                            const split_job& whole, const detail::poller& poll) {
+  const auto copy = backend_.copy_stream();
+  const std::size_t i = whole.iteration;
+  bool submitted = false, uploaded = false;
+  while (true) {
+    if (!submitted && backend_.query(fetched_)) {
+      t->left.store(args_.threads, std::memory_order_release);
+      for (int p = 0; p < args_.threads; ++p) {
+        pool_->submit([t, p, i, &program] {
+          const auto k = static_cast<std::size_t>(p);
+          if (t->bounds[k] < t->bounds[k + 1])
+            t->run_piece(k, [&] {
+              return program.transform(split_job{i, {t->bounds[k], t->bounds[k + 1]}, &t->cancel});
+            });
+          t->left.fetch_sub(1, std::memory_order_acq_rel);
+        });
+      }
+      submitted = true;
+    }
+    if (submitted && t->has_failed()) return false;
+    if (submitted && !uploaded && t->finished()) {
+      program.upload(whole, copy);
+      backend_.record(copied_, copy);
+      uploaded = true;
+    }
+    if (uploaded && backend_.query(copied_)) return true;
+    // The first part ended: the GPU would wait, so go on without the remap.
+    if (!args_.wait_for_remap && backend_.query(original_done_)) return false;
+    poll.pause();
+  }
 }
 
 }  // namespace microsched::pipeline

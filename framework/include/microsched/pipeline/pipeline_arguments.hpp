@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "microsched/pipeline/adaptive_control.hpp"
 #include "microsched/error.hpp"
+#include "microsched/pipeline/adaptive_control.hpp"
 
 namespace microsched::pipeline {
 
@@ -38,10 +38,10 @@ struct remap_method {
 
 //! User-facing arguments of the pipeline.
 struct pipeline_arguments {
-  int depth = 1;                         //!< Δ: chunks transformed ahead of the GPU
-  int threads_per_chunk = 2;             //!< helper threads working on one chunk
-  std::size_t memory_limit = 512u << 20;  //!< bytes the pipeline may add, host + device
-  int granularity = 32;                  //!< piece boundaries are multiples of this (a warp)
+  int depth = 1;                               //!< Δ: chunks transformed ahead of the GPU
+  int threads_per_chunk = 2;                   //!< helper threads working on one chunk
+  std::size_t memory_limit = 512u << 20;       //!< bytes the pipeline may add, host + device
+  int granularity = 32;                        //!< piece boundaries are multiples of this (a warp)
   std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
   //! Testing only: wait for every chunk's remap and copy before launching it, so the optimised
   //! kernel always runs (a program using this can be slower than the original).
@@ -52,17 +52,17 @@ struct pipeline_arguments {
   //! waits for it up to that long, then launches whichever kernel it can. A miss costs at most
   //! that wait; the loss guard switches the pipeline off if misses make the loop slower, but
   //! only after they cost up to its tolerance plus one wait: opt-in, it can lose a few percent
-  //! where remaps are rarely ready (unwrap on the H100 host, results-pipeline.md runs 10-11).
+  //! where remaps are rarely ready (unwrap on the H100 host).
   double wait_budget = 0;
   //! Helper threads lower their scheduling priority by this much (Linux nice, 0..19): where a
   //! helper and the thread launching kernels share a core, the launches go first. Default 0:
   //! on the H100 host, 19 cost gafort and unwrap many ready remaps (a helper sharing a core with
-  //! the polling main thread starves) and did not change Black-Scholes (results-pipeline.md, run 6).
+  //! the polling main thread starves) and did not change Black-Scholes.
   int helper_nice = 0;
   //! A helper with nothing queued polls for this long before it sleeps (worker_pool): the next
   //! chunk's pieces then start at once on every helper. 0: sleep at once.
   std::chrono::microseconds helper_spin{200};
-  //! Host check (host_load.hpp, results-pipeline.md run 17): before each run, and before the
+  //! Host check (host_load.hpp): before each run, and before the
   //! control re-arms, count the host's other runnable threads; helpers take at most the cores
   //! left after those and the launching thread, and with fewer than `host_min_helpers` left the
   //! run launches the original loop (fallback::host_busy). Off: the helpers never look.

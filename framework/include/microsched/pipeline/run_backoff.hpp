@@ -1,6 +1,6 @@
 #pragma once
 //! @file run_backoff.hpp
-//! Backing off across runs (results-pipeline.md, run 17): a pipelined run that ended slower than
+//! Backing off across runs: a pipelined run that ended slower than
 //! the original loop is followed by runs of the original loop, twice as many after each loss in
 //! a row, so a host where pipelining loses whatever the control does (cores or memory bandwidth
 //! taken by another process) pays for one run in 1, 2, 4, ... instead of for every run.
@@ -41,8 +41,10 @@ class run_backoff {
   //! e.g. Black-Scholes, whose profile misses in every run): it counts as a loss whatever its
   //! time, so the profile's cost is paid in 1, 2, 4, ... runs only. Returns whether it was a
   //! loss (the next runs are then backed off).
-  bool pipelined_run(double run_ms, double original_mean_ms, std::size_t chunks, bool futile = false) noexcept {
-    if (original_mean_ms > 0) best_torg_ = best_torg_ > 0 ? std::min(best_torg_, original_mean_ms) : original_mean_ms;
+  bool pipelined_run(double run_ms, double original_mean_ms, std::size_t chunks,
+                     bool futile = false) noexcept {
+    if (original_mean_ms > 0)
+      best_torg_ = best_torg_ > 0 ? std::min(best_torg_, original_mean_ms) : original_mean_ms;
     last_run_ms_ = run_ms;
     last_futile_ = futile;
     last_reference_ms_ = reference_ms(chunks);
@@ -59,7 +61,8 @@ class run_backoff {
   [[nodiscard]] double reference_ms(std::size_t chunks) const noexcept {
     const double n = static_cast<double>(chunks);
     double ref = best_torg_ > 0 ? best_torg_ * n : -1;
-    if (original_chunk_ms_ > 0) ref = ref > 0 ? std::min(ref, original_chunk_ms_ * n) : original_chunk_ms_ * n;
+    if (original_chunk_ms_ > 0)
+      ref = ref > 0 ? std::min(ref, original_chunk_ms_ * n) : original_chunk_ms_ * n;
     return ref;
   }
   //! The last pipelined run: its wall time, whether it was futile, and the original loop's
