@@ -18,8 +18,8 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
 }
 
 void add_repetitions_option(CLI::App& app, int& repetitions) {
-  app.add_option("--repetitions", repetitions, "timed runs per kernel (median reported)")
-      ->capture_default_str();
+  programs::add_checked(app, "--repetitions", repetitions,
+                        "timed runs per kernel (median reported)", 1, 10000);
 }
 
 void check_repetitions(int repetitions) {
@@ -30,12 +30,17 @@ void schedule_cli::add_to(CLI::App& app) {
   add_strategy_option(app, strategy);
   app.add_option("--fetch", fetch,
                  "when a warp refills: any, all, ballot:N or atomic:N, N idle lanes in 1..32 "
-                 "(default " + to_string(schedule_arguments{}.fetch) + ")");
-  app.add_option("--chunk", chunk, "tasks per grab from the pool above (Local: per block)")
-      ->capture_default_str();
-  app.add_option("--deferral", deferral, "steps between two fetch checks")->capture_default_str();
-  app.add_option("--blocks-per-sm", blocks_per_sm, "resident blocks per SM; 0 = automatic: from occupancy, at most 1024 threads per SM")
-      ->capture_default_str();
+                 "(default " +
+                     to_string(schedule_arguments{}.fetch) + ")");
+  programs::add_checked(app, "--chunk", chunk,
+                        "tasks per grab from the pool above (Local: per block)", std::uint64_t{1},
+                        std::uint64_t{1} << 30);
+  programs::add_checked(app, "--deferral", deferral,
+                        "steps between two fetch checks (0: the policy's default)", 0, 1 << 20);
+  programs::add_checked(app, "--blocks-per-sm", blocks_per_sm,
+                        "resident blocks per SM; 0 = automatic: from occupancy, at most 1024 "
+                        "threads per SM",
+                        0, 32);
   add_repetitions_option(app, repetitions);
 #if MICROSCHED_HAVE_TUNING
   app.add_option("--tuned", tuned,
@@ -49,7 +54,8 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
 #if MICROSCHED_HAVE_TUNING
   if (!tuned.empty()) {
     if (!std::filesystem::exists(tuned)) {
-      throw std::invalid_argument("--tuned " + tuned + ": no such file (write one with 'sweep --save-tuning')");
+      throw std::invalid_argument("--tuned " + tuned +
+                                  ": no such file (write one with 'sweep --save-tuning')");
     }
     const auto found = tuning::find_tuned_schedule(workload, "", tuned);
     if (!found) {
@@ -119,15 +125,16 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
   print_time("warp persistent", persistent, vanilla.median_ms, name_width);
   print_time("microsched", scheduled, vanilla.median_ms, name_width);
   print_time("uniform-work floor", floor, vanilla.median_ms, name_width);
-  std::printf("  microsched: %s; %.2fx vanilla, %.2fx warp persistent, at %.0f%% of the floor's speed\n",
-              to_string(args).c_str(), vanilla.median_ms / scheduled.median_ms,
-              persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
+  std::printf(
+      "  microsched: %s; %.2fx vanilla, %.2fx warp persistent, at %.0f%% of the floor's speed\n",
+      to_string(args).c_str(), vanilla.median_ms / scheduled.median_ms,
+      persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
   for (const auto& r : w.resources(args)) {
-    std::printf("  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d "
-                "threads fit, grid %llu blocks\n",
-                r.kernel.c_str(), r.registers, r.static_shared_bytes, r.local_bytes,
-                r.blocks_per_sm, r.threads_per_block,
-                static_cast<unsigned long long>(r.grid_blocks));
+    std::printf(
+        "  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d "
+        "threads fit, grid %llu blocks\n",
+        r.kernel.c_str(), r.registers, r.static_shared_bytes, r.local_bytes, r.blocks_per_sm,
+        r.threads_per_block, static_cast<unsigned long long>(r.grid_blocks));
   }
 }
 
@@ -139,7 +146,8 @@ bool print_verification(workloads::workload& w, const schedule_arguments& args) 
     return true;
   }
   std::printf("verify FAILED: %llu missing, %llu duplicated, %llu differ from vanilla: %s\n",
-              static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
+              static_cast<unsigned long long>(r.missing),
+              static_cast<unsigned long long>(r.duplicated),
               static_cast<unsigned long long>(r.mismatched), r.detail.c_str());
   return false;
 }
@@ -150,21 +158,6 @@ int compare_and_verify(workloads::workload& w, const schedule_arguments& args, i
                        bool verify) {
   print_comparison(w, args, repetitions);
   return verify && !print_verification(w, args) ? 1 : 0;
-}
-
-int run_main(const std::function<int()>& body) {
-  try {
-    return body();
-  } catch (const no_device_error& e) {
-    std::fprintf(stderr, "error: %s; this program needs an NVIDIA GPU\n", e.what());
-    return 3;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
 }
 
 }  // namespace microsched::samples

@@ -4,13 +4,14 @@
 //! and main's error handling (the only place that prints and exits).
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 
+#include "checked_cli.hpp"
 #include "microsched/measure/timing_stats.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
 #include "png_writer.hpp"
+#include "program_main.hpp"
 #include "workload.hpp"
 
 namespace microsched::samples {
@@ -53,8 +54,9 @@ struct png_output {
   void write(const rgb_image& image) const;
 };
 
-//! Prints the GPU the figures come from. Each sample calls it before any device work, so that
-//! without a GPU this is what fails: no_device_error, exit code 3 from run_main.
+//! Prints the GPU the figures come from. Each sample calls it once its arguments are checked and
+//! before any device work, so that without a GPU this is what fails: no_device_error, exit code
+//! programs::no_gpu_exit_code (77) from run_main.
 void print_device();
 
 //! One timing row: median, range and speedup against vanilla; `name_width` pads the names so
@@ -67,8 +69,8 @@ void print_time(const std::string& name, const timing_stats& t, double vanilla_m
 int compare_and_verify(workloads::workload& w, const schedule_arguments& args, int repetitions,
                        bool verify);
 
-//! Runs `body`, turning exceptions into one line on stderr and an exit code: 1 for errors,
-//! 2 for bad arguments, 3 when there is no GPU.
-int run_main(const std::function<int()>& body);
+//! Runs `body`, turning exceptions into one line on stderr and an exit code (program_main.hpp):
+//! 1 for errors, 2 for bad arguments, 77 when there is no GPU.
+using programs::run_main;
 
 }  // namespace microsched::samples

@@ -1,7 +1,6 @@
 // julia: renders a Julia fractal with microsched and compares its time with the vanilla kernel,
 // warp persistent threads and the uniform-work floor (frey2012 §5.2).
 #include <CLI/CLI.hpp>
-
 #include <cmath>
 
 #include "julia/julia_workload.hpp"
@@ -36,7 +35,9 @@ int main(int argc, char** argv) {
       "Renders a Julia set with the microsched persistent-warp scheduler and prints its time "
       "next to the vanilla kernel (one thread per pixel), warp persistent threads and the "
       "uniform-work floor (every thread does the mean number of iterations, so no warp diverges).\n"
-      "Example: julia --offset 0 --precision double --output julia.png --verify"};
+      "--view picks a named view (its c and zoom target), --c RE,IM any other c.\n"
+      "Example: julia --offset 0 --precision double --output julia.png --verify\n"
+      "Example: julia --view seahorse --c=-0.75,0.11 --output seahorse.png"};
   workloads::options_map options;
   samples::add_workload_options(app, workloads::julia_parameters(), options);
   samples::png_output output{"julia.png"};
@@ -45,12 +46,12 @@ int main(int argc, char** argv) {
   app.add_flag("--verify", verify, "check every pixel against the vanilla kernel, each task once");
   samples::schedule_cli schedule;
   schedule.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
-  return samples::run_main([&] {
-    const schedule_arguments args = schedule.arguments("julia");
+  return samples::run_main("julia", [&] {
     const auto settings = workloads::parse_julia_settings(options);
     output.check();
+    const schedule_arguments args = schedule.arguments("julia");  // --tuned asks the GPU's name
     samples::print_device();
     auto w = workloads::make_julia_workload(settings);
     const int rc = samples::compare_and_verify(*w, args, schedule.repetitions, verify);

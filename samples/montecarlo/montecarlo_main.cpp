@@ -20,11 +20,11 @@ int main(int argc, char** argv) {
   app.add_flag("--verify", verify, "check every task against the vanilla kernel, each task once");
   samples::schedule_cli schedule;
   schedule.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
-  return samples::run_main([&] {
-    const schedule_arguments args = schedule.arguments("montecarlo");
+  return samples::run_main("montecarlo", [&] {
     const auto settings = workloads::parse_montecarlo_settings(options);
+    const schedule_arguments args = schedule.arguments("montecarlo");  // --tuned asks the GPU
     samples::print_device();
     auto w = workloads::make_montecarlo_workload(settings);
     return samples::compare_and_verify(*w, args, schedule.repetitions, verify);

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "checked_cli.hpp"
 #include "microsched/device.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "remap/device_array.hpp"
@@ -24,25 +25,36 @@ int main(int argc, char** argv) {
   int n = 1 << 22;
   bool profile_once = false;
   app.add_option("--paths", config.paths, "paths: 2, 4 or 8 (nested if-else levels)")
+      ->check(CLI::IsMember({2, 4, 8}))
       ->capture_default_str();
   app.add_option("--block", config.block_threads, "threads per block: 256 or 1024")
+      ->check(CLI::IsMember({256, 1024}))
       ->capture_default_str();
   app.add_option("--neighbouring", config.neighbouring, "DGI's N: 4, 16 or 64")
+      ->check(CLI::IsMember({4, 16, 64}))
       ->capture_default_str();
-  app.add_option("--work", config.work, "loop iterations per path (8 FMAs each)")
+  programs::add_checked(app, "--work", config.work, "loop iterations per path (8 FMAs each)", 0,
+                        1 << 20);
+  app.add_option("--variant", variant, "original, hot, hot16 or dgi")
+      ->check(CLI::IsMember({"original", "hot", "hot16", "dgi"}))
       ->capture_default_str();
-  app.add_option("--variant", variant, "original, hot, hot16 or dgi")->capture_default_str();
-  app.add_option("--distribution", dist, "iid, balanced or uniform")->capture_default_str();
-  app.add_option("-n", n, "elements")->capture_default_str();
+  app.add_option("--distribution", dist, "iid, balanced or uniform")
+      ->check(CLI::IsMember({"iid", "balanced", "uniform"}))
+      ->capture_default_str();
+  programs::add_checked(app, "-n", n, "elements", 1, 1 << 30);
   app.add_flag("--profile-once", profile_once, "one counting and one plain launch, nothing else");
-  CLI11_PARSE(app, argc, argv);
-  try {
-    if (cuda_device_count() == 0) {
-      std::fprintf(stderr, "remap_micro: no CUDA GPU on this machine\n");
-      return 2;
-    }
+  MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
+  return programs::run_main("remap_micro", [&] {
     config.variant = parse_variant(variant);
     const auto distribution = parse_distribution(dist);
+    if (!micro_supported(config)) {
+      throw std::invalid_argument("--paths " + std::to_string(config.paths) + " --block " +
+                                  std::to_string(config.block_threads) + " --neighbouring " +
+                                  std::to_string(config.neighbouring) + " --variant " + variant +
+                                  ": this combination is not compiled (N 4 and 64: 4 paths, 256 "
+                                  "threads)");
+    }
+    programs::require_gpu();
     std::printf("device: %s\n", describe(current_device()).c_str());
     std::vector<float> host(static_cast<std::size_t>(n));
     std::mt19937 rng(1);
@@ -88,8 +100,5 @@ int main(int argc, char** argv) {
                 t_orig.median_ms, variant_name(config.variant), t_var.median_ms,
                 t_orig.median_ms / t_var.median_ms, ratio, same ? "equal" : "DIFFERENT");
     return same ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "remap_micro: %s\n", e.what());
-    return 1;
-  }
+  });
 }

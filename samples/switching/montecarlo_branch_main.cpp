@@ -2,8 +2,9 @@
 // of 1000 iterations; with probability p an iteration enters a branch that sums 1000 random
 // numbers. Times the vanilla kernel, the termination-only persistent driver and context switching.
 #include <CLI/CLI.hpp>
-
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include "sample_cli.hpp"
 #include "switching_cli.hpp"
@@ -19,20 +20,25 @@ int main(int argc, char** argv) {
       "and microsched context switching (the branch is managed).\n"
       "Example: montecarlo_branch --p 0.01 --verify"};
   switching_workloads::montecarlo_branch_settings settings;
-  app.add_option("--p", settings.probability, "probability of entering the branch")->capture_default_str();
-  app.add_option("--tasks", settings.tasks, "independent tasks")->capture_default_str();
-  app.add_option("--outer", settings.outer, "outer iterations per task")->capture_default_str();
-  app.add_option("--inner", settings.inner, "random numbers summed inside the branch")->capture_default_str();
-  app.add_option("--seed", settings.seed, "Philox key")->capture_default_str();
+  programs::add_checked(app, "--p", settings.probability, "probability of entering the branch",
+                        0.0f, 1.0f);
+  programs::add_checked(app, "--tasks", settings.tasks, "independent tasks", std::uint64_t{1},
+                        std::uint64_t{1} << 30);
+  programs::add_checked(app, "--outer", settings.outer, "outer iterations per task",
+                        std::uint32_t{1}, std::uint32_t{1} << 20);
+  programs::add_checked(app, "--inner", settings.inner, "random numbers summed inside the branch",
+                        std::uint32_t{1}, std::uint32_t{1} << 20);
+  programs::add_checked(app, "--seed", settings.seed, "Philox key", 0ull,
+                        std::numeric_limits<unsigned long long>::max());
   bool verify = false;
   app.add_flag("--verify", verify,
                "check every task's sum and branch count against vanilla (bit for bit: the "
                "numbers are counter-based) and that each task ends exactly once");
   samples::switching_cli cli;
   cli.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
-  return samples::run_main([&] {
+  return samples::run_main("montecarlo_branch", [&] {
     const auto v = cli.variant();
     samples::print_device();
     switching_workloads::montecarlo_branch_runner runner(settings);
@@ -41,17 +47,19 @@ int main(int argc, char** argv) {
     const auto vanilla = runner.time_vanilla(options);
     const auto scheduled = samples::time_scheduled(runner, v, options);
     const double entries = runner.mean_entries();
-    std::printf("%s: %.2f branch entries per task on average\n", runner.describe().c_str(), entries);
+    std::printf("%s: %.2f branch entries per task on average\n", runner.describe().c_str(),
+                entries);
     samples::print_time("vanilla", vanilla, vanilla.median_ms);
     samples::print_scheduled(scheduled, vanilla.median_ms);
     samples::print_switching(runner, v);
     if (!verify) return 0;
     const auto r = runner.check(v);
-    std::printf("verify: %s: %llu tasks, %llu missing, %llu duplicated, %llu differ from vanilla%s%s\n",
-                r.passed ? "passed" : "FAILED", static_cast<unsigned long long>(r.tasks),
-                static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
-                static_cast<unsigned long long>(r.mismatched), r.detail.empty() ? "" : ": ",
-                r.detail.c_str());
+    std::printf(
+        "verify: %s: %llu tasks, %llu missing, %llu duplicated, %llu differ from vanilla%s%s\n",
+        r.passed ? "passed" : "FAILED", static_cast<unsigned long long>(r.tasks),
+        static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
+        static_cast<unsigned long long>(r.mismatched), r.detail.empty() ? "" : ": ",
+        r.detail.c_str());
     return r.passed ? 0 : 1;
   });
 }

@@ -2,7 +2,6 @@
 // with the shading branch managed by microsched context switching; writes a PNG and compares the
 // time with the vanilla ray caster built from the same per-ray code.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -17,8 +16,8 @@ using namespace microsched;
 namespace {
 
 // The verification tolerance and its reason, printed with the result.
-constexpr int tolerance = 2;                 // per 8-bit channel
-constexpr double allowed_fraction = 0.001;   // of the pixels may exceed it
+constexpr int tolerance = 2;                // per 8-bit channel
+constexpr double allowed_fraction = 0.001;  // of the pixels may exceed it
 constexpr const char* tolerance_reason =
     "both kernels run the same per-ray code, but nvcc compiles it into two kernels and may fuse "
     "a*b+c into FMA differently at each site; a last-bit change in one sample can move a "
@@ -32,6 +31,26 @@ samples::rgb_image to_rgb(const std::vector<std::uint32_t>& rgba, int width, int
     image.pixels[i * 3 + 2] = static_cast<std::uint8_t>((rgba[i] >> 16) & 0xffu);
   }
   return image;
+}
+
+//! --tile: "rows", or "WxH" with W and H dividing the image's width and height.
+void set_tiles(const std::string& tile, switching_workloads::raycast_settings& settings) {
+  if (tile == "rows") return;
+  const auto x = tile.find('x');
+  const auto fail = [&](const std::string& why) {
+    throw std::invalid_argument("--tile = '" + tile + "': " + why);
+  };
+  if (x == std::string::npos) fail("must be rows or WxH, e.g. 8x4");
+  try {
+    settings.tile_width = programs::parse_checked("--tile width", tile.substr(0, x), 1, 1024);
+    settings.tile_height = programs::parse_checked("--tile height", tile.substr(x + 1), 1, 1024);
+  } catch (const std::invalid_argument& e) {
+    fail(std::string(e.what()) + " (rows or WxH, e.g. 8x4)");
+  }
+  if (settings.width % settings.tile_width != 0 || settings.height % settings.tile_height != 0) {
+    fail("the tiles must divide the image (" + std::to_string(settings.width) + "x" +
+         std::to_string(settings.height) + ")");
+  }
 }
 
 }  // namespace
@@ -48,23 +67,23 @@ int main(int argc, char** argv) {
   switching_workloads::raycast_settings settings;
   // The finest step of frey2012's sweep (and of the target): the most divergent.
   settings.step_size = 0.0125f;
-  app.add_option("--width", settings.width, "image width in pixels")->capture_default_str();
-  app.add_option("--height", settings.height, "image height in pixels")->capture_default_str();
-  app.add_option("--step", settings.step_size,
-                 "sampling distance along a ray (the domain is 40 units wide); smaller is more "
-                 "precise, slower and more divergent")
-      ->capture_default_str();
-  app.add_option("--window", settings.march_window,
-                 "samples one step marches at most before the branch (stops at the first "
-                 "crossing); the image does not depend on it, the scheduler's per-visit cost is "
-                 "paid once per window")
-      ->capture_default_str();
+  programs::add_checked(app, "--width", settings.width, "image width in pixels", 1, 16384);
+  programs::add_checked(app, "--height", settings.height, "image height in pixels", 1, 16384);
+  programs::add_checked(app, "--step", settings.step_size,
+                        "sampling distance along a ray (the domain is 40 units wide); smaller is "
+                        "more precise, slower and more divergent",
+                        0.001f, 10.0f);
+  programs::add_checked(app, "--window", settings.march_window,
+                        "samples one step marches at most before the branch (stops at the first "
+                        "crossing); the image does not depend on it, the scheduler's per-visit "
+                        "cost is paid once per window",
+                        1, 4096);
   // Empty-space skipping is exact (the same image, 0 pixels differ), so it is on by default.
   settings.skip_empty = true;
   app.add_flag("--skip-empty,!--no-skip-empty", settings.skip_empty,
                "empty-space skipping (the default): skip the samples that a Lipschitz bound of "
                "psi proves cross no isosurface, in every kernel; the image stays the same. "
-               "--no-skip-empty marches every sample (the workload of the earlier results)")
+               "--no-skip-empty marches every sample (a heavier workload)")
       ->capture_default_str();
   app.add_flag("--center-first,!--no-center-first", settings.center_first,
                "scheduled runs (termination only, context switching): tasks in 8x4 tiles, the "
@@ -72,21 +91,19 @@ int main(int argc, char** argv) {
                "first, so that the rays begun last are cheap (the default; --no-center-first: "
                "--tile's order, as vanilla); vanilla keeps --tile's order; the image does not "
                "depend on it");
-  app.add_option("--march-quorum", settings.march_quorum,
-                 "context switching only: a march window ends for the whole warp once this many "
-                 "of its lanes have stopped (crossed an isosurface or reached the ray's end), "
-                 "instead of waiting for the slowest lane (0: off); the image does not depend on "
-                 "it")
-      ->check(CLI::Range(0, 32))
-      ->capture_default_str();
+  programs::add_checked(app, "--march-quorum", settings.march_quorum,
+                        "context switching only: a march window ends for the whole warp once this "
+                        "many of its lanes have stopped (crossed an isosurface or reached the "
+                        "ray's end), instead of waiting for the slowest lane (0: off); the image "
+                        "does not depend on it",
+                        0, 32);
   int vanilla_window = 64;
-  app.add_option("--vanilla-window", vanilla_window,
-                 "the window of the second vanilla run: vanilla is timed at window 1 (one sample "
-                 "per loop iteration, the textbook kernel) and at this one; speedups are against "
-                 "the faster (marching a window and then shading lets coherent neighbouring rays "
-                 "shade together, a large win for vanilla too)")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
+  programs::add_checked(app, "--vanilla-window", vanilla_window,
+                        "the window of the second vanilla run: vanilla is timed at window 1 (one "
+                        "sample per loop iteration, the textbook kernel) and at this one; speedups "
+                        "are against the faster (marching a window and then shading lets coherent "
+                        "neighbouring rays shade together, a large win for vanilla too)",
+                        1, 4096);
   std::string tile = "rows";
   app.add_option("--tile", tile,
                  "task order: rows (task t is pixel t, a vanilla warp is 32 pixels of a row: the "
@@ -98,7 +115,7 @@ int main(int argc, char** argv) {
   app.add_option("--second-derivative", derivatives,
                  "hessian: the Sobel operator applied to the Sobel gradient (5x5x5 = 125 samples, "
                  "frey2012 5.3); axis: smoothed axis second differences from the gradient's 27 "
-                 "samples (the cheaper workload of the earlier results)")
+                 "samples (a cheaper workload)")
       ->check(CLI::IsMember({"hessian", "axis"}))
       ->capture_default_str();
   samples::png_output output{"raycast.png"};
@@ -113,27 +130,20 @@ int main(int argc, char** argv) {
                "compare every pixel with the vanilla ray caster (per-channel tolerance 2 on at "
                "most 0.1% of the pixels; see the printed reason) and check each ray ends once");
   samples::switching_cli cli;
-  // 3 blocks of 128 threads per SM at 512x512 (the sweep of 2026-11-22: fewer warps, ~165 rays
-  // each to choose contexts from; 4 was the earlier default). Against the tail of a run that
-  // holds nearly every ray at once (results of 2026-11-22, second section): grabs of 4 tasks
-  // (was 32), parked contexts resumed first in first out, expensive tiles first (below).
+  // 3 blocks of 128 threads per SM at 512x512: fewer warps, ~165 rays each to choose contexts
+  // from. Against the tail of a run that holds nearly every ray at once: grabs of 4 tasks, parked
+  // contexts resumed first in first out, expensive tiles first (below). Together on an H100:
+  // 1.37 ms against 1.71 ms with `--chunk 32 --lifo --no-center-first` (raycast --verify).
   cli.blocks_per_sm = 3;
   cli.chunk = 4;
   cli.fifo = true;
   settings.center_first = true;
   cli.add_to(app);
-  CLI11_PARSE(app, argc, argv);
+  MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
-  return samples::run_main([&] {
+  return samples::run_main("raycast", [&] {
     settings.hessian = derivatives == "hessian";
-    if (tile != "rows") {
-      const auto x = tile.find('x');
-      if (x == std::string::npos) {
-        throw std::invalid_argument("--tile " + tile + ": must be rows or WxH, e.g. 8x4");
-      }
-      settings.tile_width = std::stoi(tile.substr(0, x));
-      settings.tile_height = std::stoi(tile.substr(x + 1));
-    }
+    set_tiles(tile, settings);
     const auto v = cli.variant();
     output.check();
     samples::print_device();
@@ -201,10 +211,11 @@ int main(int argc, char** argv) {
         }
         std::printf("\n");
         if (p.counted && p.steps > 0) {
-          std::printf("  visits %.0f, active lanes per visit %.2f; shading in %.1f%% of the visits, "
-                      "%.2f lanes each\n",
-                      p.steps, p.active_lanes / p.steps, 100.0 * p.then_steps / p.steps,
-                      p.then_steps > 0 ? p.then_lanes / p.then_steps : 0.0);
+          std::printf(
+              "  visits %.0f, active lanes per visit %.2f; shading in %.1f%% of the visits, "
+              "%.2f lanes each\n",
+              p.steps, p.active_lanes / p.steps, 100.0 * p.then_steps / p.steps,
+              p.then_steps > 0 ? p.then_lanes / p.then_steps : 0.0);
         }
       };
       runner.set_march_window(vanilla_window);
@@ -215,16 +226,16 @@ int main(int argc, char** argv) {
     int rc = 0;
     if (verify) {
       const auto r = runner.check(v, tolerance, allowed_fraction);
-      std::printf("verify: %s: %llu rays, %llu missing, %llu duplicated; %llu pixels differ from "
-                  "vanilla at all (largest channel difference %d), %llu beyond the tolerance of "
-                  "%d (allowed: %.1f%% of the pixels)%s%s\n  tolerance: %s\n",
-                  r.tasks.passed ? "passed" : "FAILED", static_cast<unsigned long long>(r.tasks.tasks),
-                  static_cast<unsigned long long>(r.tasks.missing),
-                  static_cast<unsigned long long>(r.tasks.duplicated),
-                  static_cast<unsigned long long>(r.pixels_differing), r.max_channel_difference,
-                  static_cast<unsigned long long>(r.tasks.mismatched), tolerance,
-                  100.0 * allowed_fraction, r.tasks.detail.empty() ? "" : ": ",
-                  r.tasks.detail.c_str(), tolerance_reason);
+      std::printf(
+          "verify: %s: %llu rays, %llu missing, %llu duplicated; %llu pixels differ from "
+          "vanilla at all (largest channel difference %d), %llu beyond the tolerance of "
+          "%d (allowed: %.1f%% of the pixels)%s%s\n  tolerance: %s\n",
+          r.tasks.passed ? "passed" : "FAILED", static_cast<unsigned long long>(r.tasks.tasks),
+          static_cast<unsigned long long>(r.tasks.missing),
+          static_cast<unsigned long long>(r.tasks.duplicated),
+          static_cast<unsigned long long>(r.pixels_differing), r.max_channel_difference,
+          static_cast<unsigned long long>(r.tasks.mismatched), tolerance, 100.0 * allowed_fraction,
+          r.tasks.detail.empty() ? "" : ": ", r.tasks.detail.c_str(), tolerance_reason);
       if (!r.tasks.passed) rc = 1;
       // The window and skipping change the loop, not the samples: vanilla under these options
       // against the textbook vanilla (window 1, no skipping).
@@ -244,13 +255,15 @@ int main(int argc, char** argv) {
           }
         }
       }
-      const bool same = static_cast<double>(beyond) <= allowed_fraction * static_cast<double>(reference.size());
-      std::printf("verify window/skipping/tiles: %s: vanilla at window %d%s%s against vanilla at "
-                  "window 1 without skipping, row-major: %zu pixels differ at all, %zu beyond the "
-                  "tolerance\n",
-                  same ? "passed" : "FAILED", settings.march_window,
-                  settings.skip_empty ? " with skipping" : "", tiled ? (", " + tile + " tiles").c_str() : "",
-                  differ, beyond);
+      const bool same =
+          static_cast<double>(beyond) <= allowed_fraction * static_cast<double>(reference.size());
+      std::printf(
+          "verify window/skipping/tiles: %s: vanilla at window %d%s%s against vanilla at "
+          "window 1 without skipping, row-major: %zu pixels differ at all, %zu beyond the "
+          "tolerance\n",
+          same ? "passed" : "FAILED", settings.march_window,
+          settings.skip_empty ? " with skipping" : "",
+          tiled ? (", " + tile + " tiles").c_str() : "", differ, beyond);
       if (!same) rc = 1;
     }
     if (output.wanted()) {
