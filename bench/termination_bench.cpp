@@ -1,4 +1,4 @@
-// Termination-divergence benchmarks (issue: persistent-warp microscheduler). Every row measures,
+// Termination-divergence benchmarks (the persistent-warp microscheduler). Every row measures,
 // in one process and with CUDA events (warm-up, repetitions, median): vanilla, warp persistent
 // threads, microsched with the default schedule, microsched with the best of a candidate list,
 // and the uniform-work floor, then reports the ratios as counters.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns Google Benchmark JSON from bench_termination into the Markdown table of docs/results.md.
+"""Turns Google Benchmark JSON from bench_termination into the Markdown table of docs/performance.md.
 Usage: scripts/bench_table.py bench_termination.json"""
 import json, sys
 

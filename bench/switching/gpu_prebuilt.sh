@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device session for the ray caster on binaries built elsewhere (same CUDA, sm_90), so that
+# One device call for the ray caster on binaries built elsewhere (same CUDA, sm_90), so that
 # no device time goes into compiling. $D holds raycast, bench_switching, the three switching test
 # binaries, montecarlo_branch and lib/ (shared libraries the device may lack: benchmark, png, z, cudart).
 #   cmake --build build-switching --target raycast bench_switching test_switching_vote \

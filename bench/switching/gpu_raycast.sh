@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device session for the ray caster (issue 3): build, the switching tests, the bench rows
+# One device call for the ray caster: build, the switching tests, the bench rows
 # named by RC_FILTER and the sample with --verify; logs in $OUT/rc, packed as $OUT/rc-logs.tgz.
 #   OUT=out RC_FILTER='raycast_hessian/' RC_TESTS=1 RC_SANITIZE=1 bash bench/switching/gpu_raycast.sh
 # RC_SAMPLES: space-separated sample argument lists, commas for spaces; RC_BENCH_LIMIT and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device session for the switching area: build, ctest, samples, bench, sanitizers.
+# One device call for the switching area: build, ctest, samples, bench, sanitizers.
 set -u
 B=build-gpu-sw
 mkdir -p "$OUT/switching"

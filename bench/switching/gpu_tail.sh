@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device session for the tail code (sharing, divergent tail) on binaries built
+# One device call for the tail code (sharing, divergent tail) on binaries built
 # elsewhere (bench/switching/pack_prebuilt.sh; carry build-devbin): the device tests, the ray
 # caster at 512^2 and 2048^2 with the tail code off and on (divergent tail, sharing per block and
 # per SM), the Monte Carlo branch test at p = 0.01 (sample and bench rows), then racecheck,
@@ -11,7 +11,7 @@ mkdir -p "$L"
 [[ -f "$D/devbin.tgz" ]] && tar xzf "$D/devbin.tgz" -C "$D"  # pack_prebuilt.sh's archive
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PWD/$D/lib
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$L/gpu.txt"
-HUNG=0  # a run that timed out: skip the remaining sharing runs (a hang would eat the session)
+HUNG=0  # a run that timed out: skip the remaining sharing runs (a hang would eat the call's time)
 for t in test_switching_vote test_switching_device test_switching_porting_guide; do
   SECONDS=0
   timeout 60 "$D/$t" >"$L/test-$t.log" 2>&1

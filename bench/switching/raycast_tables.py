@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Markdown tables of the ray caster rows (raycast_hessian[_skip]/...) of a bench_switching JSON
-file, as in docs/results-switching.md: per image size and step, vanilla at window 1 (the textbook
+file: per image size and step, vanilla at window 1 (the textbook
 kernel) and at its fastest window, context switching immediate and deferred, and the speedups.
 
     python3 bench/switching/raycast_tables.py bench_switching.json

@@ -1,4 +1,4 @@
-# Remap area GPU check (issue 4). Sourced by scripts/gpu-check with BUILD (build dir) and OUT set.
+# Remap area GPU check. Sourced by scripts/gpu-check with BUILD (build dir) and OUT set.
 # Cross-checks the in-kernel control-flow-efficiency counters against ncu's average active threads
 # per executed instruction (smsp__thread_inst_executed_per_inst_executed.ratio / 32) on the
 # micro-benchmark kernel, original and remapped. Writes $OUT/remap/ncu-crosscheck.txt.

@@ -1,4 +1,4 @@
-# Sweep area GPU check (issue 6). Sourced by scripts/gpu-check with BUILD (build dir) and OUT set.
+# Sweep area GPU check. Sourced by scripts/gpu-check with BUILD (build dir) and OUT set.
 # Runs a small real parameter sweep of the julia workload (two scenarios, the three strategies,
 # chunk and deferral ranges) and writes its journal, CSV, JSON, summary, heat maps, speedup
 # plots and a tuning file under $OUT/sweep. Fails (non-zero) when the sweep program is missing

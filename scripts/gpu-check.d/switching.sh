@@ -1,4 +1,4 @@
-# Switching area GPU check (issue 3). Sourced by scripts/gpu-check with BUILD (build dir) and OUT
+# Switching area GPU check. Sourced by scripts/gpu-check with BUILD (build dir) and OUT
 # set. Runs the raycast and montecarlo_branch samples with --verify (raycast.png under
 # $OUT/switching), compute-sanitizer on the switching device tests with the small cases, and
 # bench_switching into $OUT/switching/bench_switching.json. Never aborts the caller; returns
