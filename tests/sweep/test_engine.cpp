@@ -111,7 +111,7 @@ TEST_CASE("resume runs only what is missing and gives the same results") {
   const auto plan = small_plan();
   const auto path = dir.path / "results.jsonl";
 
-  // First session: stop after 5 finished points.
+  // First invocation: stop after 5 finished points.
   auto first = std::make_shared<testing::fake_counters>();
   std::atomic<bool> stop{false};
   {
@@ -130,7 +130,7 @@ TEST_CASE("resume runs only what is missing and gives the same results") {
     torn << R"({"type":"point","scenario":"fake offset=0","sch)";
   }
 
-  // Second session resumes.
+  // A second invocation resumes.
   auto second = std::make_shared<testing::fake_counters>();
   auto log = journal::resume(path, header_for());
   CHECK(log.repaired_lines() == 1);
@@ -158,7 +158,7 @@ TEST_CASE("resume runs only what is missing and gives the same results") {
     CHECK(resumed.scenarios[s].points == whole.scenarios[s].points);
   }
 
-  // A third session finds nothing to do.
+  // A third invocation finds nothing to do.
   auto third = std::make_shared<testing::fake_counters>();
   auto again = journal::resume(path, header_for());
   CHECK(again.repaired_lines() == 0);

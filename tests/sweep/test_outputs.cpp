@@ -204,7 +204,7 @@ TEST_CASE("the median the sweep reports is the mean of the two middle values for
   CHECK_THROWS_AS((void)summarize({}), std::invalid_argument);
 }
 
-TEST_CASE("progress line: bar, counts, elapsed and time left from this session's points") {
+TEST_CASE("progress line: bar, counts, elapsed and time left from the points this invocation ran") {
   progress_event e;
   e.total = 100;
   e.done = 50;
