@@ -4,8 +4,8 @@
 //! A step marches up to a window of samples; when the ray crosses one of the eight isosurfaces,
 //! the managed branch refines the hit by bisection, takes first and second derivatives with Sobel
 //! operators, shades with Blinn-Phong (gradient) and an opacity from the second derivative's
-//! magnitude, and composites front to back. Rays hit surfaces after different numbers of samples: in a vanilla
-//! kernel the whole warp steps through the shading whenever one lane needs it.
+//! magnitude, and composites front to back. Rays hit surfaces after different numbers of samples:
+//! in a vanilla kernel the whole warp steps through the shading whenever one lane needs it.
 
 #include <cstdint>
 
@@ -28,7 +28,7 @@ struct ray_state {
   float f_next = 0;  //!< psi at the current sample
   vec3 colour{};     //!< accumulated, premultiplied
   float alpha = 0;
-  int level = -1;    //!< the isosurface crossed by the last march
+  int level = -1;  //!< the isosurface crossed by the last march
 };
 static_assert(sizeof(ray_state) == 52, "the ray's context: keep it small, it is swapped whole");
 
@@ -110,8 +110,8 @@ __device__ __forceinline__ ray_state start_ray(const scene& s, int px, int py) {
   return r;
 }
 
-//! Takes the sample f = psi at sample r.n (already advanced): true when an isosurface lies between it
-//! and the previous one (the first along the ray is recorded in r.level).
+//! Takes the sample f = psi at sample r.n (already advanced): true when an isosurface lies between
+//! it and the previous one (the first along the ray is recorded in r.level).
 __device__ __forceinline__ bool classify(ray_state& r, float f) {
   int level = -1;
   if (f > r.f_prev) {
@@ -255,15 +255,21 @@ __device__ __forceinline__ bool march_step(ray_state& r, const scene& s, const G
 //! compositions at offset d (-2..2), which the Sobel operator applied twice produces:
 //! smoothing twice [1 4 6 4 1], derivative then smoothing [-1 -2 0 2 1], derivative twice
 //! [1 0 -2 0 1]. Select chains (constants once unrolled).
-MICROSCHED_HD float sobel_s(int d) { return d == 0 ? 2.0f : (d == 1 || d == -1 ? 1.0f : 0.0f); }
-MICROSCHED_HD float sobel_d(int d) { return d == 1 ? 1.0f : (d == -1 ? -1.0f : 0.0f); }
+MICROSCHED_HD float sobel_s(int d) {
+  return d == 0 ? 2.0f : (d == 1 || d == -1 ? 1.0f : 0.0f);
+}
+MICROSCHED_HD float sobel_d(int d) {
+  return d == 1 ? 1.0f : (d == -1 ? -1.0f : 0.0f);
+}
 MICROSCHED_HD float sobel_ss(int d) {
   return d == 0 ? 6.0f : (d == 1 || d == -1 ? 4.0f : 1.0f);
 }
 MICROSCHED_HD float sobel_ds(int d) {
   return d == 2 ? 1.0f : (d == 1 ? 2.0f : (d == -1 ? -2.0f : (d == -2 ? -1.0f : 0.0f)));
 }
-MICROSCHED_HD float sobel_dd(int d) { return d == 0 ? -2.0f : (d == 1 || d == -1 ? 0.0f : 1.0f); }
+MICROSCHED_HD float sobel_dd(int d) {
+  return d == 0 ? -2.0f : (d == 1 || d == -1 ? 0.0f : 1.0f);
+}
 
 //! Bisection between the previous and the current sample: the hit point.
 __device__ __forceinline__ vec3 refine_hit(const ray_state& r, vec3 eye, float step_size) {
