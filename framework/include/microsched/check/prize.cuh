@@ -1,0 +1,90 @@
+#pragma once
+//! @file prize.cuh
+//! What porting pays, in one call: measure_prize() runs a task program three ways on the user's
+//! data — the direct mapping (one thread per task: the user's own vanilla kernel), the scheduler,
+//! and the uniform-work floor (every task the mean number of steps of the same step code, no
+//! divergence) — and returns the three times, the steps per task (mean, max, mean over warps of
+//! the slowest lane), the exactly-once check and whether the outputs agree.
+//!
+//! \code
+//! microsched::prize_report r = microsched::measure_prize(
+//!     program, n, {{out.data(), n * sizeof(std::uint32_t)}});  // the buffers end() writes
+//! std::printf("%s\n", r.summary().c_str());  // direct 0.86 ms, scheduled 0.47 ms (1.83x), ...
+//! \endcode
+//! The program's tasks run many times, so end() must overwrite its outputs (not accumulate).
+//! On return the outputs hold a scheduled run's results.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "microsched/check/counted_program.cuh"
+#include "microsched/check/prize_kernels.cuh"
+#include "microsched/check/prize_report.hpp"
+#include "microsched/device_buffer.hpp"
+#include "microsched/measure/event_timer.hpp"
+#include "microsched/scheduler.cuh"
+
+namespace microsched {
+
+//! Throws std::invalid_argument for zero tasks or an output region without data, cuda_error or
+//! no_device_error from the runs. `args`: the scheduler's schedule (automatic by default).
+template <class Program, class Policy = default_policy_t<Program>>
+prize_report measure_prize(const Program& program, task_id num_tasks,
+                           const std::vector<output_region>& outputs,
+                           const schedule_arguments& args = {}, timing_options timing = {},
+                           cudaStream_t stream = nullptr) {
+  if (num_tasks == 0) throw_invalid("tasks", num_tasks, "the prize needs at least one task");
+  for (const output_region& o : outputs) {
+    if (o.data == nullptr || o.bytes == 0) {
+      throw_invalid("output region bytes", o.bytes, "needs a device pointer and a size");
+    }
+  }
+  prize_report r;
+  r.tasks = num_tasks;
+  const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, 256));
+  // Steps per task, and the direct run's outputs as the reference.
+  {
+    device_buffer<std::uint32_t> steps(num_tasks);
+    detail::poison(outputs, stream);
+    detail::count_steps_kernel<<<blocks, 256, 0, stream>>>(program, num_tasks, steps.data());
+    MICROSCHED_CHECK_LAUNCH("microsched::count_steps_kernel");
+    detail::summarize_steps(steps.to_host(stream), r);
+  }
+  const auto want = detail::copy_outputs(outputs, stream);
+  // Exactly once and equal outputs under the scheduler (every candidate when automatic).
+  {
+    device_buffer<std::uint32_t> counts(num_tasks);
+    scheduler<counted_program<Program>, Policy> checked(args);
+    const counted_program<Program> counted{program, counts.data()};
+    detail::poison(outputs, stream);
+    counts.fill_bytes(0, stream);
+    checked.run(counted, num_tasks, stream);
+    detail::count_tasks(counts.to_host(stream), r);
+    r.differing_bytes = detail::count_differing_bytes(want, outputs, stream);
+  }
+  event_timer timer;
+  r.floor = timer.time(
+      [&](cudaStream_t s) {
+        detail::uniform_floor_kernel<<<blocks, 256, 0, s>>>(program, num_tasks, r.floor_steps,
+                                                            nullptr, nullptr);
+        MICROSCHED_CHECK_LAUNCH("microsched::uniform_floor_kernel");
+      },
+      timing, stream);
+  schedule_arguments direct_args = args;
+  direct_args.strategy = pool_strategy::direct;
+  scheduler<Program, Policy> direct(direct_args);
+  r.direct = timer.time([&](cudaStream_t s) { direct.run(program, num_tasks, s); }, timing, stream);
+  scheduler<Program, Policy> sched(args);
+  sched.calibrate(program, num_tasks, stream);
+  r.scheduled = timer.time([&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
+  r.schedule = sched.report(num_tasks);
+  return r;
+}
+
+}  // namespace microsched

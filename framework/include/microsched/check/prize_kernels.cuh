@@ -1,0 +1,48 @@
+#pragma once
+//! @file prize_kernels.cuh
+//! The two kernels measure_prize() needs besides the scheduler: one that counts each task's
+//! steps (the direct mapping, recording how many steps every task took), and the uniform-work
+//! floor (every task runs the mean number of steps of the same step code, no divergence).
+
+#include <cstdint>
+
+#include "microsched/config.hpp"
+#include "microsched/driver/direct_kernel.cuh"
+
+namespace microsched::detail {
+
+template <class Program>
+__global__ void count_steps_kernel(const Program program, const task_id num_tasks,
+                                   std::uint32_t* steps) {
+  const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;
+  for (task_id t = static_cast<task_id>(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tasks;
+       t += stride) {
+    auto context = program.begin(t);
+    std::uint32_t n = 1;
+    while (!step_divergent(program, context)) ++n;
+    program.end(t, context);
+    steps[t] = n;
+  }
+}
+
+//! Every thread runs exactly `steps_per_task` steps, whether its task finished or not. end() may
+//! read only part of the context and the step's result is otherwise unused: the stores to the
+//! sinks (null, so they never run, but the compiler cannot prove it) keep the arithmetic and the
+//! termination test alive, or the floor would time less work than the kernels it bounds.
+template <class Program>
+__global__ void uniform_floor_kernel(const Program program, const task_id num_tasks,
+                                     const std::uint64_t steps_per_task,
+                                     typename Program::context* sink, unsigned* finished_sink) {
+  const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;
+  for (task_id t = static_cast<task_id>(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tasks;
+       t += stride) {
+    auto context = program.begin(t);
+    unsigned finished = 0;
+    for (std::uint64_t s = 0; s < steps_per_task; ++s) finished += step_divergent(program, context);
+    program.end(t, context);
+    if (sink != nullptr) *sink = context;
+    if (finished_sink != nullptr) *finished_sink = finished;
+  }
+}
+
+}  // namespace microsched::detail

@@ -1,0 +1,53 @@
+#pragma once
+//! @file prize_report.hpp
+//! What measure_prize() (prize.cuh) returns, and its host-side helpers.
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "microsched/config.hpp"
+#include "microsched/measure/timing_stats.hpp"
+
+namespace microsched {
+
+//! A device buffer the program's end() writes: poisoned before each checked run, compared after.
+struct output_region {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+struct prize_report {
+  task_id tasks = 0;
+  timing_stats direct, scheduled, floor;
+  std::string schedule;                 //!< scheduler report: what ran and why
+  double steps_mean = 0;                //!< steps per task
+  std::uint64_t steps_max = 0;
+  double warp_max_mean = 0;             //!< mean over warps (32 consecutive tasks) of the most steps
+  std::uint64_t floor_steps = 0;        //!< steps every floor task ran (the mean, rounded)
+  std::uint64_t missing = 0;            //!< tasks the scheduler never ended
+  std::uint64_t duplicated = 0;         //!< tasks it ended more than once
+  std::uint64_t differing_bytes = 0;    //!< output bytes that differ from the direct run's
+  [[nodiscard]] bool exactly_once() const { return missing == 0 && duplicated == 0; }
+  [[nodiscard]] bool outputs_equal() const { return differing_bytes == 0; }
+  [[nodiscard]] double speedup() const { return direct.median_ms / scheduled.median_ms; }
+  //! What removing divergence could gain at most: direct time over floor time.
+  [[nodiscard]] double prize() const { return direct.median_ms / floor.median_ms; }
+  //! Fraction of the floor's speed the scheduler reaches (floor ms / scheduled ms).
+  [[nodiscard]] double of_floor() const { return floor.median_ms / scheduled.median_ms; }
+  [[nodiscard]] std::string summary() const;
+};
+
+namespace detail {
+void summarize_steps(const std::vector<std::uint32_t>& steps, prize_report& r);
+std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>>& want,
+                                    const std::vector<output_region>& outputs, cudaStream_t stream);
+std::vector<std::vector<unsigned char>> copy_outputs(const std::vector<output_region>& outputs,
+                                                     cudaStream_t stream);
+void poison(const std::vector<output_region>& outputs, cudaStream_t stream);
+void count_tasks(const std::vector<std::uint32_t>& counts, prize_report& r);
+}  // namespace detail
+
+}  // namespace microsched

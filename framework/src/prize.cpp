@@ -1,0 +1,84 @@
+#include <cstdio>
+
+#include "microsched/check/prize_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "microsched/error.hpp"
+
+namespace microsched {
+
+std::string prize_report::summary() const {
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer,
+                "%llu tasks, steps mean %.1f max %llu, warp max mean %.1f; direct %.3f ms, "
+                "scheduled %.3f ms (%.2fx direct, %.0f%% of the floor's speed), floor %.3f ms "
+                "(prize %.2fx); exactly once: %s; outputs equal: %s; %s",
+                static_cast<unsigned long long>(tasks), steps_mean,
+                static_cast<unsigned long long>(steps_max), warp_max_mean, direct.median_ms,
+                scheduled.median_ms, speedup(), 100.0 * of_floor(), floor.median_ms, prize(),
+                exactly_once() ? "yes" : "NO", outputs_equal() ? "yes" : "NO", schedule.c_str());
+  return buffer;
+}
+
+namespace detail {
+
+void summarize_steps(const std::vector<std::uint32_t>& steps, prize_report& r) {
+  double sum = 0;
+  double warp_sum = 0;
+  std::uint64_t max = 0;
+  std::uint64_t warps = 0;
+  for (std::size_t w = 0; w < steps.size(); w += warp_size) {
+    std::uint64_t warp_max = 0;
+    for (std::size_t t = w; t < std::min(steps.size(), w + warp_size); ++t) {
+      sum += steps[t];
+      warp_max = std::max<std::uint64_t>(warp_max, steps[t]);
+    }
+    max = std::max(max, warp_max);
+    warp_sum += static_cast<double>(warp_max);
+    ++warps;
+  }
+  r.steps_mean = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
+  r.steps_max = max;
+  r.warp_max_mean = warps == 0 ? 0 : warp_sum / static_cast<double>(warps);
+  r.floor_steps = static_cast<std::uint64_t>(std::llround(r.steps_mean));
+}
+
+void poison(const std::vector<output_region>& outputs, cudaStream_t stream) {
+  for (const output_region& o : outputs) {
+    MICROSCHED_CUDA_TRY(cudaMemsetAsync(o.data, 0xff, o.bytes, stream));
+  }
+}
+
+std::vector<std::vector<unsigned char>> copy_outputs(const std::vector<output_region>& outputs,
+                                                     cudaStream_t stream) {
+  std::vector<std::vector<unsigned char>> copies;
+  for (const output_region& o : outputs) {
+    copies.emplace_back(o.bytes);
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(copies.back().data(), o.data, o.bytes, cudaMemcpyDeviceToHost, stream));
+  }
+  MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+  return copies;
+}
+
+std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>>& want,
+                                    const std::vector<output_region>& outputs, cudaStream_t stream) {
+  const auto got = copy_outputs(outputs, stream);
+  std::uint64_t differ = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    for (std::size_t b = 0; b < want[i].size(); ++b) differ += want[i][b] != got[i][b];
+  }
+  return differ;
+}
+
+void count_tasks(const std::vector<std::uint32_t>& counts, prize_report& r) {
+  for (const std::uint32_t c : counts) {
+    r.missing += c == 0;
+    r.duplicated += c > 1;
+  }
+}
+
+}  // namespace detail
+}  // namespace microsched
