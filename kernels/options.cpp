@@ -13,7 +13,8 @@ void reject_unknown(const std::string& workload, const options_map& options,
     if (!found) {
       std::string names;
       for (const auto& p : known) names += (names.empty() ? "" : ", ") + p.name;
-      throw std::invalid_argument(workload + ": unknown option '" + name + "' (known: " + names + ")");
+      throw std::invalid_argument(workload + ": unknown option '" + name + "' (known: " + names +
+                                  ")");
     }
   }
 }
@@ -52,13 +53,14 @@ double real_option(const options_map& options, const std::vector<parameter>& kno
 }
 
 std::optional<std::array<double, 2>> real_pair_option(const options_map& options,
-                                                       const std::vector<parameter>& known,
-                                                       const std::string& name, double min,
-                                                       double max) {
+                                                      const std::vector<parameter>& known,
+                                                      const std::string& name, double min,
+                                                      double max) {
   const std::string text = option_or_default(options, known, name);
   if (text.empty()) return std::nullopt;
   const auto fail = [&]() -> std::invalid_argument {
-    return std::invalid_argument(name + " = " + text + ": expected two numbers A,B (e.g. -0.8,0.156), each in " +
+    return std::invalid_argument(name + " = " + text +
+                                 ": expected two numbers A,B (e.g. -0.8,0.156), each in " +
                                  std::to_string(min) + ".." + std::to_string(max));
   };
   const auto comma = text.find(',');

@@ -7,7 +7,9 @@
 
 namespace microsched::workloads {
 
-std::vector<std::string> workload_names() { return {"julia", "montecarlo", "collatz"}; }
+std::vector<std::string> workload_names() {
+  return {"julia", "montecarlo", "collatz"};
+}
 
 std::vector<parameter> workload_parameters(const std::string& name) {
   if (name == "julia") return julia_parameters();

@@ -14,7 +14,9 @@ namespace microsched::kernels {
 inline constexpr std::uint64_t collatz_last_safe_start = 12327829502ull;
 
 //! One step of the map: n / 2 for even n, 3n + 1 for odd n.
-MICROSCHED_HD std::uint64_t collatz_next(std::uint64_t n) { return (n & 1u) != 0 ? 3 * n + 1 : n >> 1; }
+MICROSCHED_HD std::uint64_t collatz_next(std::uint64_t n) {
+  return (n & 1u) != 0 ? 3 * n + 1 : n >> 1;
+}
 
 //! Total stopping time of n >= 2: the steps until the orbit reaches 1 (111 for 27).
 MICROSCHED_HD std::uint32_t collatz_total_steps(std::uint64_t n) {

@@ -18,8 +18,8 @@ struct collatz_program {
     std::uint32_t steps = 0;
   };
 
-  std::uint64_t first = 2;               //!< start of task 0; at least 2
-  std::uint32_t* steps_out = nullptr;    //!< total stopping time per task
+  std::uint64_t first = 2;             //!< start of task 0; at least 2
+  std::uint32_t* steps_out = nullptr;  //!< total stopping time per task
 
   __device__ context begin(task_id t) const { return {first + t, 0}; }
 

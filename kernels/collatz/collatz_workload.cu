@@ -49,8 +49,7 @@ collatz_settings parse_collatz_settings(const options_map& options) {
     throw std::invalid_argument(
         "first = " + std::to_string(s.first) + ", tasks = " + std::to_string(s.tasks) +
         ": the last start, " + std::to_string(s.first + s.tasks - 1) + ", is beyond " +
-        std::to_string(kernels::collatz_last_safe_start) +
-        ", where orbits can pass 2^64");
+        std::to_string(kernels::collatz_last_safe_start) + ", where orbits can pass 2^64");
   }
   return s;
 }

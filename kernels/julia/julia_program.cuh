@@ -23,8 +23,8 @@ struct julia_program {
   julia_view<T> view{};
   T cx = T(julia_islands.cx);
   T cy = T(julia_islands.cy);
-  std::uint32_t crunch = 4096;     //!< maximum iterations
-  std::uint32_t* out = nullptr;    //!< iterations per pixel, row-major
+  std::uint32_t crunch = 4096;   //!< maximum iterations
+  std::uint32_t* out = nullptr;  //!< iterations per pixel, row-major
 
   // example-begin julia-task-program
   __device__ context begin(task_id t) const {

@@ -39,40 +39,67 @@ struct julia_scene {
 //! critical point 0 holds the offset-2 window; attracting orbits stay inside it in float and
 //! double at every crunch.
 inline constexpr julia_scene julia_islands{
-    "islands", -0.54, 0.60, 0.0, 0.0,
-    "c = -0.54+0.60i, interior islands scattered over the set (default)"};
+    .name = "islands",
+    .cx = -0.54,
+    .cy = 0.60,
+    .target_x = 0.0,
+    .target_y = 0.0,
+    .help = "c = -0.54+0.60i, interior islands scattered over the set (default)"};
 //! c = -0.391 - 0.587i: a Siegel disk (orbits rotate forever, never escape) around the fixed point
 //! the offset zooms towards. Its full view is far less divergent than the islands (the slowest
 //! lane is 1.78x the mean pixel), and at crunch 16384 rounding lets some disk orbits escape.
 inline constexpr julia_scene julia_siegel{
-    "siegel", -0.391, -0.587, -0.36889, -0.33780,
-    "c = -0.391-0.587i, one Siegel disk (less divergent)"};
+    .name = "siegel",
+    .cx = -0.391,
+    .cy = -0.587,
+    .target_x = -0.36889,
+    .target_y = -0.33780,
+    .help = "c = -0.391-0.587i, one Siegel disk (less divergent)"};
 
 // The escaping views: c lies outside the Mandelbrot set, so every orbit escapes and the Julia set
 // is a dust. Most pixels escape within a few iterations; pixels near the dust follow it for
-// hundreds to thousands. Task lengths at offset 0, crunch 4096 (no pixel reaches it), from
+// hundreds to thousands. Iterations per pixel at offset 0, crunch 4096 (no pixel reaches it):
+// mean / p99 / max, and "warp", the mean over warps (32 pixels of a row) of the slowest pixel over
+// the mean pixel, about what vanilla pays over the floor. From the kernels' arithmetic on the CPU:
 //   task_lengths julia view=NAME width=N height=N precision=P
-// (mean / max iterations per pixel; "warp" is the mean over warps of 32 pixels of a row of the
-// slowest lane, over the mean pixel: what vanilla pays over the floor):
-//              2048^2 float      2048^2 double     4096^2 float      4096^2 double
-//   seahorse   17.96 / 999       17.96 / 959       17.96 / 1129      17.96 / 1152     warp 2.5, 2.2
-//   dust       26.31 / 2191      26.34 / 2576      26.30 / 2237      26.29 / 2761     warp 3.8, 3.4
-//   neck        9.41 / 1029       9.40 / 1104       9.41 / 1239       9.41 / ...      warp 3.2, 2.9
+//                  2048^2 float       2048^2 double      4096^2 float       4096^2 double
+//   seahorse  17.96 / 229 /  999  17.96 / 229 /  959  17.96 / 229 / 1129  17.96 / 229 / 1152
+//             warp 2.50           warp 2.50           warp 2.20           warp 2.20
+//   dust      26.31 / 427 / 2191  26.34 / 428 / 2576  26.30 / 427 / 2237  26.29 / 426 / 2761
+//             warp 3.77           warp 3.79           warp 3.45           warp 3.44
+//   neck       9.41 / 184 / 1029   9.40 / 184 / 1104   9.41 / 184 / 1239   9.40 / 184 / 1145
+//             warp 3.24           warp 3.24           warp 2.87           warp 2.87
 
 //! c = -0.75 + 0.1i: in the seahorse valley, just outside the neck between the main cardioid and
 //! the period-2 bulb.
 inline constexpr julia_scene julia_seahorse{
-    "seahorse", -0.75, 0.1, 0.0, 0.0,
-    "c = -0.75+0.1i, escaping dust near the seahorse valley (mean 18 iterations, tail ~1000)"};
+    .name = "seahorse",
+    .cx = -0.75,
+    .cy = 0.1,
+    .target_x = 0.0,
+    .target_y = 0.0,
+    .help =
+        "c = -0.75+0.1i, escaping dust near the seahorse valley (mean 18 iterations, "
+        "tail ~1000)"};
 //! c = -0.8 + 0.156i: a classic Fatou dust; the longest tail of the three escaping views.
 inline constexpr julia_scene julia_dust{
-    "dust", -0.8, 0.156, 0.0, 0.0,
-    "c = -0.8+0.156i, escaping dust (mean 26 iterations, tail ~2500)"};
+    .name = "dust",
+    .cx = -0.8,
+    .cy = 0.156,
+    .target_x = 0.0,
+    .target_y = 0.0,
+    .help = "c = -0.8+0.156i, escaping dust (mean 26 iterations, tail ~2500)"};
 //! c = -1.25 + 0.05i: just off the neck between the period-2 and period-4 bulbs; the shortest
 //! tasks of the three.
 inline constexpr julia_scene julia_neck{
-    "neck", -1.25, 0.05, 0.0, 0.0,
-    "c = -1.25+0.05i, escaping dust near the period-4 neck (mean 9 iterations, tail ~1000)"};
+    .name = "neck",
+    .cx = -1.25,
+    .cy = 0.05,
+    .target_x = 0.0,
+    .target_y = 0.0,
+    .help =
+        "c = -1.25+0.05i, escaping dust near the period-4 neck (mean 9 iterations, "
+        "tail ~1000)"};
 
 //! Every named view, the default first.
 [[nodiscard]] inline std::vector<julia_scene> julia_scenes() {

@@ -26,7 +26,8 @@ class julia_workload final
                                : "");
   }
   [[nodiscard]] const julia_settings& settings() const override { return settings_; }
-  [[nodiscard]] std::vector<std::uint32_t> render_scheduled(const schedule_arguments& args) override {
+  [[nodiscard]] std::vector<std::uint32_t> render_scheduled(
+      const schedule_arguments& args) override {
     this->run_scheduled_once(args);
     return this->last_output(0);
   }
@@ -69,10 +70,12 @@ template <class T>
 std::vector<std::uint32_t> task_lengths(const julia_settings& s) {
   const auto view =
       kernels::make_julia_view<T>(s.width, s.height, s.offset, *kernels::find_julia_scene(s.view));
-  std::vector<std::uint32_t> out(static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height));
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(s.width) *
+                                 static_cast<std::size_t>(s.height));
   for (int py = 0; py < s.height; ++py) {
     for (int px = 0; px < s.width; ++px) {
-      out[static_cast<std::size_t>(py) * static_cast<std::size_t>(s.width) + static_cast<std::size_t>(px)] =
+      out[static_cast<std::size_t>(py) * static_cast<std::size_t>(s.width) +
+          static_cast<std::size_t>(px)] =
           kernels::julia_escape_time<T>(view, static_cast<T>(s.cx), static_cast<T>(s.cy), s.crunch,
                                         px, py);
     }
@@ -118,7 +121,8 @@ julia_settings parse_julia_settings(const options_map& options) {
   s.offset = real_option(options, known, "offset", 0.0, 2.0);
   s.view = option_or_default(options, known, "view");
   const kernels::julia_scene* scene = kernels::find_julia_scene(s.view);
-  if (scene == nullptr) throw std::invalid_argument("view = " + s.view + ": expected " + view_names());
+  if (scene == nullptr)
+    throw std::invalid_argument("view = " + s.view + ": expected " + view_names());
   s.cx = scene->cx;
   s.cy = scene->cy;
   // |c| > 2 escapes on the first iteration everywhere: a bound that leaves every useful c.

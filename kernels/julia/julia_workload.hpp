@@ -18,7 +18,7 @@ struct julia_settings {
   std::string view = "islands";  //!< a named view of julia_scenes.hpp: its c and zoom target
   double cx = -0.54;             //!< c: the view's, or the `c` option's
   double cy = 0.60;
-  bool custom_c = false;         //!< c came from the `c` option, not from the view
+  bool custom_c = false;  //!< c came from the `c` option, not from the view
 };
 
 [[nodiscard]] std::vector<parameter> julia_parameters();
@@ -29,10 +29,12 @@ class julia_workload_base : public workload {
  public:
   [[nodiscard]] virtual const julia_settings& settings() const = 0;
   //! Runs microsched once and returns iterations per pixel, row-major.
-  [[nodiscard]] virtual std::vector<std::uint32_t> render_scheduled(const schedule_arguments& args) = 0;
+  [[nodiscard]] virtual std::vector<std::uint32_t> render_scheduled(
+      const schedule_arguments& args) = 0;
 };
 
-[[nodiscard]] std::unique_ptr<julia_workload_base> make_julia_workload(const julia_settings& settings);
+[[nodiscard]] std::unique_ptr<julia_workload_base> make_julia_workload(
+    const julia_settings& settings);
 
 //! Iterations per pixel on the host (row-major), in the kernels' arithmetic: equal to the
 //! kernels' counts at offset 0 (julia_escape_time), the task lengths elsewhere.

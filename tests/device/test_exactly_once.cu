@@ -2,8 +2,10 @@
 // and reproduces the vanilla kernel's outputs bit for bit (same step code).
 #include <doctest/doctest.h>
 
+#include <numeric>
 #include <string>
 
+#include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
 #include "workload.hpp"
@@ -40,8 +42,11 @@ void check_all_schedules(workload& w) {
 
 TEST_CASE("julia: every schedule processes each pixel once, equal to vanilla") {
   for (const char* precision : {"float", "double"}) {
-    auto w = make_workload("julia", {{"width", "61"}, {"height", "37"}, {"crunch", "300"},
-                                     {"offset", "0.5"}, {"precision", precision}});
+    auto w = make_workload("julia", {{"width", "61"},
+                                     {"height", "37"},
+                                     {"crunch", "300"},
+                                     {"offset", "0.5"},
+                                     {"precision", precision}});
     check_all_schedules(*w);
   }
 }
@@ -73,6 +78,60 @@ TEST_CASE("the direct mapping and the automatic schedule process each task once"
   }
 }
 
+TEST_CASE("julia: the escaping views and any c, each pixel once, equal to vanilla") {
+  for (const char* precision : {"float", "double"}) {
+    for (const char* view : {"seahorse", "dust", "neck"}) {
+      auto w = make_workload("julia", {{"width", "67"},
+                                       {"height", "33"},
+                                       {"crunch", "3000"},
+                                       {"view", view},
+                                       {"precision", precision}});
+      check_all_schedules(*w);
+    }
+    auto w = make_workload("julia", {{"width", "40"},
+                                     {"height", "41"},
+                                     {"crunch", "500"},
+                                     {"c", "0.285,0.01"},
+                                     {"offset", "1.5"},
+                                     {"precision", precision}});
+    check_all_schedules(*w);
+  }
+}
+
+TEST_CASE("julia: the host's task lengths are the kernels' iteration counts") {
+  for (const char* precision : {"float", "double"}) {
+    for (const char* view : {"seahorse", "dust", "neck", "islands"}) {
+      CAPTURE(view);
+      CAPTURE(precision);
+      const auto settings = parse_julia_settings(
+          {{"width", "256"}, {"height", "192"}, {"view", view}, {"precision", precision}});
+      auto w = make_julia_workload(settings);
+      const auto device = w->render_scheduled(schedule_arguments{});
+      const auto host = julia_task_lengths(settings);
+      REQUIRE(device.size() == host.size());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < host.size(); ++i) differ += device[i] != host[i];
+      CHECK(differ == 0);
+      CHECK(w->total_steps() == std::accumulate(host.begin(), host.end(), std::uint64_t{0}));
+    }
+  }
+}
+
+TEST_CASE("collatz: every schedule processes each start once, equal to vanilla and the host") {
+  for (const char* tasks : {"1", "31", "33", "2500"}) {
+    auto w = make_workload("collatz", {{"tasks", tasks}, {"first", "4294967291"}});
+    check_all_schedules(*w);
+  }
+  // The starts just below the 64-bit bound, whose orbits climb highest.
+  const collatz_settings top{1000, 12327829502ull - 999};
+  const auto host = collatz_task_lengths(top);
+  auto w = make_collatz_workload(top);
+  CHECK(w->total_steps() == std::accumulate(host.begin(), host.end(), std::uint64_t{0}));
+  schedule_arguments args;
+  args.chunk = 7;
+  CHECK(w->check_scheduled(args).passed);
+}
+
 TEST_CASE("deferral and blocks per SM do not change results") {
   auto w = make_workload("julia", {{"width", "128"}, {"height", "64"}, {"crunch", "500"}});
   for (int deferral : {1, 2, 5, 64}) {
@@ -92,8 +151,8 @@ TEST_CASE("a schedule that cannot launch is refused with the value named") {
   schedule_arguments args;
   args.strategy = pool_strategy::hybrid;
   args.blocks_per_sm = 1000;
-  CHECK_THROWS_WITH_AS((void)w->time_scheduled(args, {}),
-                       doctest::Contains("blocks per SM = 1000"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)w->time_scheduled(args, {}), doctest::Contains("blocks per SM = 1000"),
+                       std::invalid_argument);
   args = {};
   args.chunk = 0;
   CHECK_THROWS_WITH_AS((void)w->check_scheduled(args), doctest::Contains("chunk size = 0"),

@@ -18,13 +18,18 @@ TEST_CASE("workload options: defaults, ranges and unknown names") {
   CHECK(integer_option({{"width", "17"}}, known, "width", 1, 100000) == 17);
   CHECK_THROWS_WITH_AS((void)integer_option({{"width", "0"}}, known, "width", 1, 100000),
                        "width = 0: expected an integer in 1..100000", std::invalid_argument);
-  CHECK_THROWS_AS((void)integer_option({{"width", "-3"}}, known, "width", 1, 100000), std::invalid_argument);
-  CHECK_THROWS_AS((void)integer_option({{"width", "12abc"}}, known, "width", 1, 100000), std::invalid_argument);
+  CHECK_THROWS_AS((void)integer_option({{"width", "-3"}}, known, "width", 1, 100000),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)integer_option({{"width", "12abc"}}, known, "width", 1, 100000),
+                  std::invalid_argument);
   CHECK(real_option({}, known, "kill", 0.0, 1.0) == doctest::Approx(0.01));
-  CHECK_THROWS_AS((void)real_option({{"kill", "1.5"}}, known, "kill", 0.0, 1.0), std::invalid_argument);
-  CHECK_THROWS_AS((void)real_option({{"kill", "nan"}}, known, "kill", 0.0, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS((void)real_option({{"kill", "1.5"}}, known, "kill", 0.0, 1.0),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)real_option({{"kill", "nan"}}, known, "kill", 0.0, 1.0),
+                  std::invalid_argument);
   CHECK_THROWS_WITH_AS(reject_unknown("julia", {{"colour", "red"}}, known),
-                       "julia: unknown option 'colour' (known: width, kill)", std::invalid_argument);
+                       "julia: unknown option 'colour' (known: width, kill)",
+                       std::invalid_argument);
 }
 
 TEST_CASE("julia settings: the islands view by default, siegel on request, nothing else") {
@@ -46,26 +51,28 @@ TEST_CASE("julia settings: every named view, any c, and errors that name the val
   const auto dust = parse_julia_settings({{"view", "dust"}});
   CHECK(dust.cx == -0.8);
   CHECK(dust.cy == 0.156);
-  const auto custom = parse_julia_settings({{"c", "0.285,-0.01"}, {"view", "seahorse"}, {"offset", "1"}});
+  const auto custom =
+      parse_julia_settings({{"c", "0.285,-0.01"}, {"view", "seahorse"}, {"offset", "1"}});
   CHECK(custom.custom_c);
   CHECK(custom.cx == 0.285);
   CHECK(custom.cy == -0.01);
   CHECK(custom.view == "seahorse");
   CHECK(custom.offset == 1.0);
   CHECK_FALSE(parse_julia_settings({{"c", ""}}).custom_c);  // empty: the view's own c
-  for (const char* bad : {"0.3", "0.3;0.1", "x,0.1", "0.1,", ",0.1", "0.1,0.2,0.3", "2.5,0", "0,-3",
-                          "nan,0"}) {
+  for (const char* bad :
+       {"0.3", "0.3;0.1", "x,0.1", "0.1,", ",0.1", "0.1,0.2,0.3", "2.5,0", "0,-3", "nan,0"}) {
     CAPTURE(bad);
     const std::string message = "c = " + std::string(bad) + ": expected two numbers";
-    CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"c", bad}}), doctest::Contains(message.c_str()),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"c", bad}}),
+                         doctest::Contains(message.c_str()), std::invalid_argument);
   }
   CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"view", "mandelbrot"}}),
                        "view = mandelbrot: expected islands, siegel, seahorse, dust or neck",
                        std::invalid_argument);
 }
 
-TEST_CASE("julia task lengths: the escaping views escape everywhere, short on average, long tails") {
+TEST_CASE(
+    "julia task lengths: the escaping views escape everywhere, short on average, long tails") {
   for (const char* view : {"seahorse", "dust", "neck"}) {
     for (const char* precision : {"float", "double"}) {
       CAPTURE(view);
@@ -82,7 +89,8 @@ TEST_CASE("julia task lengths: the escaping views escape everywhere, short on av
     }
   }
   // An interior view does not: the islands' pixels run to the crunch.
-  const auto islands = parse_julia_settings({{"width", "128"}, {"height", "128"}, {"crunch", "300"}});
+  const auto islands =
+      parse_julia_settings({{"width", "128"}, {"height", "128"}, {"crunch", "300"}});
   CHECK(summarize_task_lengths(julia_task_lengths(islands)).max == 300);
 }
 
