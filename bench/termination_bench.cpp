@@ -102,6 +102,30 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
   state.SetLabel("best: " + to_string(best));
 }
 
+void add_row(const std::string& row, const std::string& workload, const options_map& options) {
+  benchmark::RegisterBenchmark(
+      row.c_str(), [workload, options](benchmark::State& s) { run_row(s, workload, options); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+}
+
+//! Short tasks, where per-task costs decide: the escaping Julia views (every pixel escapes; 9 to
+//! 26 iterations on average, tails of about 1000 to 2800: julia_scenes.hpp), next to the Monte
+//! Carlo rows at kill 0.1 and 0.01, and Collatz stopping times (integer steps, about 230 per task,
+//! a mild tail: the slowest of 32 neighbours 1.5x the mean).
+void register_short_task_rows() {
+  for (const char* view : {"seahorse", "dust", "neck"}) {
+    for (const char* size : {"2048", "4096"}) {
+      for (const char* precision : {"float", "double"}) {
+        add_row(std::string("julia-") + view + "/" + size + "/" + precision, "julia",
+                {{"view", view}, {"width", size}, {"height", size}, {"precision", precision}});
+      }
+    }
+  }
+  add_row("collatz/tasks:16777216/first:2^32", "collatz", {});
+}
+
 void register_rows() {
   for (const char* size : {"2048", "4096"}) {
     for (const char* precision : {"float", "double"}) {
@@ -142,6 +166,7 @@ void register_rows() {
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
+  register_short_task_rows();
 }
 
 }  // namespace
