@@ -3,9 +3,11 @@
 #include <png.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <string>
+
+#include "microsched/tuning/atomic_write.hpp"
 
 namespace microsched::samples {
 
@@ -15,13 +17,21 @@ struct file_closer {
 };
 using file_ptr = std::unique_ptr<std::FILE, file_closer>;
 
-std::string temporary_beside(const std::string& path) { return path + ".partial"; }
+std::string temporary_beside(const std::string& path) {
+  return path + ".partial";
+}
+
+//! libpng's write callback: the encoded bytes collect in memory, written to disk in one go.
+void append_bytes(png_structp png, png_bytep data, png_size_t size) {
+  static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
+}
 }  // namespace
 
 void check_writable(const std::string& path) {
   const std::string probe = temporary_beside(path);
   file_ptr f(std::fopen(probe.c_str(), "wb"));
-  if (!f) throw std::runtime_error("cannot write '" + path + "': the folder is missing or not writable");
+  if (!f)
+    throw std::runtime_error("cannot write '" + path + "': the folder is missing or not writable");
   f.reset();
   std::remove(probe.c_str());
 }
@@ -31,43 +41,27 @@ void write_png(const std::string& path, const rgb_image& image) {
       image.pixels.size() != static_cast<std::size_t>(image.width) * image.height * 3) {
     throw std::invalid_argument("write_png: image size does not match its pixels");
   }
-  const std::string partial = temporary_beside(path);
-  {
-    file_ptr f(std::fopen(partial.c_str(), "wb"));
-    if (!f) throw std::runtime_error("cannot write '" + path + "'");
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-    png_infop info = png ? png_create_info_struct(png) : nullptr;
-    if (!png || !info) {
-      png_destroy_write_struct(&png, &info);
-      throw std::runtime_error("libpng: out of memory");
-    }
-    if (setjmp(png_jmpbuf(png))) {
-      png_destroy_write_struct(&png, &info);
-      f.reset();
-      std::remove(partial.c_str());
-      throw std::runtime_error("libpng failed writing '" + path + "'");
-    }
-    png_init_io(png, f.get());
-    png_set_IHDR(png, info, image.width, image.height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < image.height; ++y) {
-      png_write_row(png, image.pixels.data() + static_cast<std::size_t>(y) * image.width * 3);
-    }
-    png_write_end(png, nullptr);
+  std::string bytes;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  if (!png || !info) {
     png_destroy_write_struct(&png, &info);
-    if (std::fflush(f.get()) != 0) {
-      f.reset();
-      std::remove(partial.c_str());
-      throw std::runtime_error("cannot write '" + path + "': disk full?");
-    }
+    throw std::runtime_error("libpng: out of memory");
   }
-  std::error_code ec;
-  std::filesystem::rename(partial, path, ec);
-  if (ec) {
-    std::remove(partial.c_str());
-    throw std::runtime_error("cannot write '" + path + "': " + ec.message());
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    throw std::runtime_error("libpng failed encoding '" + path + "'");
   }
+  png_set_write_fn(png, &bytes, append_bytes, nullptr);
+  png_set_IHDR(png, info, image.width, image.height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (int y = 0; y < image.height; ++y) {
+    png_write_row(png, image.pixels.data() + static_cast<std::size_t>(y) * image.width * 3);
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  tuning::write_file_atomically(path, bytes);
 }
 
 }  // namespace microsched::samples

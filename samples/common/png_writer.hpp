@@ -1,7 +1,8 @@
 #pragma once
 //! @file png_writer.hpp
-//! Writes an 8-bit RGB image as PNG (libpng). The file appears whole or not at all: it is written
-//! to a temporary name beside the target and renamed at the end.
+//! Writes an 8-bit RGB image as PNG (libpng). The file appears whole or not at all: the image is
+//! encoded in memory and written with tuning::write_file_atomically (temporary file, fsync,
+//! rename), the project's one atomic file write.
 
 #include <cstdint>
 #include <string>

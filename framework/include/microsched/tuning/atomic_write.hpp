@@ -1,8 +1,8 @@
 #pragma once
 //! @file atomic_write.hpp
 //! Writes a whole file or nothing: the bytes go to a temporary file in the same folder, which is
-//! flushed and then renamed over the target. A reader sees the old file or the new one, never a
-//! half-written one, and a failed write leaves no temporary behind.
+//! flushed to the disk (fsync) and then renamed over the target. A reader sees the old file or the
+//! new one, never a half-written one, and a failed write leaves no temporary behind.
 
 #include <filesystem>
 #include <string_view>
