@@ -52,9 +52,9 @@ point_record run_point(workloads::workload& w, const std::string& key,
 
 std::string check_failure_message(const point_record& p) {
   return "exactly-once check failed for " + label_of(p.scenario, p.schedule) + ": " +
-         std::to_string(p.missing) + " missing, " + std::to_string(p.duplicated) +
-         " duplicated, " + std::to_string(p.mismatched) + " mismatched of " +
-         std::to_string(p.check_tasks) + " tasks" + (p.reason.empty() ? "" : " (" + p.reason + ")") +
+         std::to_string(p.missing) + " missing, " + std::to_string(p.duplicated) + " duplicated, " +
+         std::to_string(p.mismatched) + " mismatched of " + std::to_string(p.check_tasks) +
+         " tasks" + (p.reason.empty() ? "" : " (" + p.reason + ")") +
          ". The sweep stopped here and did not time this point; the finished points are kept";
 }
 

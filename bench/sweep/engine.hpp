@@ -51,10 +51,10 @@ struct sweep_results {
 
 //! Progress of a running sweep, for the progress bar.
 struct progress_event {
-  std::size_t done = 0;         //!< points finished, including those found in the journal
+  std::size_t done = 0;  //!< points finished, including those found in the journal
   std::size_t total = 0;
-  std::size_t resumed = 0;      //!< of `done`, found in the journal (cost no time now)
-  std::string label;            //!< what runs next (or ran last)
+  std::size_t resumed = 0;  //!< of `done`, found in the journal (cost no time now)
+  std::string label;        //!< what runs next (or ran last)
 };
 
 struct run_options {

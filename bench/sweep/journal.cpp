@@ -36,8 +36,9 @@ journal::~journal() {
 journal journal::create(const std::filesystem::path& file, const sweep_header& header,
                         bool overwrite) {
   if (!overwrite && std::filesystem::exists(file)) {
-    fail(file, "exists from an earlier sweep; pass --resume to continue it, or --overwrite to "
-               "start again from nothing");
+    fail(file,
+         "exists from an earlier sweep; pass --resume to continue it, or --overwrite to "
+         "start again from nothing");
   }
   std::FILE* f = std::fopen(file.c_str(), "w");
   if (f == nullptr) fail(file, std::string("cannot create: ") + std::strerror(errno));
@@ -106,10 +107,10 @@ journal journal::resume(const std::filesystem::path& file, const sweep_header& e
   if (header.gpu != expected.gpu) mismatch("GPU", "'" + header.gpu + "'", "'" + expected.gpu + "'");
   if (header.timing.warmup != expected.timing.warmup ||
       header.timing.repetitions != expected.timing.repetitions) {
-    mismatch("warm-up/repetitions",
-             std::to_string(header.timing.warmup) + "/" + std::to_string(header.timing.repetitions),
-             std::to_string(expected.timing.warmup) + "/" +
-                 std::to_string(expected.timing.repetitions));
+    mismatch(
+        "warm-up/repetitions",
+        std::to_string(header.timing.warmup) + "/" + std::to_string(header.timing.repetitions),
+        std::to_string(expected.timing.warmup) + "/" + std::to_string(expected.timing.repetitions));
   }
   std::FILE* f = std::fopen(file.c_str(), "a");
   if (f == nullptr) fail(file, std::string("cannot append: ") + std::strerror(errno));

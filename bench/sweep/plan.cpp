@@ -79,13 +79,15 @@ sweep_plan make_plan(const std::string& workload, const std::vector<std::string>
       schedule.push_back(std::move(a));
       continue;
     }
-    const bool listed = std::any_of(known.begin(), known.end(),
-                                    [&](const workloads::parameter& p) { return p.name == a.name; });
+    const bool listed = std::any_of(known.begin(), known.end(), [&](const workloads::parameter& p) {
+      return p.name == a.name;
+    });
     if (!listed) {
       std::string names;
       for (const auto& n : schedule_axis_names()) names += " " + n;
       for (const auto& p : known) names += " " + p.name;
-      throw std::invalid_argument("'" + a.name + "' is neither a schedule parameter nor an option of workload " +
+      throw std::invalid_argument("'" + a.name +
+                                  "' is neither a schedule parameter nor an option of workload " +
                                   workload + "; the parameters are:" + names);
     }
     plan.workload_axes.push_back(std::move(a));
@@ -104,6 +106,8 @@ std::string scenario_key(const std::string& workload, const options_map& options
   return key;
 }
 
-std::string schedule_key(const schedule_arguments& args) { return to_string(args); }
+std::string schedule_key(const schedule_arguments& args) {
+  return to_string(args);
+}
 
 }  // namespace microsched::sweep

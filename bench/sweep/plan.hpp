@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "workload.hpp"
 #include "sweep/range.hpp"
+#include "workload.hpp"
 
 namespace microsched::sweep {
 

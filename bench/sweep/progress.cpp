@@ -34,7 +34,8 @@ std::string progress_line(const progress_event& e, double elapsed_s, int bar_wid
   return line;
 }
 
-progress_bar::progress_bar(std::FILE* out, bool interactive) : out_(out), interactive_(interactive) {}
+progress_bar::progress_bar(std::FILE* out, bool interactive)
+    : out_(out), interactive_(interactive) {}
 
 void progress_bar::update(const progress_event& event) {
   const auto now = std::chrono::steady_clock::now();

@@ -43,8 +43,8 @@ std::vector<std::string> split(std::string_view s, std::string_view sep) {
   std::size_t start = 0;
   while (true) {
     const std::size_t at = s.find(sep, start);
-    parts.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos
-                                                                    : at - start));
+    parts.emplace_back(
+        s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
     if (at == std::string_view::npos) break;
     start = at + sep.size();
   }
@@ -75,7 +75,8 @@ std::vector<std::string> numeric_range(std::string_view item, const std::string&
       }
     } else {
       if (step < 1) bad(item, "step " + step_number + " must be at least 1");
-      if (static_cast<std::uint64_t>(hi - lo) / static_cast<std::uint64_t>(step) >= max_axis_values) {
+      if (static_cast<std::uint64_t>(hi - lo) / static_cast<std::uint64_t>(step) >=
+          max_axis_values) {
         bad(item, "more than " + std::to_string(max_axis_values) + " values");
       }
       for (std::int64_t v = lo; v <= hi; v += step) {
@@ -180,7 +181,8 @@ std::vector<std::string> expand_values(std::string_view spec) {
   std::vector<std::string> values;
   for (const auto& item : split(spec, ",")) {
     for (auto& v : expand_item(item)) {
-      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(std::move(v));
+      if (std::find(values.begin(), values.end(), v) == values.end())
+        values.push_back(std::move(v));
       if (values.size() > max_axis_values) {
         throw std::invalid_argument("more than " + std::to_string(max_axis_values) + " values");
       }
@@ -247,7 +249,8 @@ axis parse_axis(std::string_view text) {
   return result;
 }
 
-void apply_schedule_value(schedule_arguments& args, std::string_view name, const std::string& value) {
+void apply_schedule_value(schedule_arguments& args, std::string_view name,
+                          const std::string& value) {
   if (name == "strategy") {
     args.strategy = parse_pool_strategy(value);
   } else if (name == "fetch") {
@@ -257,7 +260,8 @@ void apply_schedule_value(schedule_arguments& args, std::string_view name, const
   } else if (name == "deferral") {
     args.deferral = static_cast<int>(positive_integer(name, value, 1, "must be at least 1 step"));
   } else if (name == "blocks-per-sm") {
-    args.blocks_per_sm = value == "auto" ? 0 : static_cast<int>(positive_integer(name, value, 0, ""));
+    args.blocks_per_sm =
+        value == "auto" ? 0 : static_cast<int>(positive_integer(name, value, 0, ""));
   } else {
     throw std::invalid_argument("'" + std::string(name) + "' is not a schedule parameter");
   }

@@ -44,7 +44,8 @@ struct axis {
 [[nodiscard]] axis parse_axis(std::string_view text);
 
 //! Sets one schedule field from a normalised axis value.
-void apply_schedule_value(schedule_arguments& args, std::string_view name, const std::string& value);
+void apply_schedule_value(schedule_arguments& args, std::string_view name,
+                          const std::string& value);
 
 //! The value of a schedule field as an axis would spell it.
 [[nodiscard]] std::string schedule_value(const schedule_arguments& args, std::string_view name);

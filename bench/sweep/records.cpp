@@ -9,9 +9,12 @@ using json = nlohmann::json;
 
 std::string to_string(point_status status) {
   switch (status) {
-    case point_status::ok: return "ok";
-    case point_status::skipped: return "skipped";
-    case point_status::check_failed: return "check_failed";
+    case point_status::ok:
+      return "ok";
+    case point_status::skipped:
+      return "skipped";
+    case point_status::check_failed:
+      return "check_failed";
   }
   return "?";
 }
@@ -35,8 +38,9 @@ bool operator==(const sweep_header& a, const sweep_header& b) {
 
 bool operator==(const baseline_record& a, const baseline_record& b) {
   return a.scenario == b.scenario && a.options == b.options && a.describe == b.describe &&
-         a.tasks == b.tasks && a.total_steps == b.total_steps && same_timing(a.vanilla, b.vanilla) &&
-         same_timing(a.persistent, b.persistent) && same_timing(a.floor, b.floor);
+         a.tasks == b.tasks && a.total_steps == b.total_steps &&
+         same_timing(a.vanilla, b.vanilla) && same_timing(a.persistent, b.persistent) &&
+         same_timing(a.floor, b.floor);
 }
 
 bool operator==(const point_record& a, const point_record& b) {
@@ -73,10 +77,14 @@ json to_json(const schedule_arguments& a) {
 }
 
 json to_json(const baseline_record& r) {
-  return {{"type", "baseline"},         {"scenario", r.scenario},
-          {"options", r.options},       {"describe", r.describe},
-          {"tasks", r.tasks},           {"total_steps", r.total_steps},
-          {"vanilla", to_json(r.vanilla)}, {"persistent", to_json(r.persistent)},
+  return {{"type", "baseline"},
+          {"scenario", r.scenario},
+          {"options", r.options},
+          {"describe", r.describe},
+          {"tasks", r.tasks},
+          {"total_steps", r.total_steps},
+          {"vanilla", to_json(r.vanilla)},
+          {"persistent", to_json(r.persistent)},
           {"floor", to_json(r.floor)}};
 }
 
@@ -101,7 +109,8 @@ T field(const json& j, const char* name) {
   try {
     return j.at(name).get<T>();
   } catch (const json::exception&) {
-    throw std::invalid_argument(std::string("field \"") + name + "\" is missing or of the wrong type");
+    throw std::invalid_argument(std::string("field \"") + name +
+                                "\" is missing or of the wrong type");
   }
 }
 }  // namespace

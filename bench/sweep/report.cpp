@@ -106,14 +106,32 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& csv_fixed_columns() {
-  static const std::vector<std::string> columns = {
-      "workload",       "gpu",          "scenario",       "strategy",
-      "fetch",          "chunk",        "deferral",       "blocks_per_sm",
-      "status",         "reason",       "median_ms",      "min_ms",
-      "max_ms",         "repetitions",  "noise",          "vanilla_ms",
-      "persistent_ms",  "floor_ms",     "speedup_vs_vanilla", "speedup_vs_persistent",
-      "over_floor",     "check_passed", "check_tasks",    "missing",
-      "duplicated",     "mismatched"};
+  static const std::vector<std::string> columns = {"workload",
+                                                   "gpu",
+                                                   "scenario",
+                                                   "strategy",
+                                                   "fetch",
+                                                   "chunk",
+                                                   "deferral",
+                                                   "blocks_per_sm",
+                                                   "status",
+                                                   "reason",
+                                                   "median_ms",
+                                                   "min_ms",
+                                                   "max_ms",
+                                                   "repetitions",
+                                                   "noise",
+                                                   "vanilla_ms",
+                                                   "persistent_ms",
+                                                   "floor_ms",
+                                                   "speedup_vs_vanilla",
+                                                   "speedup_vs_persistent",
+                                                   "over_floor",
+                                                   "check_passed",
+                                                   "check_tasks",
+                                                   "missing",
+                                                   "duplicated",
+                                                   "mismatched"};
   return columns;
 }
 
@@ -321,7 +339,9 @@ std::string fixed(double v, int digits) {
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
-std::string percent(double fraction) { return fixed(fraction * 100, 1) + "%"; }
+std::string percent(double fraction) {
+  return fixed(fraction * 100, 1) + "%";
+}
 }  // namespace
 
 std::string summary_text(const sweep_results& results) {
@@ -342,17 +362,15 @@ std::string summary_text(const sweep_results& results) {
     out << "\n" << b.scenario << "  (" << b.describe << ")\n";
     out << "  vanilla " << format_ms(b.vanilla.median_ms) << ", persistent threads "
         << format_ms(b.persistent.median_ms) << ", floor " << format_ms(b.floor.median_ms)
-        << " (vanilla is " << fixed(b.vanilla.median_ms / b.floor.median_ms, 2)
-        << "x the floor)\n";
+        << " (vanilla is " << fixed(b.vanilla.median_ms / b.floor.median_ms, 2) << "x the floor)\n";
     if (const auto best = best_point(sc)) {
       const auto& p = sc.points[*best];
       const auto r = ratios(p, b);
       out << "  best: " << schedule_key(p.schedule) << "\n"
           << "        " << format_ms(p.time.median_ms) << " (" << format_ms(p.time.min_ms) << " to "
-          << format_ms(p.time.max_ms) << "), " << fixed(r.speedup_vs_vanilla, 2)
-          << "x vanilla, " << fixed(r.speedup_vs_persistent, 2) << "x persistent threads, "
-          << fixed(r.over_floor, 2) << "x the floor (" << percent(r.over_floor - 1)
-          << " above it)\n";
+          << format_ms(p.time.max_ms) << "), " << fixed(r.speedup_vs_vanilla, 2) << "x vanilla, "
+          << fixed(r.speedup_vs_persistent, 2) << "x persistent threads, " << fixed(r.over_floor, 2)
+          << "x the floor (" << percent(r.over_floor - 1) << " above it)\n";
     } else {
       out << "  no point ran\n";
     }
@@ -371,10 +389,11 @@ std::string summary_text(const sweep_results& results) {
           << " scenarios: " << schedule_key(c->schedule) << "\n";
       for (std::size_t s = 0; s < results.scenarios.size(); ++s) {
         out << "  " << results.scenarios[s].baseline.scenario << ": "
-            << format_ms(c->constant_ms[s]) << " against its best " << format_ms(c->scenario_best_ms[s])
-            << ", loses " << percent(c->loss[s]) << "\n";
+            << format_ms(c->constant_ms[s]) << " against its best "
+            << format_ms(c->scenario_best_ms[s]) << ", loses " << percent(c->loss[s]) << "\n";
       }
-      out << "  mean loss " << percent(c->mean_loss) << ", worst " << percent(c->worst_loss) << "\n";
+      out << "  mean loss " << percent(c->mean_loss) << ", worst " << percent(c->worst_loss)
+          << "\n";
     } else {
       out << "no schedule ran in every scenario: no best constant setting\n";
     }

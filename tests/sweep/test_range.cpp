@@ -58,8 +58,7 @@ TEST_CASE("ranges from the issue expand as documented") {
 TEST_CASE("workload option ranges pass through, decimals included") {
   CHECK(parse_axis("crunch=4096,16384").values == std::vector<std::string>{"4096", "16384"});
   CHECK(parse_axis("offset=0:2").values == std::vector<std::string>{"0", "1", "2"});
-  CHECK(parse_axis("precision=float,double").values ==
-        std::vector<std::string>{"float", "double"});
+  CHECK(parse_axis("precision=float,double").values == std::vector<std::string>{"float", "double"});
   CHECK(parse_axis("kill=0.1:0.9:+0.2").values ==
         std::vector<std::string>{"0.1", "0.3", "0.5", "0.7", "0.9"});
   CHECK(parse_axis("scale=0.5:4:x2").values == std::vector<std::string>{"0.5", "1", "2", "4"});
@@ -121,8 +120,8 @@ TEST_CASE("a plan is every scenario with every schedule") {
   CHECK(empty.scenarios().size() == 1);
   CHECK(empty.schedules() == std::vector<schedule_arguments>{schedule_arguments{}});
 
-  CHECK_THROWS_WITH_AS(make_plan("fake", {"colour=red"}, known),
-                       doctest::Contains("offset crunch"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_plan("fake", {"colour=red"}, known), doctest::Contains("offset crunch"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(make_plan("fake", {"chunk=1", "chunk=2"}, known),
                        doctest::Contains("given twice"), std::invalid_argument);
 }
