@@ -96,6 +96,11 @@ class task_workload : public Base {
     return out;
   }
 
+  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override {
+    scheduler<Program, termination_policy<scheduler_block_threads>> sched(args);
+    return sched.report(num_tasks_);
+  }
+
   //! Steps every floor task runs: the mean over all tasks, rounded.
   [[nodiscard]] unsigned long long floor_steps_per_task() {
     ensure_reference();

@@ -65,6 +65,11 @@ class workload {
   //! Poisons the outputs, runs once with per-task counters, compares with vanilla.
   virtual check_report check_scheduled(const schedule_arguments& args) = 0;
   [[nodiscard]] virtual std::vector<resource_report> resources(const schedule_arguments& args) = 0;
+  //! What the scheduler runs under `args` and why: the fixed schedule, or what the automatic
+  //! schedule chose for this size with every candidate's time (after time_scheduled()).
+  [[nodiscard]] virtual std::string schedule_report(const schedule_arguments& args) {
+    return to_string(args);
+  }
 };
 
 //! Names of the registered workloads ("julia", "montecarlo", ...).

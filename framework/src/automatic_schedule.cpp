@@ -8,6 +8,7 @@ namespace microsched::detail {
 
 namespace {
 std::mutex registry_mutex;
+//! (key|size class) -> its calibration
 std::map<std::string, std::shared_ptr<calibration_state>>& registry() {
   static std::map<std::string, std::shared_ptr<calibration_state>> states;
   return states;
@@ -41,13 +42,38 @@ void calibration_state::stop(cudaStream_t stream) {
   MICROSCHED_CUDA_TRY(cudaEventRecord(stop_event, stream));
 }
 
+std::string full_key(const std::string& key, int size_class) {
+  return key + "|" + std::to_string(size_class);
+}
+
 std::shared_ptr<calibration_state> calibration_for(
     const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates) {
-  const std::string full = key + "|" + std::to_string(size_class(num_tasks));
+  const std::string full = full_key(key, size_class(num_tasks));
   std::lock_guard lock(registry_mutex);
   auto& slot = registry()[full];
   if (!slot) slot = std::make_shared<calibration_state>(candidates);
   return slot;
+}
+
+std::vector<std::tuple<std::string, int, schedule_arguments>> decided_calibrations() {
+  std::vector<std::tuple<std::string, int, schedule_arguments>> out;
+  std::lock_guard lock(registry_mutex);
+  for (const auto& [full, state] : registry()) {
+    std::lock_guard state_lock(state->mutex);
+    if (!state->tuning.decided()) continue;
+    const auto bar = full.rfind('|');
+    out.emplace_back(full.substr(0, bar), std::stoi(full.substr(bar + 1)),
+                     state->tuning.candidate(state->tuning.chosen()));
+  }
+  return out;
+}
+
+void seed_calibration(const std::string& key, int size_class, const schedule_arguments& chosen) {
+  std::lock_guard lock(registry_mutex);
+  auto& slot = registry()[full_key(key, size_class)];
+  if (slot) return;  // calibrated in this process already
+  slot = std::make_shared<calibration_state>(std::vector<schedule_arguments>{chosen});
+  slot->from_file = true;
 }
 
 void forget_calibrations() {

@@ -127,7 +127,7 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
   print_time("uniform-work floor", floor, vanilla.median_ms, name_width);
   std::printf(
       "  microsched: %s; %.2fx vanilla, %.2fx warp persistent, at %.0f%% of the floor's speed\n",
-      to_string(args).c_str(), vanilla.median_ms / scheduled.median_ms,
+      w.schedule_report(args).c_str(), vanilla.median_ms / scheduled.median_ms,
       persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
   for (const auto& r : w.resources(args)) {
     std::printf(

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <typeinfo>
 #include <vector>
 
@@ -40,12 +41,20 @@ struct calibration_state {
   cudaEvent_t start_event = nullptr;
   cudaEvent_t stop_event = nullptr;
   int pending = -1;  //!< candidate whose run the events time, -1 for none
+  bool from_file = false;  //!< the choice came from a calibration file, not from runs here
 };
 
 //! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
 //! created with `candidates` on first use.
 [[nodiscard]] std::shared_ptr<calibration_state> calibration_for(
     const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates);
+
+//! Every decided choice of the process: (key, size class, schedule), for save_calibrations().
+[[nodiscard]] std::vector<std::tuple<std::string, int, schedule_arguments>> decided_calibrations();
+
+//! Makes `chosen` the choice of `key` and `size_class` unless the process already calibrated it
+//! (load_calibrations()).
+void seed_calibration(const std::string& key, int size_class, const schedule_arguments& chosen);
 
 //! Forgets every calibration of the process (tests; a program that changed its inputs' nature).
 void forget_calibrations();
@@ -81,6 +90,9 @@ class automatic_schedule {
     const auto state = calibration_for(key_, num_tasks, candidates_);
     std::lock_guard lock(state->mutex);
     state->collect();
+    if (state->from_file) {
+      return "automatic: " + to_string(state->tuning.candidate(0)) + " (from a calibration file)";
+    }
     return "automatic: " + state->tuning.report();
   }
 
