@@ -28,8 +28,7 @@ struct julia_program {
 
   // example-begin julia-task-program
   __device__ context begin(task_id t) const {
-    const auto px = static_cast<int>(t % static_cast<task_id>(view.width));
-    const auto py = static_cast<int>(t / static_cast<task_id>(view.width));
+    const auto [px, py] = view.pixels(t);  // a multiply and shifts, no 64-bit division
     context c;
     c.x = view.center_x + (T(px) + T(0.5) - T(view.width) / 2) * view.pixel_size;
     c.y = view.center_y + (T(py) + T(0.5) - T(view.height) / 2) * view.pixel_size;

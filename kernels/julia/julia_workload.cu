@@ -112,6 +112,10 @@ julia_settings parse_julia_settings(const options_map& options) {
   julia_settings s;
   s.width = static_cast<int>(integer_option(options, known, "width", 1, 1 << 16));
   s.height = static_cast<int>(integer_option(options, known, "height", 1, 1 << 16));
+  if (static_cast<std::uint64_t>(s.width) * static_cast<std::uint64_t>(s.height) > 0xffffffffull) {
+    throw std::invalid_argument("width x height = " + std::to_string(s.width) + " x " +
+                                std::to_string(s.height) + ": at most 2^32 - 1 pixels");
+  }
   const std::string precision = option_or_default(options, known, "precision");
   if (precision != "float" && precision != "double") {
     throw std::invalid_argument("precision = " + precision + ": expected float or double");

@@ -69,6 +69,10 @@ TEST_CASE("julia settings: every named view, any c, and errors that name the val
   CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"view", "mandelbrot"}}),
                        "view = mandelbrot: expected islands, siegel, seahorse, dust or neck",
                        std::invalid_argument);
+  CHECK(parse_julia_settings({{"width", "65536"}, {"height", "65535"}}).height == 65535);
+  CHECK_THROWS_WITH_AS((void)parse_julia_settings({{"width", "65536"}, {"height", "65536"}}),
+                       "width x height = 65536 x 65536: at most 2^32 - 1 pixels",
+                       std::invalid_argument);
 }
 
 TEST_CASE(
