@@ -233,13 +233,22 @@ class scheduler {
   [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s) {
     switch (s.strategy) {
       case pool_strategy::local:
-        return persistent_kernel<Program, Policy, kernel_variant<pool_strategy::local, Atomic, Fifo>>;
+        return entry<kernel_variant<pool_strategy::local, Atomic, Fifo>>();
       case pool_strategy::global:
-        return persistent_kernel<Program, Policy, kernel_variant<pool_strategy::global, Atomic, Fifo>>;
+        return entry<kernel_variant<pool_strategy::global, Atomic, Fifo>>();
       default:
         break;
     }
-    return persistent_kernel<Program, Policy, kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>;
+    return entry<kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>();
+  }
+
+  template <class Variant>
+  [[nodiscard]] static kernel_t* entry() {
+    if constexpr (Policy::register_cap) {
+      return persistent_kernel_capped<Program, Policy, Variant>;
+    } else {
+      return persistent_kernel<Program, Policy, Variant>;
+    }
   }
 
   schedule_arguments args_;

@@ -33,12 +33,11 @@ struct driver_storage {
 };
 }  // namespace detail
 
-//! Launch with Policy::block_threads threads per block and
-//! Policy::dynamic_shared_bytes<Program> bytes of dynamic shared memory.
+namespace detail {
+//! The driver loop, shared by both kernel entry points below.
 template <class Program, class Policy, class Variant>
-__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
-    persistent_kernel(const Program program, const driver_params params,
-                      const typename Policy::params policy_params) {
+__device__ __forceinline__ void persistent_loop(const Program& program, const driver_params& params,
+                                                const typename Policy::params& policy_params) {
   using lane_type = typename Policy::template lane<Program, Variant::fifo>;
   __shared__ detail::driver_storage<Variant, Policy::block_threads> storage;
   __shared__ typename lane_type::temp_storage lane_storage;
@@ -68,6 +67,26 @@ __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_
     idle.reset();
     mine.end_finished(program);
   }
+}
+}  // namespace detail
+
+//! Launch with Policy::block_threads threads per block and
+//! Policy::dynamic_shared_bytes<Program> bytes of dynamic shared memory. The launch bounds name
+//! no minimum of blocks per SM, as a vanilla kernel's would: a minimum (`.minnctapersm`) changes
+//! ptxas's register and scheduling choices.
+template <class Program, class Policy, class Variant>
+__global__ void __launch_bounds__(Policy::block_threads)
+    persistent_kernel(const Program program, const driver_params params,
+                      const typename Policy::params policy_params) {
+  detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
+}
+
+//! The same with a register cap: Policy::min_blocks_per_sm blocks must fit an SM's registers.
+template <class Program, class Policy, class Variant>
+__global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
+    persistent_kernel_capped(const Program program, const driver_params params,
+                             const typename Policy::params policy_params) {
+  detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
 }
 
 }  // namespace microsched

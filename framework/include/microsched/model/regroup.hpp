@@ -9,8 +9,8 @@
 //!   largest gain (eq. 10); a merge that reaches groupsize emits the first groupsize items as a
 //!   finished group and keeps the rest. The paper compares all pairs (O(n^2) edges); here the
 //!   candidate pairs are neighbours in a list ordered by thread latency (eq. 11) and then BBV,
-//!   kept in a priority queue, so a regrouping costs O(n log n) merges. Identical BBVs are
-//!   neighbours in that list and merge first among equals, at no cost.
+//!   kept in a priority queue, so a regrouping costs O(n log n) merges. Whole groups of
+//!   identical BBVs are cut first (their merges cost nothing); only the rest enters the queue.
 //! - Greedy-Max (Algorithm 2): groups are built one after the other, each seeded with the
 //!   remaining item of largest latency, then filled with items identical to a member, else with
 //!   the item of largest gain among the next `window` remaining items in latency order (the paper

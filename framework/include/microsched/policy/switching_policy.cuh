@@ -93,6 +93,8 @@ struct switching_policy {
   static_assert(MinBlocksPerSM >= 0 && MinBlocksPerSM <= 32, "MinBlocksPerSM must be in 0..32");
   static constexpr int block_threads = BlockThreads;
   static constexpr int contexts_per_warp = ContextsPerWarp;
+  //! Always compiled with a minimum of blocks per SM in the launch bounds (1 without a cap).
+  static constexpr bool register_cap = true;
   static constexpr int min_blocks_per_sm = MinBlocksPerSM > 0 ? MinBlocksPerSM : 1;
   using params = switching_arguments;
   static constexpr int auto_blocks_per_sm = 0;  //!< as many blocks as occupancy allows

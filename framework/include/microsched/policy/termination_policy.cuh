@@ -122,7 +122,7 @@ struct termination_policy {
   static_assert(BlockThreads % warp_size == 0 && BlockThreads >= warp_size && BlockThreads <= 1024,
                 "BlockThreads must be a multiple of 32 in 32..1024");
   static constexpr int block_threads = BlockThreads;
-  static constexpr int min_blocks_per_sm = 1;  //!< no register cap beyond the block size
+  static constexpr bool register_cap = false;  //!< launch bounds without a minimum of blocks
   //! Run-time parameters the kernel receives besides driver_params: none.
   using params = detail::termination_params;
   //! With blocks_per_sm = 0 the grid fills at most half an SM's 2048 threads, even where
