@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "microsched/device.hpp"
+#include "program_main.hpp"
 #include "workload.hpp"
 
 using namespace microsched;
@@ -41,9 +42,10 @@ std::vector<schedule_arguments> candidates() {
   g.fetch = fetch_control::any();
   g.deferral = 64;
   list.push_back(g);
-  // The automatic grid stops at 8 blocks of 128 threads per SM (scheduler.cuh); 12 blocks (what
+  // The termination policy's automatic grid stops at 8 blocks of 128 threads per SM (scheduler.cuh); 12 blocks (what
   // fits for double Julia) for the constant-work rows, where more resident warps can help.
-  schedule_arguments wide;  // ballot:16, deferral 256: the constant-work rows' best before
+  schedule_arguments wide;  // ballot:16, deferral 256: the constant-work rows' best
+  wide.strategy = pool_strategy::hybrid;
   wide.fetch = fetch_control::ballot(16);
   wide.deferral = 256;
   wide.chunk = 64;
@@ -51,7 +53,8 @@ std::vector<schedule_arguments> candidates() {
     a.blocks_per_sm = 12;
     list.push_back(a);
   }
-  schedule_arguments chunk32;  // the default's chunk with a longer window
+  schedule_arguments chunk32;  // hybrid with its default chunk and a longer window
+  chunk32.strategy = pool_strategy::hybrid;
   chunk32.deferral = 256;
   list.push_back(chunk32);
   schedule_arguments l;
@@ -172,17 +175,20 @@ void register_rows() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (cuda_device_count() == 0) {
-    std::fprintf(stderr, "error: no CUDA GPU found; the benchmarks need one\n");
-    return 3;
-  }
-  const auto info = current_device();
-  benchmark::AddCustomContext("gpu", describe(info));
-  benchmark::AddCustomContext("default_schedule", to_string(schedule_arguments{}));
-  register_rows();
+  // --help and unknown arguments are answered before the GPU is looked for; without a GPU the
+  // program says so and exits with programs::no_gpu_exit_code (77).
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return programs::bad_arguments_exit_code;
+  }
+  return programs::run_main("bench_termination", [] {
+    programs::require_gpu();
+    const auto info = current_device();
+    benchmark::AddCustomContext("gpu", describe(info));
+    benchmark::AddCustomContext("default_schedule", to_string(schedule_arguments{}));
+    register_rows();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }
