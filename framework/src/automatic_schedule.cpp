@@ -20,22 +20,30 @@ calibration_state::~calibration_state() {
   if (stop_event != nullptr) cudaEventDestroy(stop_event);
 }
 
-void calibration_state::collect() {
-  if (pending < 0) return;
+bool calibration_state::collect(bool wait) {
+  if (pending < 0) return true;
+  if (wait) {
+    MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_event));
+  } else {
+    const cudaError_t state = cudaEventQuery(stop_event);
+    if (state == cudaErrorNotReady) return false;
+    MICROSCHED_CUDA_TRY(state);
+  }
   const int candidate = pending;
   pending = -1;
-  MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_event));
   float ms = 0;
   MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
   // A run too short for the events' resolution counts as their resolution (0.5 us).
-  tuning.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005);
+  tuning.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005, pending_tasks);
+  return true;
 }
 
-void calibration_state::start(int candidate, cudaStream_t stream) {
+void calibration_state::start(int candidate, task_id tasks, cudaStream_t stream) {
   if (start_event == nullptr) MICROSCHED_CUDA_TRY(cudaEventCreate(&start_event));
   if (stop_event == nullptr) MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_event));
   MICROSCHED_CUDA_TRY(cudaEventRecord(start_event, stream));
   pending = candidate;
+  pending_tasks = tasks;
 }
 
 void calibration_state::stop(cudaStream_t stream) {

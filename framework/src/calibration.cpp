@@ -31,6 +31,12 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     schedule_arguments short_tasks = pools;
     short_tasks.deferral = 8;
     list.push_back(short_tasks);
+    // Static block pools: no global atomic per grab. The best listed setting on the escaping
+    // Julia view `dust` at 4096^2 (1.58-1.60x vanilla, bench_termination julia-dust/4096).
+    schedule_arguments blocks = pools;
+    blocks.strategy = pool_strategy::local;
+    blocks.chunk = 4096;
+    list.push_back(blocks);
   }
   return list;
 }
@@ -49,6 +55,7 @@ calibration::calibration(std::vector<schedule_arguments> candidates, calibration
   if (!(settings_.drop_factor >= 1)) {
     throw_invalid("calibration drop factor", settings_.drop_factor, "must be at least 1");
   }
+  if (!(settings_.drift > 1)) throw_invalid("calibration drift", settings_.drift, "must be above 1");
   entries_.resize(candidates_.size());
   if (candidates_.size() == 1) chosen_ = 0;
 }
@@ -71,9 +78,24 @@ int calibration::next() const {
   return best < 0 ? 0 : best;
 }
 
-void calibration::record(int i, double ms) {
+void calibration::record(int i, double ms, std::uint64_t tasks) {
   (void)candidate(i);
   if (!(ms > 0) || !std::isfinite(ms)) throw_invalid("calibration time (ms)", ms, "must be positive");
+  if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
+  if (reference_tasks_ == 0) reference_tasks_ = tasks;
+  ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
+  if (decided()) {
+    if (i != chosen_ || candidates_.size() == 1) return;
+    const double calibrated = entries_[static_cast<std::size_t>(i)].best_ms;
+    if (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) {
+      entries_.assign(candidates_.size(), entry{});
+      chosen_ = -1;
+      runs_ = 0;
+      reference_tasks_ = 0;
+      ++restarts_;
+    }
+    return;
+  }
   entry& e = entries_[static_cast<std::size_t>(i)];
   e.best_ms = e.runs == 0 ? ms : std::min(e.best_ms, ms);
   e.total_ms += ms;
@@ -135,8 +157,10 @@ std::string calibration::report() const {
   } else {
     out = "calibrating";
   }
-  std::snprintf(buffer, sizeof buffer, " after %d runs (%.3f ms beyond the best);", runs_, extra_ms());
+  std::snprintf(buffer, sizeof buffer, " after %d runs (%.3f ms beyond the best", runs_, extra_ms());
   out += buffer;
+  if (restarts_ > 0) out += ", " + std::to_string(restarts_) + " restarts after a drift";
+  out += ");";
   for (int i = 0; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];
     out += " " + to_string(candidate(i)) + ": ";

@@ -12,6 +12,16 @@
 using namespace microsched;
 
 namespace {
+//! Three scripted candidates: direct, then two hybrid windows.
+std::vector<schedule_arguments> three() {
+  schedule_arguments direct, pools, short_window;
+  direct.strategy = pool_strategy::direct;
+  pools.strategy = pool_strategy::hybrid;
+  short_window.strategy = pool_strategy::hybrid;
+  short_window.deferral = 8;
+  return {direct, pools, short_window};
+}
+
 //! Runs the calibration to its decision with `times[c]` ms for every run of candidate c; returns
 //! the order in which candidates ran.
 std::vector<int> drive(calibration& c, const std::vector<double>& times) {
@@ -46,7 +56,7 @@ TEST_CASE("size classes are powers of two") {
 }
 
 TEST_CASE("a clear winner is chosen after interleaved rounds, direct leading each round") {
-  calibration c(automatic_candidates(false), {2, 0.03, 1.5});
+  calibration c(three(), {2, 0.03, 1.5});
   const auto order = drive(c, {1.0, 0.5, 0.6});
   CHECK(order == std::vector<int>{0, 1, 2, 0, 1, 2});
   CHECK(c.chosen() == 1);
@@ -56,14 +66,14 @@ TEST_CASE("a clear winner is chosen after interleaved rounds, direct leading eac
 }
 
 TEST_CASE("direct stays unless a candidate beats it by more than the margin") {
-  calibration c(automatic_candidates(false), {2, 0.03, 1.5});
+  calibration c(three(), {2, 0.03, 1.5});
   drive(c, {1.0, 0.98, 0.99});
   CHECK(c.chosen() == 0);
   CHECK(c.report().find("chose direct") != std::string::npos);
 }
 
 TEST_CASE("a slow candidate runs once; a failing candidate is dropped with its reason") {
-  calibration c(automatic_candidates(false), {2, 0.03, 1.5});
+  calibration c(three(), {2, 0.03, 1.5});
   std::vector<int> order;
   order.push_back(c.next());
   c.record(0, 1.0);
@@ -85,17 +95,38 @@ TEST_CASE("a slow candidate runs once; a failing candidate is dropped with its r
 
 TEST_CASE("bad calibration input is refused with the value named") {
   CHECK_THROWS_AS(calibration({}, {}), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(calibration(automatic_candidates(false), {0, 0.03, 1.5}),
+  CHECK_THROWS_WITH_AS(calibration(three(), {0, 0.03, 1.5}),
                        "calibration rounds = 0: must be at least 1", std::invalid_argument);
-  CHECK_THROWS_AS(calibration(automatic_candidates(false), {2, 1.0, 1.5}), std::invalid_argument);
-  CHECK_THROWS_AS(calibration(automatic_candidates(false), {2, 0.03, 0.5}),
+  CHECK_THROWS_AS(calibration(three(), {2, 1.0, 1.5}), std::invalid_argument);
+  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 0.5}),
                   std::invalid_argument);
-  calibration c(automatic_candidates(false));
+  calibration c(three());
   CHECK_THROWS_AS(c.record(7, 1.0), std::invalid_argument);
   CHECK_THROWS_AS(c.record(0, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(c.record(0, -1.0), std::invalid_argument);
   // One candidate: decided at once.
-  calibration only({automatic_candidates(false)[0]});
+  calibration only({three()[0]});
   CHECK(only.decided());
   CHECK(only.chosen() == 0);
+}
+
+TEST_CASE("a decided choice restarts when its time per task drifts, not when the size changes") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25});
+  drive(c, {1.0, 0.5, 0.6});
+  REQUIRE(c.chosen() == 1);
+  c.record(1, 0.55);        // within 1.25x of 0.5: kept
+  c.record(1, 1.0, 2);      // twice the tasks, twice the time: the same per task
+  c.record(0, 5.0);         // a candidate that is not the choice: ignored once decided
+  CHECK(c.decided());
+  CHECK(c.restarts() == 0);
+  c.record(1, 0.7);         // 1.4x: the work changed
+  CHECK_FALSE(c.decided());
+  CHECK(c.restarts() == 1);
+  CHECK(c.next() == 0);     // starts over with the direct mapping
+  drive(c, {1.0, 1.2, 1.3});
+  CHECK(c.chosen() == 0);
+  CHECK(c.report().find("1 restarts after a drift") != std::string::npos);
+  CHECK_THROWS_AS(c.record(0, 1.0, 0), std::invalid_argument);
+  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.0}),
+                  std::invalid_argument);
 }

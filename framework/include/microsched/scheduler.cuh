@@ -149,10 +149,12 @@ class scheduler {
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
   //! this size class is made (a few runs; at most rounds x candidates), then waits for the last
   //! one. Every run processes every task, so use it only where running the tasks again is
-  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. A no-op once decided, and
-  //! for fixed schedules.
+  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it runs once,
+  //! to see whether the work drifted; a no-op for fixed schedules.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
+    // Decided already: one timed run of the choice, so that a drift (other data) restarts it.
+    if (automatic_.decided(num_tasks)) run(program, num_tasks, stream);
     while (!automatic_.decided(num_tasks)) run(program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }

@@ -29,10 +29,11 @@ struct calibration_state {
   calibration_state(const calibration_state&) = delete;
   calibration_state& operator=(const calibration_state&) = delete;
 
-  //! Reads the pending measurement into `tuning` (waits for its stop event).
-  void collect();
-  //! Records the start event before a timed run on `stream`.
-  void start(int candidate, cudaStream_t stream);
+  //! Reads the pending measurement into `tuning`; true when none is pending afterwards. With
+  //! `wait` false it does not block: a run still in flight stays pending.
+  bool collect(bool wait = true);
+  //! Records the start event before a timed run of `tasks` tasks on `stream`.
+  void start(int candidate, task_id tasks, cudaStream_t stream);
   //! Records the stop event after it.
   void stop(cudaStream_t stream);
 
@@ -41,6 +42,7 @@ struct calibration_state {
   cudaEvent_t start_event = nullptr;
   cudaEvent_t stop_event = nullptr;
   int pending = -1;  //!< candidate whose run the events time, -1 for none
+  task_id pending_tasks = 0;
   bool from_file = false;  //!< the choice came from a calibration file, not from runs here
 };
 
@@ -103,18 +105,21 @@ class automatic_schedule {
   void run(task_id num_tasks, cudaStream_t stream, Launch&& launch) {
     const auto state = calibration_for(key_, num_tasks, candidates_);
     std::lock_guard lock(state->mutex);
-    state->collect();
     calibration& tuning = state->tuning;
-    if (tuning.decided()) {
+    // Calibrating: wait for the previous timed run. Decided: never block the host; the chosen
+    // schedule runs timed whenever the last timed run has finished, so a drift (other work) shows.
+    const bool free = state->collect(!tuning.decided());
+    if (!free) {
       launch(tuning.candidate(tuning.chosen()));
       return;
     }
     const int candidate = tuning.next();
-    state->start(candidate, stream);
+    state->start(candidate, num_tasks, stream);
     try {
       launch(tuning.candidate(candidate));
     } catch (const std::invalid_argument& e) {
       state->pending = -1;
+      if (tuning.decided()) throw;  // the chosen schedule itself cannot run: the caller's error
       tuning.fail(candidate, e.what());
       launch(tuning.candidate(0));
       return;

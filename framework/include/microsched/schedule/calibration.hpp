@@ -13,6 +13,9 @@
 //!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
 //! - The fastest wins only if it beats direct by more than `margin`; else direct stays, so the
 //!   choice is never worse than vanilla beyond the noise of the measurement.
+//! - Once decided, runs of the chosen schedule are still timed: one that takes more than
+//!   `drift` x (or less than 1/`drift` x) its calibrated time per task means the work changed
+//!   (other data, another view of the same program) and the calibration starts over.
 
 #include <cstdint>
 #include <string>
@@ -26,6 +29,7 @@ struct calibration_settings {
   int rounds = 2;             //!< runs per candidate (the minimum counts)
   double margin = 0.03;       //!< a candidate must beat direct by this fraction to be chosen
   double drop_factor = 1.5;   //!< after one run, slower than this x direct: not tried again
+  double drift = 1.25;        //!< a decided choice this far off its time starts a new calibration
 };
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
@@ -49,9 +53,13 @@ class calibration {
   [[nodiscard]] const schedule_arguments& candidate(int i) const;
   [[nodiscard]] int size() const { return static_cast<int>(candidates_.size()); }
 
-  //! The run of candidate `i` took `ms` milliseconds. Throws std::invalid_argument for an index
-  //! out of range or a time that is not positive and finite.
-  void record(int i, double ms);
+  //! The run of candidate `i` took `ms` milliseconds for `tasks` tasks (times are compared per
+  //! task, so sizes of one size class compare). Once decided, a run of the chosen candidate is
+  //! checked for drift instead. Throws std::invalid_argument for an index out of range, a time
+  //! that is not positive and finite, or zero tasks.
+  void record(int i, double ms, std::uint64_t tasks = 1);
+  //! Calibrations started over because the chosen schedule's time drifted.
+  [[nodiscard]] int restarts() const { return restarts_; }
   //! Candidate `i` cannot run here (the reason is kept for the report). Direct cannot fail.
   void fail(int i, const std::string& why);
 
@@ -77,6 +85,8 @@ class calibration {
   std::vector<entry> entries_;
   int chosen_ = -1;
   int runs_ = 0;
+  int restarts_ = 0;
+  std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
 
 }  // namespace microsched
