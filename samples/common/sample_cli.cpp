@@ -13,7 +13,10 @@
 namespace microsched::samples {
 
 void add_strategy_option(CLI::App& app, std::string& strategy) {
-  app.add_option("--strategy", strategy, "task pools: local, global or hybrid (frey2012 4.2)")
+  app.add_option("--strategy", strategy,
+                 "automatic (times the direct mapping and the task pools on the first runs and "
+                 "keeps the fastest), direct (one thread per task), or the task pools of "
+                 "frey2012 4.2: local, global, hybrid")
       ->capture_default_str();
 }
 

@@ -24,7 +24,7 @@ void check_repetitions(int repetitions);
 
 //! Command-line text of a schedule, turned into schedule_arguments after parsing.
 struct schedule_cli {
-  std::string strategy = "hybrid";
+  std::string strategy = "automatic";
   std::string fetch;  // empty: the library default
   std::uint64_t chunk = schedule_arguments{}.chunk;
   int deferral = schedule_arguments{}.deferral;
