@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
 #include "microsched/check/prize.cuh"
+#include "microsched/schedule/calibration_file.hpp"
 #include "microsched/device_buffer.hpp"
 
 using namespace microsched;
@@ -64,6 +66,37 @@ TEST_CASE("measure_prize: step statistics, exactly once, equal outputs, three ti
     CHECK(r.floor.median_ms > 0);
     CHECK(r.schedule.find("automatic") != std::string::npos);
   }
+}
+
+TEST_CASE("the guide's prize call and automatic schedule") {
+  const task_id n = 1 << 16;
+  device_buffer<std::uint32_t> out(n);
+  const known_steps_program program{out.data()};
+  // example-begin prize-call
+  // Direct (vanilla), scheduled (automatic) and the uniform-work floor, on the user's data:
+  const microsched::prize_report r = microsched::measure_prize(
+      program, n, {{out.data(), n * sizeof(std::uint32_t)}});  // the buffers end() writes
+  std::printf("%s\n", r.summary().c_str());
+  // r.speedup(): direct / scheduled; r.prize(): direct / floor; r.of_floor(): floor / scheduled
+  // example-end prize-call
+  CHECK(r.exactly_once());
+  CHECK(r.outputs_equal());
+
+  // example-begin automatic-schedule
+  microsched::scheduler<known_steps_program> sched;  // schedule_arguments{}: automatic
+  for (int frame = 0; frame < 10; ++frame) {
+    sched.run(program, n);  // the first runs time the candidates, then the fastest runs
+  }
+  std::printf("%s\n", sched.report(n).c_str());  // what it chose and why
+  // Keep the choices for the next process (optional):
+  microsched::save_calibrations("calibration.txt");
+  // ... and at the start of the next one: a bad file loads nothing and says why.
+  const microsched::calibration_load loaded = microsched::load_calibrations("calibration.txt");
+  if (!loaded.problem.empty()) std::fprintf(stderr, "%s\n", loaded.problem.c_str());
+  // example-end automatic-schedule
+  CHECK(sched.report(n).find("chose") != std::string::npos);
+  CHECK(loaded.problem.empty());
+  std::remove("calibration.txt");
 }
 
 TEST_CASE("measure_prize refuses zero tasks and empty output regions") {
