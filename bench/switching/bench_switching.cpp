@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "checked_cli.hpp"
 #include "microsched/device.hpp"
 #include "switching_runners.hpp"
 
@@ -66,11 +67,19 @@ variant make_variant(int blocks_per_sm, int contexts, int every, int threshold) 
   return v;
 }
 
+//! Tasks of the Monte Carlo rows: MICROSCHED_BENCH_TASKS (checked: a whole number in 1..2^30),
+//! else 2^19. Throws std::invalid_argument naming the variable and its value.
+std::uint64_t bench_tasks() {
+  const char* t = std::getenv("MICROSCHED_BENCH_TASKS");
+  if (t == nullptr) return std::uint64_t{1} << 19;
+  return programs::parse_checked("MICROSCHED_BENCH_TASKS", t, std::uint64_t{1},
+                                 std::uint64_t{1} << 30);
+}
+
 montecarlo_branch_runner& mc() {
   static std::unique_ptr<montecarlo_branch_runner> runner = [] {
     montecarlo_branch_settings s;
-    if (const char* t = std::getenv("MICROSCHED_BENCH_TASKS")) s.tasks = std::strtoull(t, nullptr, 10);
-    else s.tasks = 1u << 19;
+    s.tasks = bench_tasks();
     return std::make_unique<montecarlo_branch_runner>(s);
   }();
   return *runner;
@@ -596,21 +605,26 @@ void register_raycast_quorum() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --help, unknown arguments and MICROSCHED_BENCH_TASKS are checked before the GPU is looked
+  // for; without a GPU the program says so and exits with programs::no_gpu_exit_code (77).
   benchmark::Initialize(&argc, argv);
-  if (cuda_device_count() == 0) {
-    std::printf("bench_switching: no CUDA GPU; nothing measured\n");
-    return 0;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return programs::bad_arguments_exit_code;
   }
-  const auto info = current_device();
-  std::printf("device: %s\n", describe(info).c_str());
-  benchmark::AddCustomContext("device", describe(info));
-  register_mc();
-  register_raycast();
-  register_raycast_large();
-  register_raycast_hessian();
-  register_raycast_tiles();
-  register_raycast_quorum();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return programs::run_main("bench_switching", [] {
+    (void)bench_tasks();
+    programs::require_gpu();
+    const auto info = current_device();
+    std::printf("device: %s\n", describe(info).c_str());
+    benchmark::AddCustomContext("device", describe(info));
+    register_mc();
+    register_raycast();
+    register_raycast_large();
+    register_raycast_hessian();
+    register_raycast_tiles();
+    register_raycast_quorum();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }
