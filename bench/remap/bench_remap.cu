@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "microsched/device.hpp"
+#include "program_main.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/remap/cfe_counter.hpp"
 #include "remap/device_array.hpp"
@@ -209,17 +210,21 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (cuda_device_count() == 0) {
-    std::printf("SKIPPED: no CUDA GPU on this machine\n");
-    return 77;
-  }
-  const auto info = current_device();
-  benchmark::AddCustomContext("gpu", describe(info));
-  benchmark::AddCustomContext("micro", "n=" + std::to_string(micro_n) + " work=" +
-                                           std::to_string(micro_work) + " (x8 FMA per path)");
+  // --help and unknown arguments are answered before the GPU is looked for; without a GPU the
+  // program says so and exits with programs::no_gpu_exit_code (77).
   benchmark::Initialize(&argc, argv);
-  register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return programs::bad_arguments_exit_code;
+  }
+  return programs::run_main("bench_remap", [] {
+    programs::require_gpu();
+    const auto info = current_device();
+    benchmark::AddCustomContext("gpu", describe(info));
+    benchmark::AddCustomContext("micro", "n=" + std::to_string(micro_n) + " work=" +
+                                             std::to_string(micro_work) + " (x8 FMA per path)");
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }
