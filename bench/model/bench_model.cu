@@ -67,30 +67,48 @@ bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::ui
   return m;
 }
 
+//! Region latencies on a full GPU and, as the last value, how much faster a block runs alone on
+//! an SM (both from the time probe); cached per GPU.
 std::vector<double> measure_latency(prepared& p) {
   const latency_cache cache(std::getenv("MICROSCHED_MODEL_CACHE") != nullptr
                                 ? std::getenv("MICROSCHED_MODEL_CACHE")
                                 : "model-cache");
   const std::string gpu = current_device().name, key = p.w->name() + "-regions";
-  if (auto cached = cache.load(gpu, key); cached && cached->size() == p.exact.regions) {
+  const std::size_t regions = p.exact.regions;
+  if (auto cached = cache.load(gpu, key); cached && cached->size() == regions + 1) {
     p.latency_cached = true;
     return *cached;
   }
   // time each region on the exact-BBV order: its warps do not diverge, so a lane's cycles are
   // its warp's
   const auto order = sorting_order(p.exact);
-  device_buffer<std::uint32_t> d_order(order);
-  device_buffer<unsigned long long> sums(2 * p.exact.regions);
-  sums.fill_bytes(0);
-  p.w->launch({probe_mode::time,
-               d_order.data(),
-               static_cast<std::uint32_t>(p.exact.items),
-               {nullptr, sums.data(), sums.data() + p.exact.regions},
-               nullptr,
-               nullptr});
-  const auto s = sums.to_host();
-  const std::span<const unsigned long long> all(s);
-  auto lat = latencies_from_sums(all.first(p.exact.regions), all.subspan(p.exact.regions));
+  const auto time_regions = [&](const std::vector<std::uint32_t>& o) {
+    device_buffer<std::uint32_t> d_order(o);
+    device_buffer<unsigned long long> sums(2 * regions);
+    sums.fill_bytes(0);
+    p.w->launch({probe_mode::time,
+                 d_order.data(),
+                 static_cast<std::uint32_t>(o.size()),
+                 {nullptr, sums.data(), sums.data() + regions},
+                 nullptr,
+                 nullptr});
+    return sums.to_host();  // (cycles of each region, executions of each region)
+  };
+  const auto full = time_regions(order);
+  const std::span<const unsigned long long> f(full);
+  auto lat = latencies_from_sums(f.first(regions), f.subspan(regions));
+  // one block per SM: an evenly strided part of the same order (still sorted, still convergent)
+  const std::size_t alone_items = std::min(
+      order.size(), std::size_t(current_sm_count()) * divergent_workload::threads_per_block);
+  std::vector<std::uint32_t> part(alone_items);
+  for (std::size_t k = 0; k < alone_items; ++k) part[k] = order[k * (order.size() / alone_items)];
+  const auto alone = time_regions(part);
+  double at_full = 0, measured = 0;  // the alone run's executions at full-GPU latencies, and as run
+  for (std::size_t r = 0; r < regions; ++r) {
+    at_full += lat[r] * double(alone[regions + r]);
+    measured += double(alone[r]);
+  }
+  lat.push_back(measured > 0 ? std::max(1.0, at_full / measured) : 1.0);
   cache.store(gpu, key, lat);
   return lat;
 }
@@ -108,8 +126,8 @@ void write_dump(const prepared& p, const std::string& folder) {
   meta << "items " << p.exact.items << "\nregions " << p.exact.regions << "\nlatency";
   for (const double l : p.latency) meta << ' ' << l;
   meta << "\nsm_count " << p.shape.sm_count << "\nblocks_per_sm " << p.shape.blocks_per_sm
-       << "\nthreads_per_block " << p.shape.threads_per_block << "\noriginal_ms " << p.original_ms
-       << '\n';
+       << "\nthreads_per_block " << p.shape.threads_per_block << "\nlone_block_speedup "
+       << p.shape.lone_block_speedup << "\noriginal_ms " << p.original_ms << '\n';
 }
 
 prepared& get(const std::string& name) {
@@ -141,7 +159,10 @@ prepared& get(const std::string& name) {
   p.predict_ms = ms_since(start);
   p.bbv_error = mean_abs_error(p.predicted, p.exact);
   p.latency = measure_latency(p);
-  p.shape = {current_sm_count(), w.blocks_per_sm(true), divergent_workload::threads_per_block};
+  const double lone_block_speedup = p.latency.back();
+  p.latency.pop_back();
+  p.shape = {current_sm_count(), w.blocks_per_sm(true), divergent_workload::threads_per_block,
+             lone_block_speedup};
   event_timer timer;
   const auto n32 = static_cast<std::uint32_t>(n);
   p.original_ms = timer
@@ -239,6 +260,7 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   c["bbv_mae"] = p.bbv_error;
   c["count_cost"] = p.counted_ms / p.original_ms;
   c["blocks_per_sm"] = p.shape.blocks_per_sm;
+  c["lone_speedup"] = p.shape.lone_block_speedup;
   std::string label = "lat";
   for (const double l : p.latency) {
     label += ' ';

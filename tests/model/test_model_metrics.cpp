@@ -76,9 +76,10 @@ TEST_CASE("round robin: long blocks first shorten the tail (Figure 5)") {
   CHECK(round_robin_makespan(std::vector<double>{3, 3, 3}, 5) == doctest::Approx(3));
   // an SM shares its issue slots: a warp left alone runs faster, up to the saturation cap
   const std::vector<double> two_warps{10, 2};
-  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 1}) == doctest::Approx(6));    // 2 + 8 / 2
-  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 16}) == doctest::Approx(10));  // no faster alone
-  CHECK(simulate_sms(two_warps, 1, {2, 1, 32}) == doctest::Approx(10));      // one SM each
+  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 2.0}) == doctest::Approx(6));  // 2 + 8 / 2
+  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 1.5}) == doctest::Approx(2 + 8 / 1.5));
+  CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 1.0}) == doctest::Approx(10));  // no faster alone
+  CHECK(simulate_sms(two_warps, 1, {2, 1, 32}) == doctest::Approx(10));       // one SM each
   // blocks end with their last warp; the next block takes the freed place
   const std::vector<double> four{4, 1, 3, 3};  // blocks {4, 1} and {3, 3}, one SM, one block
   CHECK(simulate_sms(four, 2, {1, 1, 64}) == doctest::Approx(7));
@@ -137,6 +138,8 @@ TEST_CASE("bad input to the metrics gets a clear error before any work") {
                        doctest::Contains("latency size = 1"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)bbv_weighted_scheduled(bbv, lat, {}, {0, 1, 32}),
                        doctest::Contains("sm_count = 0"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)bbv_weighted_scheduled(bbv, lat, {}, {1, 1, 32, 0.5}),
+                       doctest::Contains("lone_block_speedup"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)bbv_weighted_scheduled(bbv, lat, {}, {1, 1, 48}),
                        doctest::Contains("threads_per_block = 48"), std::invalid_argument);
   const std::vector<std::uint32_t> short_order{0, 1, 2};

@@ -1,6 +1,7 @@
 #include "microsched/model/metrics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <queue>
@@ -16,8 +17,8 @@ void validate(const gpu_shape& shape) {
   if (shape.threads_per_block < warp_size || shape.threads_per_block % warp_size != 0)
     throw_invalid("threads_per_block", shape.threads_per_block,
                   "must be a positive multiple of 32");
-  if (shape.saturating_warps < 1)
-    throw_invalid("saturating_warps", shape.saturating_warps, "must be >= 1");
+  if (!(shape.lone_block_speedup >= 1.0) || !std::isfinite(shape.lone_block_speedup))
+    throw_invalid("lone_block_speedup", shape.lone_block_speedup, "must be finite and >= 1");
 }
 
 void validate_order(std::span<const std::uint32_t> order, std::size_t items) {

@@ -115,9 +115,28 @@ std::vector<std::uint32_t> greedy_order(const bbv_matrix& bbv, std::span<const d
   validate(bbv);
   validate_latency(bbv, latency);
   validate(options);
-  const auto list = detail::latency_order(bbv, latency);
-  const std::size_t n = list.size(), gs = static_cast<std::size_t>(options.groupsize);
+  const auto sorted = detail::latency_order(bbv, latency);
+  const std::size_t gs = static_cast<std::size_t>(options.groupsize);
   const std::size_t regions = bbv.regions;
+  // Whole groups of identical BBVs first: merging them has no cost (eq. 9), so the merges
+  // would form them too, and a launch where most items are alike (empty voxels) leaves only
+  // its remainders to the priority queue.
+  std::vector<std::uint32_t> order, list;
+  order.reserve(sorted.size());
+  for (std::size_t first = 0; first < sorted.size();) {
+    std::size_t last = first + 1;
+    while (last < sorted.size() &&
+           std::ranges::equal(bbv.row(sorted[first]), bbv.row(sorted[last])))
+      ++last;
+    const std::size_t whole = (last - first) / gs * gs;
+    order.insert(order.end(), sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                 sorted.begin() + static_cast<std::ptrdiff_t>(first + whole));
+    list.insert(list.end(), sorted.begin() + static_cast<std::ptrdiff_t>(first + whole),
+                sorted.begin() + static_cast<std::ptrdiff_t>(last));
+    first = last;
+  }
+  const std::size_t n = list.size();
+  if (n == 0) return order;
   greedy_groups g(bbv, list);
   std::priority_queue<edge> heap;
   const auto push = [&](std::size_t left) {
@@ -127,8 +146,6 @@ std::vector<std::uint32_t> greedy_order(const bbv_matrix& bbv, std::span<const d
                  g.version[left], g.version[right]);
   };
   for (std::size_t i = 0; i + 1 < n; ++i) push(i);
-  std::vector<std::uint32_t> order;
-  order.reserve(n);
   while (!heap.empty()) {
     const auto [gain_value, tie, a, b, va, vb] = heap.top();
     heap.pop();

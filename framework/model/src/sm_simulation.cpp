@@ -34,8 +34,7 @@ double simulate_sms(std::span<const double> costs, int warps_per_block, const gp
   const std::size_t per_block = static_cast<std::size_t>(warps_per_block);
   const std::size_t blocks = (costs.size() + per_block - 1) / per_block;
   const double full = double(shape.blocks_per_sm) * warps_per_block;  // warps at full occupancy
-  // a warp never runs faster than when `saturating_warps` warps share the SM
-  const double cap = std::max(1.0, full / shape.saturating_warps);
+  const double cap = shape.lone_block_speedup;  // a warp's speed limit on an emptied SM
   const auto rate = [&](std::size_t resident) {
     return resident == 0 ? 0.0 : std::min(cap, full / double(resident));
   };
@@ -48,8 +47,10 @@ double simulate_sms(std::span<const double> costs, int warps_per_block, const gp
     for (std::size_t w = first; w < last; ++w) sm.warps.push_back({costs[w], b});
     unfinished[b] = static_cast<int>(last - first);
   };
-  // events: (time of the SM's next warp completion, sm, version), earliest first
-  using event = std::tuple<double, std::size_t, std::uint64_t>;
+  // events: (time of the SM's next warp completion, sm, version, work its warps do until then),
+  // earliest first. The work is carried, not recomputed from the times: late in a long launch
+  // the clock is large and a small difference of times would round to no progress at all.
+  using event = std::tuple<double, std::size_t, std::uint64_t, double>;
   std::priority_queue<event, std::vector<event>, std::greater<>> events;
   const auto schedule = [&](std::size_t s) {
     sm_state& sm = sms[s];
@@ -57,7 +58,7 @@ double simulate_sms(std::span<const double> costs, int warps_per_block, const gp
     if (sm.warps.empty()) return;
     double least = std::numeric_limits<double>::infinity();
     for (const auto& w : sm.warps) least = std::min(least, w.remaining);
-    events.emplace(sm.clock + least / rate(sm.warps.size()), s, sm.version);
+    events.emplace(sm.clock + least / rate(sm.warps.size()), s, sm.version, least);
   };
   // first wave: round robin over the SMs, blocks_per_sm each
   for (int round = 0; round < shape.blocks_per_sm; ++round)
@@ -65,14 +66,13 @@ double simulate_sms(std::span<const double> costs, int warps_per_block, const gp
   for (std::size_t s = 0; s < sms.size(); ++s) schedule(s);
   double makespan = 0;
   while (!events.empty()) {
-    const auto [time, s, version] = events.top();
+    const auto [time, s, version, advance] = events.top();
     events.pop();
     sm_state& sm = sms[s];
     if (version != sm.version) continue;
-    const double advance = (time - sm.clock) * rate(sm.warps.size());
     sm.clock = time;
     makespan = std::max(makespan, time);
-    const double eps = 1e-9 * std::max(1.0, advance);
+    const double eps = 1e-12 * advance;  // the warp that set `advance` ends exactly
     std::size_t freed = 0;
     std::erase_if(sm.warps, [&](resident_warp& w) {
       w.remaining -= advance;

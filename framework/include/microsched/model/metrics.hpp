@@ -13,8 +13,10 @@
 //!   that frees a place first), and each SM shares its issue slots among its resident warps. The
 //!   estimate is the time the last SM finishes: uneven blocks leave a tail that eq. 5 misses.
 //!   Latencies are measured on a full GPU, so a warp at full occupancy advances one latency unit
-//!   per cycle; with fewer warps resident it runs faster, up to the rate at which
-//!   `saturating_warps` warps keep the SM busy (a lone warp is bound by its own latencies).
+//!   per cycle; with fewer warps resident it runs faster (the SM's issue slots are shared), but
+//!   never more than `lone_block_speedup` times faster: how much faster a block runs alone on an
+//!   SM than on a full GPU, which the latency probe measures (a warp is bound by its own
+//!   latencies, and how soon depends on the kernel's instruction-level parallelism).
 //!   Expressed in eq. 5's units (the makespan times the warps an SM holds at full occupancy), so
 //!   a balanced launch gets the same value from both.
 //! Neither predicts absolute time: both are in latency units (cycles when the latencies are);
@@ -33,8 +35,8 @@ struct gpu_shape {
   int sm_count = 0;           //!< streaming multiprocessors (query the device, never hard-code)
   int blocks_per_sm = 1;      //!< occupancy of the kernel at threads_per_block
   int threads_per_block = 0;  //!< a multiple of 32
-  //! resident warps that keep an SM's issue slots busy (4 per scheduler on sm_70 and later)
-  int saturating_warps = 16;
+  //! speed of a block alone on an SM over its speed on a full GPU (>= 1; measured per kernel)
+  double lone_block_speedup = 1.0;
 };
 
 //! Throws std::invalid_argument naming the first value that is not positive, or a block size
