@@ -56,6 +56,9 @@ calibration::calibration(std::vector<schedule_arguments> candidates, calibration
     throw_invalid("calibration drop factor", settings_.drop_factor, "must be at least 1");
   }
   if (!(settings_.drift > 1)) throw_invalid("calibration drift", settings_.drift, "must be above 1");
+  if (!(settings_.drift_floor_ms >= 0)) {
+    throw_invalid("calibration drift floor (ms)", settings_.drift_floor_ms, "must be at least 0");
+  }
   entries_.resize(candidates_.size());
   if (candidates_.size() == 1) chosen_ = 0;
 }
@@ -87,7 +90,11 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   if (decided()) {
     if (i != chosen_ || candidates_.size() == 1) return;
     const double calibrated = entries_[static_cast<std::size_t>(i)].best_ms;
-    if (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) {
+    const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
+                     std::abs(ms - calibrated) > settings_.drift_floor_ms;
+    drift_streak_ = off ? drift_streak_ + 1 : 0;
+    if (drift_streak_ >= 2) {
+      drift_streak_ = 0;
       entries_.assign(candidates_.size(), entry{});
       chosen_ = -1;
       runs_ = 0;

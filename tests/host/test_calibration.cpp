@@ -119,12 +119,23 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   c.record(0, 5.0);         // a candidate that is not the choice: ignored once decided
   CHECK(c.decided());
   CHECK(c.restarts() == 0);
-  c.record(1, 0.7);         // 1.4x: the work changed
+  c.record(1, 0.7);         // 1.4x once: could be noise
+  CHECK(c.decided());
+  c.record(1, 0.5);         // back: the streak ends
+  c.record(1, 0.7);
+  CHECK(c.decided());
+  c.record(1, 0.71);        // 1.4x twice in a row: the work changed
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
   CHECK(c.next() == 0);     // starts over with the direct mapping
   drive(c, {1.0, 1.2, 1.3});
   CHECK(c.chosen() == 0);
+  // Runs of a few microseconds: a 2x swing of 0.004 ms is below the floor, not a drift.
+  calibration tiny(three(), {2, 0.03, 1.5, 1.25, 0.02});
+  drive(tiny, {0.004, 0.003, 0.005});
+  REQUIRE(tiny.chosen() == 1);
+  for (int k = 0; k < 4; ++k) tiny.record(1, 0.007);
+  CHECK(tiny.decided());
   CHECK(c.report().find("1 restarts after a drift") != std::string::npos);
   CHECK_THROWS_AS(c.record(0, 1.0, 0), std::invalid_argument);
   CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.0}),

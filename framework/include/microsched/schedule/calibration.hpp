@@ -13,9 +13,11 @@
 //!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
 //! - The fastest wins only if it beats direct by more than `margin`; else direct stays, so the
 //!   choice is never worse than vanilla beyond the noise of the measurement.
-//! - Once decided, runs of the chosen schedule are still timed: one that takes more than
-//!   `drift` x (or less than 1/`drift` x) its calibrated time per task means the work changed
-//!   (other data, another view of the same program) and the calibration starts over.
+//! - Once decided, runs of the chosen schedule are still timed: two runs in a row that take more
+//!   than `drift` x (or less than 1/`drift` x) its calibrated time per task, and differ from it
+//!   by more than `drift_floor_ms`, mean the work changed (other data, another view of the same
+//!   program) and the calibration starts over. The floor and the second run keep the timing
+//!   noise of runs of a few microseconds from restarting it.
 
 #include <cstdint>
 #include <string>
@@ -30,6 +32,7 @@ struct calibration_settings {
   double margin = 0.03;       //!< a candidate must beat direct by this fraction to be chosen
   double drop_factor = 1.5;   //!< after one run, slower than this x direct: not tried again
   double drift = 1.25;        //!< a decided choice this far off its time starts a new calibration
+  double drift_floor_ms = 0.02;  //!< ... and this far off in absolute terms
 };
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
@@ -86,6 +89,7 @@ class calibration {
   int chosen_ = -1;
   int runs_ = 0;
   int restarts_ = 0;
+  int drift_streak_ = 0;  //!< consecutive runs of the choice off its calibrated time
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
 
