@@ -11,6 +11,7 @@
 namespace microsched::model_kernels {
 
 //! The item a thread works on; false when the thread is past the launch's end.
+// example-begin item-of
 template <bool Redirect>
 __device__ __forceinline__ bool item_of(std::uint32_t slot, const std::uint32_t* order,
                                         std::uint32_t threads, std::uint32_t& item) {
@@ -18,6 +19,7 @@ __device__ __forceinline__ bool item_of(std::uint32_t slot, const std::uint32_t*
   item = Redirect ? order[slot] : slot;
   return true;
 }
+// example-end item-of
 
 //! Calls launch(std::integral_constant<probe_mode>, std::bool_constant<redirect>) once.
 template <class Launch>

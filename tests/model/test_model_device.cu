@@ -109,9 +109,11 @@ void check_regrouped_equal_original(divergent_workload& w) {
   for (const auto method :
        {regroup_method::sorting, regroup_method::greedy, regroup_method::greedy_max}) {
     CAPTURE(to_string(method));
-    const auto order = regroup(method, bbv, latency);
+    // example-begin regroup-launch
+    const auto order = regroup(method, bbv, latency);  // slot s works on item order[s]
     validate_order(order, n);
-    device_buffer<std::uint32_t> d_order(order);
+    device_buffer<std::uint32_t> d_order(order);  // the kernel reads it: item_of<true>(...)
+    // example-end regroup-launch
     visits.fill_bytes(0);
     CHECK(run_outputs(w, d_order.data(), visits.data()) == original);
     CHECK(visits.to_host() == std::vector<unsigned>(n, 1u));  // every item exactly once
