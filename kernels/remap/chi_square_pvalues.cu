@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(BlockThreads)
   unsigned id = tid;
   if constexpr (Variant != remap_variant::original) {
     using site = remap_site<Variant, threads, 2, 16, float>;
-    __shared__ typename site::TempStorage storage;
+    __shared__ typename site::temp_storage storage;
     id = site::run(storage, tid, series, log_pre);
   }
   const unsigned i = base + id;

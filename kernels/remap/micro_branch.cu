@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(BlockThreads)
   unsigned id = tid;
   if constexpr (Variant != remap_variant::original) {
     using site = remap_site<Variant, BlockThreads, Paths, Neighbouring, float>;
-    __shared__ typename site::TempStorage storage;
+    __shared__ typename site::temp_storage storage;
     id = site::run(storage, tid, path, x);
   }
   if (base + id < static_cast<unsigned>(n)) {

@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(BlockThreads)
       leaf = leaf_of(f);
     }
     using site = remap_site<Variant, threads, leaves, 16, unsigned>;
-    __shared__ typename site::TempStorage storage;
+    __shared__ typename site::temp_storage storage;
     unsigned nothing = 0;  // no private state to carry: the records are re-read by new id
     i = base + site::run(storage, tid, leaf, nothing);
   }

@@ -34,15 +34,15 @@ template <remap_variant Variant, int BlockThreads, int Paths, int Neighbouring, 
 struct remap_site {
   using remapper = typename remapper_of<Variant, BlockThreads, Paths, Neighbouring>::type;
   using carrier = remap::block_state_exchange<BlockThreads, State>;
-  struct TempStorage {
-    typename remapper::TempStorage remap;
-    typename carrier::TempStorage state;
+  struct temp_storage {
+    typename remapper::temp_storage remap;
+    typename carrier::temp_storage state;
   };
-  static constexpr std::size_t shared_bytes = sizeof(TempStorage);
+  static constexpr std::size_t shared_bytes = sizeof(temp_storage);
 
   //! Remaps this thread's (path, state) pair; returns the native id taken over and updates
   //! path and state to that data's.
-  static __device__ __forceinline__ unsigned run(TempStorage& storage, unsigned tid, unsigned& path,
+  static __device__ __forceinline__ unsigned run(temp_storage& storage, unsigned tid, unsigned& path,
                                                  State& state) {
     carrier exchange(storage.state, tid);
     exchange.publish(state);

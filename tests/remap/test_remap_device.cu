@@ -58,7 +58,7 @@ template <int S, class IdT>
 __global__ void hot_table_kernel(const unsigned* cond, unsigned* id, unsigned* path,
                                  unsigned* ticket) {
   using hot = block_head_or_tail<S, IdT>;
-  __shared__ typename hot::TempStorage storage;
+  __shared__ typename hot::temp_storage storage;
   const unsigned tid = cg::this_thread_block().thread_rank();
   const unsigned g = blockIdx.x * S + tid;
   const auto r = hot(storage, tid).remap(cond[g] != 0);
@@ -70,7 +70,7 @@ __global__ void hot_table_kernel(const unsigned* cond, unsigned* id, unsigned* p
 template <int S, int P, int N>
 __global__ void dgi_table_kernel(const unsigned* paths, unsigned* id, unsigned* path) {
   using dgi = block_data_group_index<S, P, N>;
-  __shared__ typename dgi::TempStorage storage;
+  __shared__ typename dgi::temp_storage storage;
   const unsigned tid = cg::this_thread_block().thread_rank();
   const unsigned g = blockIdx.x * S + tid;
   const auto r = dgi(storage, tid).remap(paths[g]);
@@ -154,8 +154,8 @@ template <int S>
 __global__ void exchange_kernel(const unsigned* paths, payload* out) {
   using dgi = block_data_group_index<S, 3>;
   using carrier = block_state_exchange<S, payload>;
-  __shared__ typename dgi::TempStorage remap_storage;
-  __shared__ typename carrier::TempStorage state_storage;
+  __shared__ typename dgi::temp_storage remap_storage;
+  __shared__ typename carrier::temp_storage state_storage;
   const unsigned tid = cg::this_thread_block().thread_rank();
   const unsigned g = blockIdx.x * S + tid;
   carrier state(state_storage, tid);
@@ -253,8 +253,8 @@ template <int BlockThreads>  // must equal blockDim.x: it sizes the shared id po
 __global__ void shade_remapped(const float* in, float* out, int n) {
   using remapper = microsched::remap::block_head_or_tail<BlockThreads>;
   using carrier = microsched::remap::block_state_exchange<BlockThreads, float>;
-  __shared__ typename remapper::TempStorage remap_storage;
-  __shared__ typename carrier::TempStorage state_storage;
+  __shared__ typename remapper::temp_storage remap_storage;
+  __shared__ typename carrier::temp_storage state_storage;
 
   const unsigned tid = cooperative_groups::this_thread_block().thread_rank();
   const int base = blockIdx.x * BlockThreads;
@@ -365,7 +365,7 @@ __global__ void classify_remapped(const float* in, float* out, int n,
                                   microsched::remap::cfe_totals* totals) {
   constexpr int paths = 4;
   using remapper = microsched::remap::block_data_group_index<BlockThreads, paths>;  // N = 16
-  __shared__ typename remapper::TempStorage storage;
+  __shared__ typename remapper::temp_storage storage;
 
   const unsigned tid = cooperative_groups::this_thread_block().thread_rank();
   const int base = blockIdx.x * BlockThreads;

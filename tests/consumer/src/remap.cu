@@ -33,7 +33,7 @@ __global__ void branch_original(const float* in, float* out, int n) {
 template <int BlockThreads>  // must equal blockDim.x: it sizes the shared id pool
 __global__ void branch_remapped(const float* in, float* out, int n) {
   using remapper = microsched::remap::block_head_or_tail<BlockThreads>;
-  __shared__ typename remapper::TempStorage storage;
+  __shared__ typename remapper::temp_storage storage;
   const unsigned tid = cooperative_groups::this_thread_block().thread_rank();
   const int base = blockIdx.x * BlockThreads;
   const bool valid = base + static_cast<int>(tid) < n;  // every thread joins the remap

@@ -13,7 +13,7 @@
 
 namespace microsched::remap {
 
-//! Block-wide DGI remap (CUB TempStorage idiom).
+//! Block-wide DGI remap (the temp_storage idiom of CUB).
 //!
 //! Counting phase: one ballot per path; the first lane of each piece of min(N, 32) threads
 //! stores the piece's membership bits (popcount = the paper's neighbourhood sub-count). No
@@ -24,7 +24,7 @@ namespace microsched::remap {
 //! totals and left untouched.
 //!
 //! Every thread of the block must call remap() in a block of exactly BlockThreads threads (any
-//! count from 1 to 1024). Before the TempStorage is reused the block must pass a __syncthreads().
+//! count from 1 to 1024). Before the temp_storage is reused the block must pass a __syncthreads().
 //! Needs sm_80 or newer (__reduce_add_sync).
 //!
 //! @tparam BlockThreads threads per block
@@ -42,11 +42,11 @@ class block_data_group_index {
   static constexpr dgi_shape shape{BlockThreads, Paths, Neighbouring};
 
   //! Shared memory: (path, piece) membership words.
-  struct TempStorage {
+  struct temp_storage {
     unsigned words[Paths][shape.pieces()];  // (path, piece) -> bits of the piece's threads
   };
   //! Shared-memory cost, known at compile time: 4 * P * ceil(S / min(N, 32)) bytes.
-  static constexpr std::size_t shared_bytes = sizeof(TempStorage);
+  static constexpr std::size_t shared_bytes = sizeof(temp_storage);
   static_assert(shared_bytes == shape.shared_bytes(), "DGI storage layout mismatch");
 
   struct result {
@@ -57,7 +57,7 @@ class block_data_group_index {
 
   //! @param storage    shared memory, the same object for the whole block
   //! @param linear_tid this thread's rank in the block
-  MICROSCHED_DEVICE block_data_group_index(TempStorage& storage, unsigned linear_tid)
+  MICROSCHED_DEVICE block_data_group_index(temp_storage& storage, unsigned linear_tid)
       : storage_(storage), tid_(linear_tid) {}
 
   //! Remaps the block on a path number in [0, Paths). Returns the id this thread continues with.
@@ -98,7 +98,7 @@ class block_data_group_index {
   }
 
  private:
-  TempStorage& storage_;
+  temp_storage& storage_;
   unsigned tid_;
 };
 

@@ -15,14 +15,14 @@
 
 namespace microsched::remap {
 
-//! Block-wide HoT remap (CUB TempStorage idiom).
+//! Block-wide HoT remap (the temp_storage idiom of CUB).
 //!
 //! Every thread of the block must call remap() (it contains block barriers) in a block of
 //! exactly BlockThreads threads; any BlockThreads from 1 to 1024 works, partial warps included.
 //! Cost per call: two barriers (the first also counts the heads, so a block whose threads all
 //! take one path returns after it, untouched), one warp-aggregated atomicAdd per warp on a
 //! packed head/tail counter, one shared store and one shared load per thread.
-//! Before the TempStorage is reused (another remap in a loop, or a union with other storage),
+//! Before the temp_storage is reused (another remap in a loop, or a union with other storage),
 //! the block must pass a __syncthreads().
 //!
 //! @tparam BlockThreads threads per block (the id pool has one slot per thread)
@@ -36,12 +36,12 @@ class block_head_or_tail {
 
  public:
   //! Shared memory of one remap: the id pool and the packed head/tail counter.
-  struct TempStorage {
+  struct temp_storage {
     IdT pool[BlockThreads];  // (slot) -> native id of the data the slot's new owner takes
     unsigned counter;        // heads | tails << 16
   };
   //! Shared-memory cost, known at compile time.
-  static constexpr std::size_t shared_bytes = sizeof(TempStorage);
+  static constexpr std::size_t shared_bytes = sizeof(temp_storage);
 
   //! What a thread works on after the remap.
   struct result {
@@ -53,7 +53,7 @@ class block_head_or_tail {
 
   //! @param storage    shared memory, the same object for the whole block
   //! @param linear_tid this thread's rank in the block (e.g. cg::this_thread_block().thread_rank())
-  MICROSCHED_DEVICE block_head_or_tail(TempStorage& storage, unsigned linear_tid)
+  MICROSCHED_DEVICE block_head_or_tail(temp_storage& storage, unsigned linear_tid)
       : storage_(storage), tid_(linear_tid) {}
 
   //! Remaps the block on one two-way condition. Returns the id this thread continues with.
@@ -86,7 +86,7 @@ class block_head_or_tail {
   }
 
  private:
-  TempStorage& storage_;
+  temp_storage& storage_;
   unsigned tid_;
 };
 

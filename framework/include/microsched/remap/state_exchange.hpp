@@ -12,7 +12,7 @@
 
 namespace microsched::remap {
 
-//! Block-wide exchange of a trivially copyable T by native id (CUB TempStorage idiom).
+//! Block-wide exchange of a trivially copyable T by native id (the temp_storage idiom of CUB).
 //!
 //! T is stored as 32-bit words, one row per word (structure of arrays), so publishing and
 //! fetching are free of bank conflicts whatever sizeof(T) is.
@@ -20,7 +20,7 @@ namespace microsched::remap {
 //!  - publish() before the remap and fetch() after it: the remap's own barrier orders them, so
 //!    the state costs no extra barrier (a remap that returns remapped == false also passed one);
 //!  - exchange(): publish, barrier, fetch.
-//! Before the TempStorage is reused the block must pass a __syncthreads().
+//! Before the temp_storage is reused the block must pass a __syncthreads().
 //!
 //! @tparam BlockThreads threads per block
 //! @tparam T            the private state (trivially copyable)
@@ -36,13 +36,13 @@ class block_state_exchange {
   static constexpr int words =
       static_cast<int>((sizeof(T) + sizeof(unsigned) - 1) / sizeof(unsigned));
 
-  struct TempStorage {
+  struct temp_storage {
     unsigned rows[words][BlockThreads];  // (word, native id)
   };
   //! Shared-memory cost, known at compile time: 4 * ceil(sizeof(T) / 4) * BlockThreads bytes.
-  static constexpr std::size_t shared_bytes = sizeof(TempStorage);
+  static constexpr std::size_t shared_bytes = sizeof(temp_storage);
 
-  MICROSCHED_DEVICE block_state_exchange(TempStorage& storage, unsigned linear_tid)
+  MICROSCHED_DEVICE block_state_exchange(temp_storage& storage, unsigned linear_tid)
       : storage_(storage), tid_(linear_tid) {}
 
   //! Stores this thread's value under its native id. No barrier.
@@ -74,7 +74,7 @@ class block_state_exchange {
   }
 
  private:
-  TempStorage& storage_;
+  temp_storage& storage_;
   unsigned tid_;
 };
 
