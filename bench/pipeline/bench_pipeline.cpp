@@ -19,6 +19,7 @@
 #include "microsched/pipeline/cuda_backend.hpp"
 #include "microsched/pipeline/kernel_split.hpp"
 #include "pipeline_workloads.hpp"
+#include "program_main.hpp"
 
 using namespace microsched::pipeline;
 using namespace microsched::pipeline::workloads;
@@ -101,8 +102,7 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   state.counters["original_ms"] = org / n * 1e3;
   state.counters["pipelined_ms"] = opt / n * 1e3;
   state.counters["speedup"] = org / opt;
-  std::sort(ratios.begin(), ratios.end());
-  state.counters["speedup_median"] = ratios.empty() ? 0 : ratios[ratios.size() / 2];
+  state.counters["speedup_median"] = ratios.empty() ? 0 : microsched::summarize(ratios).median_ms;
   state.counters["optimised_share"] = total ? double(optimised) / double(total) : 0;
   state.counters["host_MB"] = double(pipe.statistics().host_bytes) / 1e6;
   state.counters["device_MB"] = double(pipe.statistics().device_bytes) / 1e6;
@@ -347,13 +347,17 @@ BENCHMARK(bm_blackscholes)
     ->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
-  if (microsched::cuda_device_count() == 0) {
-    std::printf("no CUDA GPU: bench_pipeline not run\n");
-    return 0;
-  }
-  std::printf("device: %s\n", microsched::describe(microsched::current_device()).c_str());
+  // --help and unknown arguments are answered before the GPU is looked for; without a GPU the
+  // program says why and exits with programs::no_gpu_exit_code (77), like every other program.
   benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return microsched::programs::bad_arguments_exit_code;
+  }
+  return microsched::programs::run_main("bench_pipeline", [] {
+    microsched::programs::require_gpu();
+    std::printf("device: %s\n", microsched::describe(microsched::current_device()).c_str());
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }
