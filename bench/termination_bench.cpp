@@ -25,7 +25,8 @@ constexpr timing_options kQuick{1, 3};
 //! per strategy), kept short so every row finishes in seconds.
 std::vector<schedule_arguments> candidates() {
   std::vector<schedule_arguments> list;
-  for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4), fetch_control::ballot(16)}) {
+  for (const auto fetch :
+       {fetch_control::any(), fetch_control::ballot(4), fetch_control::ballot(16)}) {
     for (int deferral : {16, 64, 256}) {
       schedule_arguments a;
       a.strategy = pool_strategy::hybrid;
@@ -42,8 +43,9 @@ std::vector<schedule_arguments> candidates() {
   g.fetch = fetch_control::any();
   g.deferral = 64;
   list.push_back(g);
-  // The termination policy's automatic grid stops at 8 blocks of 128 threads per SM (scheduler.cuh); 12 blocks (what
-  // fits for double Julia) for the constant-work rows, where more resident warps can help.
+  // The termination policy's automatic grid stops at 8 blocks of 128 threads per SM
+  // (scheduler.cuh); 12 blocks (what fits for double Julia) for the constant-work rows, where more
+  // resident warps can help.
   schedule_arguments wide;  // ballot:16, deferral 256: the constant-work rows' best
   wide.strategy = pool_strategy::hybrid;
   wide.fetch = fetch_control::ballot(16);
@@ -134,11 +136,15 @@ void register_rows() {
     for (const char* precision : {"float", "double"}) {
       for (const char* crunch : {"4096", "16384"}) {
         for (const char* offset : {"0", "1", "2"}) {
-          const options_map o{{"width", size}, {"height", size}, {"precision", precision},
-                              {"crunch", crunch}, {"offset", offset}};
-          const std::string row = std::string("julia/") + size + "/" + precision + "/crunch:" +
-                                  crunch + "/offset:" + offset;
-          benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_row(s, "julia", o); })
+          const options_map o{{"width", size},
+                              {"height", size},
+                              {"precision", precision},
+                              {"crunch", crunch},
+                              {"offset", offset}};
+          const std::string row = std::string("julia/") + size + "/" + precision +
+                                  "/crunch:" + crunch + "/offset:" + offset;
+          benchmark::RegisterBenchmark(row.c_str(),
+                                       [o](benchmark::State& s) { run_row(s, "julia", o); })
               ->UseManualTime()
               ->Iterations(1)
               ->Unit(benchmark::kMillisecond);
@@ -152,7 +158,8 @@ void register_rows() {
       const options_map o{{"precision", precision}, {"offset", offset}, {"view", "siegel"}};
       const std::string row =
           std::string("julia-siegel/2048/") + precision + "/crunch:4096/offset:" + offset;
-      benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_row(s, "julia", o); })
+      benchmark::RegisterBenchmark(row.c_str(),
+                                   [o](benchmark::State& s) { run_row(s, "julia", o); })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);
@@ -164,7 +171,8 @@ void register_rows() {
   for (const auto& [tasks, kill] : mc_rows) {
     const options_map o{{"tasks", tasks}, {"kill", kill}};
     const std::string row = std::string("montecarlo/tasks:") + tasks + "/kill:" + kill;
-    benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_row(s, "montecarlo", o); })
+    benchmark::RegisterBenchmark(row.c_str(),
+                                 [o](benchmark::State& s) { run_row(s, "montecarlo", o); })
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);

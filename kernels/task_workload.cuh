@@ -109,7 +109,9 @@ class task_workload : public Base {
   }
 
   //! Output array i of the last run (scheduled, vanilla or checked), copied to the host.
-  [[nodiscard]] std::vector<std::uint32_t> last_output(int i) { return run_[i].to_host(stream_.get()); }
+  [[nodiscard]] std::vector<std::uint32_t> last_output(int i) {
+    return run_[i].to_host(stream_.get());
+  }
   [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
 
   //! Runs microsched once (no timing) so last_output() holds its result.
@@ -125,8 +127,9 @@ class task_workload : public Base {
  private:
   static resource_report report(std::string kernel, const kernel_resources& r,
                                 std::uint64_t grid_blocks) {
-    return {std::move(kernel), r.registers,        r.static_shared_bytes, r.local_bytes,
-            r.max_blocks_per_sm, r.threads_per_block, grid_blocks};
+    return {std::move(kernel), r.registers,         r.static_shared_bytes,
+            r.local_bytes,     r.max_blocks_per_sm, r.threads_per_block,
+            grid_blocks};
   }
 
   [[nodiscard]] outputs run_pointers() const {
@@ -156,7 +159,8 @@ class task_workload : public Base {
       if (counts[t] == 0) ++r.missing;
       if (counts[t] > 1) ++r.duplicated;
       if (counts[t] != 1 && r.detail.size() < 200) {
-        r.detail += "task " + std::to_string(t) + " processed " + std::to_string(counts[t]) + " times; ";
+        r.detail +=
+            "task " + std::to_string(t) + " processed " + std::to_string(counts[t]) + " times; ";
       }
     }
     for (int i = 0; i < Outputs; ++i) {

@@ -39,7 +39,7 @@ struct resource_report {
   int registers = 0;
   std::size_t static_shared_bytes = 0;
   std::size_t local_bytes = 0;  //!< spills and stack per thread: should be 0
-  int blocks_per_sm = 0;         //!< that fit on one SM (occupancy)
+  int blocks_per_sm = 0;        //!< that fit on one SM (occupancy)
   int threads_per_block = 0;
   std::uint64_t grid_blocks = 0;  //!< blocks this run launches
 };

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "microsched/device.hpp"
-#include "program_main.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/remap/cfe_counter.hpp"
+#include "program_main.hpp"
 #include "remap/device_array.hpp"
 #include "remap/micro_branch.hpp"
 #include "remap/realistic.hpp"
@@ -147,7 +147,8 @@ void bm_chi_square(benchmark::State& state, remap_variant variant, int block) {
                               realistic_n, c, s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_chi_square_pvalues(variant, block, d_a.data(), d_x.data(), d_q.data(), realistic_n, c, s);
+    launch_chi_square_pvalues(variant, block, d_a.data(), d_x.data(), d_q.data(), realistic_n, c,
+                              s);
   };
   run_side_by_side(state, original, remapped, nullptr);
 }
@@ -163,8 +164,8 @@ void bm_model_tree(benchmark::State& state, remap_variant variant, int block) {
   static device_array<float> d_records(records), d_out(realistic_n);
   upload_model_tree_weights(42);
   const launch_fn original = [&](remap::cfe_totals* c, cudaStream_t s) {
-    launch_model_tree(remap_variant::original, block, d_records.data(), d_out.data(), realistic_n, c,
-                      s);
+    launch_model_tree(remap_variant::original, block, d_records.data(), d_out.data(), realistic_n,
+                      c, s);
   };
   const launch_fn remapped = [&](remap::cfe_totals* c, cudaStream_t s) {
     launch_model_tree(variant, block, d_records.data(), d_out.data(), realistic_n, c, s);

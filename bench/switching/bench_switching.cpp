@@ -22,7 +22,8 @@
 //                                  textbook vanilla: window 1, row-major), speedup_w1 (window 1,
 //                                  same order), speedup (against the fastest vanilla of every
 //                                  order and window)
-//   raycast_q/<size>/<skip|noskip>/vanilla_<order>_w<w>       vanilla per task order and window (center_first: the switching rows' expensive-tiles-first order)
+//   raycast_q/<size>/<skip|noskip>/vanilla_<order>_w<w>       vanilla per task order and window
+//   (center_first: the switching rows' expensive-tiles-first order)
 //   raycast_q/<size>/<skip|noskip>/switching/blocks_per_sm/contexts/chunk/window/quorum
 //                                  switching with march quorum q (a window ends once q lanes
 //                                  have stopped; 0 = off); step 0.0125, median of 5; counters
@@ -105,8 +106,12 @@ raycast_runner& rc_set(int size, bool hessian, float h, int window) {
   return r;
 }
 //! The earlier groups' runners (they call rc_set first: axis differences, window 1).
-raycast_runner& rc() { return rc_at(512); }
-raycast_runner& rc_large() { return rc_at(2048); }
+raycast_runner& rc() {
+  return rc_at(512);
+}
+raycast_runner& rc_large() {
+  return rc_at(2048);
+}
 
 std::map<std::string, double>& vanilla_cache() {
   static std::map<std::string, double> cache;
@@ -126,7 +131,8 @@ double mc_vanilla_ms(float p) {
 double rc_vanilla_ms(float h) {
   const std::string key = "rc" + std::to_string(h);
   auto& cache = vanilla_cache();
-  if (!cache.count(key)) cache[key] = rc_set(512, false, h, 1).time_vanilla({1, repetitions}).median_ms;
+  if (!cache.count(key))
+    cache[key] = rc_set(512, false, h, 1).time_vanilla({1, repetitions}).median_ms;
   return cache[key];
 }
 
@@ -158,35 +164,48 @@ void register_mc() {
                             {"microsched_auto_occupancy", false, make_variant(0, 64, 1, 33)}};
   for (const auto& n : variants) {
     for (const float p : ps) {
-      const std::string name = std::string("mc_branch/") + n.name + "/p=" + std::to_string(p).substr(0, 5);
-      benchmark::RegisterBenchmark(name.c_str(), [n, p](benchmark::State& state) {
-        const double vanilla_ms = mc_vanilla_ms(p);
-        const double full_ms = mc_vanilla_ms(1.0f);
-        mc().set_probability(p);
-        const auto& s = mc().settings();
-        // Work per outer iteration: one draw, plus `inner` draws with probability p.
-        const double ideal_ms = full_ms * (1.0 + p * s.inner) / (1.0 + s.inner);
-        run_manual(state, [&] {
-          return n.vanilla ? mc().time_vanilla({0, repetitions})
-                           : mc().time_switching(n.v, {0, repetitions});
-        });
-        state.counters["p"] = p;
-        state.counters["vanilla_ms"] = vanilla_ms;
-        state.counters["ideal_ms"] = ideal_ms;
-        state.counters["speedup"] = vanilla_ms / state.counters["ms"];
-      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      const std::string name =
+          std::string("mc_branch/") + n.name + "/p=" + std::to_string(p).substr(0, 5);
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [n, p](benchmark::State& state) {
+            const double vanilla_ms = mc_vanilla_ms(p);
+            const double full_ms = mc_vanilla_ms(1.0f);
+            mc().set_probability(p);
+            const auto& s = mc().settings();
+            // Work per outer iteration: one draw, plus `inner` draws with probability p.
+            const double ideal_ms = full_ms * (1.0 + p * s.inner) / (1.0 + s.inner);
+            run_manual(state, [&] {
+              return n.vanilla ? mc().time_vanilla({0, repetitions})
+                               : mc().time_switching(n.v, {0, repetitions});
+            });
+            state.counters["p"] = p;
+            state.counters["vanilla_ms"] = vanilla_ms;
+            state.counters["ideal_ms"] = ideal_ms;
+            state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+          })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
   for (const int blocks : {2, 4, 8, 0}) {
     for (const int contexts : {64, 128}) {
       const std::string name = "mc_branch_tune/blocks_per_sm=" + std::to_string(blocks) +
                                "/contexts=" + std::to_string(contexts) + "/p=0.01";
-      benchmark::RegisterBenchmark(name.c_str(), [blocks, contexts](benchmark::State& state) {
-        const double vanilla_ms = mc_vanilla_ms(0.01f);
-        mc().set_probability(0.01f);
-        run_manual(state, [&] { return mc().time_switching(make_variant(blocks, contexts, 1, 33), {1, repetitions}); });
-        state.counters["speedup"] = vanilla_ms / state.counters["ms"];
-      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [blocks, contexts](benchmark::State& state) {
+            const double vanilla_ms = mc_vanilla_ms(0.01f);
+            mc().set_probability(0.01f);
+            run_manual(state, [&] {
+              return mc().time_switching(make_variant(blocks, contexts, 1, 33), {1, repetitions});
+            });
+            state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+          })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
 }
@@ -204,30 +223,43 @@ void register_raycast() {
                             {"deferred32", false, make_variant(0, 64, 32, 33)}};
   for (const auto& n : variants) {
     for (const float h : steps) {
-      const std::string name = std::string("raycast/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
-      benchmark::RegisterBenchmark(name.c_str(), [n, h](benchmark::State& state) {
-        const double vanilla_ms = rc_vanilla_ms(h);
-        rc_set(512, false, h, 1);
-        run_manual(state, [&] {
-          return n.vanilla ? rc().time_vanilla({0, repetitions})
-                           : rc().time_switching(n.v, {1, repetitions});
-        });
-        state.counters["step"] = h;
-        state.counters["vanilla_ms"] = vanilla_ms;
-        state.counters["speedup"] = vanilla_ms / state.counters["ms"];
-      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      const std::string name =
+          std::string("raycast/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [n, h](benchmark::State& state) {
+                                     const double vanilla_ms = rc_vanilla_ms(h);
+                                     rc_set(512, false, h, 1);
+                                     run_manual(state, [&] {
+                                       return n.vanilla
+                                                  ? rc().time_vanilla({0, repetitions})
+                                                  : rc().time_switching(n.v, {1, repetitions});
+                                     });
+                                     state.counters["step"] = h;
+                                     state.counters["vanilla_ms"] = vanilla_ms;
+                                     state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+                                   })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
   for (const int blocks : {2, 4, 0}) {
     for (const int every : {1, 8, 32}) {
       const std::string name = "raycast_tune/blocks_per_sm=" + std::to_string(blocks) +
                                "/every=" + std::to_string(every) + "/step=0.0125";
-      benchmark::RegisterBenchmark(name.c_str(), [blocks, every](benchmark::State& state) {
-        const double vanilla_ms = rc_vanilla_ms(0.0125f);
-        rc_set(512, false, 0.0125f, 1);
-        run_manual(state, [&] { return rc().time_switching(make_variant(blocks, 64, every, 33), {1, repetitions}); });
-        state.counters["speedup"] = vanilla_ms / state.counters["ms"];
-      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [blocks, every](benchmark::State& state) {
+            const double vanilla_ms = rc_vanilla_ms(0.0125f);
+            rc_set(512, false, 0.0125f, 1);
+            run_manual(state, [&] {
+              return rc().time_switching(make_variant(blocks, 64, every, 33), {1, repetitions});
+            });
+            state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+          })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
 }
@@ -246,18 +278,24 @@ void register_raycast_large() {
   for (const float h : {0.05f, 0.0125f}) {
     auto vanilla_ms = std::make_shared<double>(0.0);
     for (const auto& n : variants) {
-      const std::string name = std::string("raycast_large/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
-      benchmark::RegisterBenchmark(name.c_str(), [n, h, vanilla_ms](benchmark::State& state) {
-        rc_set(2048, false, h, 1);
-        run_manual(state, [&] {
-          return n.vanilla ? rc_large().time_vanilla({1, repetitions})
-                           : rc_large().time_switching(n.v, {1, repetitions});
-        });
-        if (n.vanilla) *vanilla_ms = state.counters["ms"];
-        state.counters["step"] = h;
-        state.counters["vanilla_ms"] = *vanilla_ms;
-        state.counters["speedup"] = *vanilla_ms / state.counters["ms"];
-      })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+      const std::string name =
+          std::string("raycast_large/") + n.name + "/step=" + std::to_string(h).substr(0, 6);
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [n, h, vanilla_ms](benchmark::State& state) {
+                                     rc_set(2048, false, h, 1);
+                                     run_manual(state, [&] {
+                                       return n.vanilla ? rc_large().time_vanilla({1, repetitions})
+                                                        : rc_large().time_switching(
+                                                              n.v, {1, repetitions});
+                                     });
+                                     if (n.vanilla) *vanilla_ms = state.counters["ms"];
+                                     state.counters["step"] = h;
+                                     state.counters["vanilla_ms"] = *vanilla_ms;
+                                     state.counters["speedup"] = *vanilla_ms / state.counters["ms"];
+                                   })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
 }
@@ -294,23 +332,28 @@ double rc_vanilla_best_ms(int size, bool skip, float h) {
 }
 
 void register_rc_row(const std::string& name, int size, bool skip, float h, const rc_variant& n) {
-  benchmark::RegisterBenchmark(name.c_str(), [n, size, skip, h](benchmark::State& state) {
-    const double vanilla_ms = rc_vanilla_best_ms(size, skip, h);
-    const double vanilla_w1_ms = rc_vanilla_ms(size, skip, h, 1);
-    auto& r = rc_set(size, true, h, n.window);
-    r.set_skip_empty(skip);
-    run_manual(state, [&] {
-      if (n.every == 0) return r.time_vanilla({1, repetitions});
-      variant v = make_variant(n.blocks, n.contexts, n.every < 0 ? 1 : n.every, 33);
-      if (n.every < 0) return r.time_termination(v.schedule, {1, repetitions});
-      return r.time_switching(v, {1, repetitions});
-    });
-    state.counters["step"] = h;
-    state.counters["window"] = n.window;
-    state.counters["vanilla_ms"] = vanilla_ms;
-    state.counters["speedup"] = vanilla_ms / state.counters["ms"];
-    state.counters["speedup_w1"] = vanilla_w1_ms / state.counters["ms"];
-  })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [n, size, skip, h](benchmark::State& state) {
+        const double vanilla_ms = rc_vanilla_best_ms(size, skip, h);
+        const double vanilla_w1_ms = rc_vanilla_ms(size, skip, h, 1);
+        auto& r = rc_set(size, true, h, n.window);
+        r.set_skip_empty(skip);
+        run_manual(state, [&] {
+          if (n.every == 0) return r.time_vanilla({1, repetitions});
+          variant v = make_variant(n.blocks, n.contexts, n.every < 0 ? 1 : n.every, 33);
+          if (n.every < 0) return r.time_termination(v.schedule, {1, repetitions});
+          return r.time_switching(v, {1, repetitions});
+        });
+        state.counters["step"] = h;
+        state.counters["window"] = n.window;
+        state.counters["vanilla_ms"] = vanilla_ms;
+        state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+        state.counters["speedup_w1"] = vanilla_w1_ms / state.counters["ms"];
+      })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
 }
 
 void register_raycast_hessian() {
@@ -335,8 +378,9 @@ void register_raycast_hessian() {
         variants.push_back({"deferred2", w, 2, blocks, contexts});
       }
       for (const auto& n : variants) {
-        for (const float h : size == 512 ? std::vector<float>(std::begin(small_steps), std::end(small_steps))
-                                         : std::vector<float>(std::begin(large_steps), std::end(large_steps))) {
+        for (const float h :
+             size == 512 ? std::vector<float>(std::begin(small_steps), std::end(small_steps))
+                         : std::vector<float>(std::begin(large_steps), std::end(large_steps))) {
           register_rc_row(group + std::to_string(size) + "/" + n.name + "_w" +
                               std::to_string(n.window) + "/step=" + std::to_string(h).substr(0, 6),
                           size, skip, h, n);
@@ -351,11 +395,11 @@ void register_raycast_hessian() {
       for (const auto& we : window_every) {
         for (const int blocks : {2, 4, 6, 0}) {
           for (const int contexts : {64, 128}) {
-            const std::string name = std::string(skip ? "raycast_hessian_skip_tune/" : "raycast_hessian_tune/") +
-                                     std::to_string(size) + "/window=" + std::to_string(we[0]) +
-                                     "/every=" + std::to_string(we[1]) + "/blocks_per_sm=" +
-                                     std::to_string(blocks) + "/contexts=" + std::to_string(contexts) +
-                                     "/step=0.0125";
+            const std::string name =
+                std::string(skip ? "raycast_hessian_skip_tune/" : "raycast_hessian_tune/") +
+                std::to_string(size) + "/window=" + std::to_string(we[0]) +
+                "/every=" + std::to_string(we[1]) + "/blocks_per_sm=" + std::to_string(blocks) +
+                "/contexts=" + std::to_string(contexts) + "/step=0.0125";
             register_rc_row(name, size, skip, 0.0125f, {"", we[0], we[1], blocks, contexts});
           }
         }
@@ -372,8 +416,8 @@ struct rc_tile {
 constexpr rc_tile rc_tiles[] = {{"rows", 0, 0}, {"8x4", 8, 4}, {"16x16", 16, 16}};
 
 double rc_tile_vanilla_ms(int size, bool skip, const rc_tile& t, int window) {
-  const std::string key = "rcT" + std::to_string(size) + (skip ? "s" : "n") + t.name + "w" +
-                          std::to_string(window);
+  const std::string key =
+      "rcT" + std::to_string(size) + (skip ? "s" : "n") + t.name + "w" + std::to_string(window);
   auto& cache = vanilla_cache();
   if (!cache.count(key)) {
     auto& r = rc_set(size, true, 0.0125f, window);
@@ -399,14 +443,18 @@ void register_raycast_tiles() {
         for (const int w : vanilla_windows) {
           const std::string name = group + "/" + std::to_string(size) + "/tile=" + t.name +
                                    "/vanilla_w" + std::to_string(w) + "/step=0.0125";
-          benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-            run_manual(state, [&] {
-              timing_stats st;
-              st.median_ms = rc_tile_vanilla_ms(size, skip, t, w);
-              return st;
-            });
-            state.counters["window"] = w;
-          })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+          benchmark::RegisterBenchmark(name.c_str(),
+                                       [=](benchmark::State& state) {
+                                         run_manual(state, [&] {
+                                           timing_stats st;
+                                           st.median_ms = rc_tile_vanilla_ms(size, skip, t, w);
+                                           return st;
+                                         });
+                                         state.counters["window"] = w;
+                                       })
+              ->UseManualTime()
+              ->Iterations(1)
+              ->Unit(benchmark::kMillisecond);
         }
       }
     }
@@ -417,35 +465,42 @@ void register_raycast_tiles() {
     for (const int size : {512, 2048}) {
       for (const auto& t : rc_tiles) {
         for (const int cap : compiled_register_caps()) {
-          for (const int blocks : size == 512 ? std::vector<int>{3, 4, 5, 6, 8, 10} : std::vector<int>{0}) {
+          for (const int blocks :
+               size == 512 ? std::vector<int>{3, 4, 5, 6, 8, 10} : std::vector<int>{0}) {
             for (const int contexts : compiled_pool_sizes()) {
               for (const auto& we : window_every) {
                 if (size == 2048 && (we[0] != 16 || contexts != 64)) continue;
                 const std::string name =
-                    group + std::to_string(size) + "/tile=" + t.name + "/cap=" + std::to_string(cap) +
-                    "/blocks_per_sm=" + std::to_string(blocks) + "/contexts=" + std::to_string(contexts) +
-                    "/window=" + std::to_string(we[0]) + "/every=" + std::to_string(we[1]) + "/step=0.0125";
+                    group + std::to_string(size) + "/tile=" + t.name +
+                    "/cap=" + std::to_string(cap) + "/blocks_per_sm=" + std::to_string(blocks) +
+                    "/contexts=" + std::to_string(contexts) + "/window=" + std::to_string(we[0]) +
+                    "/every=" + std::to_string(we[1]) + "/step=0.0125";
                 const int window = we[0];
                 const int every = we[1];
-                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-                  const double best = rc_tile_vanilla_best_ms(size, skip);
-                  const double w1_rows = rc_tile_vanilla_ms(size, skip, rc_tiles[0], 1);
-                  const double w1 = rc_tile_vanilla_ms(size, skip, t, 1);
-                  auto& r = rc_set(size, true, 0.0125f, window);
-                  r.set_skip_empty(skip);
-                  r.set_tile(t.w, t.h);
-                  run_manual(state, [&] {
-                    variant v = make_variant(blocks, contexts, every, 33);
-                    v.min_blocks_per_sm = cap;
-                    return r.time_switching(v, {1, repetitions});
-                  });
-                  state.counters["vanilla_ms"] = best;
-                  state.counters["vanilla_w1_ms"] = w1;
-                  state.counters["vanilla_w1_rows_ms"] = w1_rows;
-                  state.counters["speedup"] = best / state.counters["ms"];
-                  state.counters["speedup_w1"] = w1 / state.counters["ms"];
-                  state.counters["speedup_w1_rows"] = w1_rows / state.counters["ms"];
-                })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+                benchmark::RegisterBenchmark(
+                    name.c_str(),
+                    [=](benchmark::State& state) {
+                      const double best = rc_tile_vanilla_best_ms(size, skip);
+                      const double w1_rows = rc_tile_vanilla_ms(size, skip, rc_tiles[0], 1);
+                      const double w1 = rc_tile_vanilla_ms(size, skip, t, 1);
+                      auto& r = rc_set(size, true, 0.0125f, window);
+                      r.set_skip_empty(skip);
+                      r.set_tile(t.w, t.h);
+                      run_manual(state, [&] {
+                        variant v = make_variant(blocks, contexts, every, 33);
+                        v.min_blocks_per_sm = cap;
+                        return r.time_switching(v, {1, repetitions});
+                      });
+                      state.counters["vanilla_ms"] = best;
+                      state.counters["vanilla_w1_ms"] = w1;
+                      state.counters["vanilla_w1_rows_ms"] = w1_rows;
+                      state.counters["speedup"] = best / state.counters["ms"];
+                      state.counters["speedup_w1"] = w1 / state.counters["ms"];
+                      state.counters["speedup_w1_rows"] = w1_rows / state.counters["ms"];
+                    })
+                    ->UseManualTime()
+                    ->Iterations(1)
+                    ->Unit(benchmark::kMillisecond);
               }
             }
           }
@@ -463,12 +518,20 @@ struct rc_q_vanilla {
 };
 std::vector<rc_q_vanilla> rc_q_vanillas(int size) {
   if (size == 2048) {
-    return {{"rows", 0, 0, 1}, {"8x4", 8, 4, 64}, {"8x4", 8, 4, 256},
-            {"center_first", 0, 0, 64, true}, {"center_first", 0, 0, 256, true}};
+    return {{"rows", 0, 0, 1},
+            {"8x4", 8, 4, 64},
+            {"8x4", 8, 4, 256},
+            {"center_first", 0, 0, 64, true},
+            {"center_first", 0, 0, 256, true}};
   }
-  return {{"rows", 0, 0, 1},  {"8x4", 8, 4, 1},   {"rows", 0, 0, 64},
-          {"8x4", 8, 4, 32},  {"8x4", 8, 4, 64},  {"16x16", 16, 16, 64},
-          {"center_first", 0, 0, 1, true}, {"center_first", 0, 0, 32, true},
+  return {{"rows", 0, 0, 1},
+          {"8x4", 8, 4, 1},
+          {"rows", 0, 0, 64},
+          {"8x4", 8, 4, 32},
+          {"8x4", 8, 4, 64},
+          {"16x16", 16, 16, 64},
+          {"center_first", 0, 0, 1, true},
+          {"center_first", 0, 0, 32, true},
           {"center_first", 0, 0, 64, true}};
 }
 constexpr int rc_q_repetitions = 5;
@@ -501,18 +564,25 @@ void register_raycast_quorum() {
   for (const int size : {512, 2048}) {
     for (const bool skip : {true, false}) {
       if (size == 2048 && !skip) continue;
-      const std::string group = "raycast_q/" + std::to_string(size) + (skip ? "/skip/" : "/noskip/");
+      const std::string group =
+          "raycast_q/" + std::to_string(size) + (skip ? "/skip/" : "/noskip/");
       for (const auto& q : rc_q_vanillas(size)) {
         const std::string name = group + "vanilla_" + q.order + "_w" + std::to_string(q.window);
-        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-          run_manual(state, [&] {
-            timing_stats st;
-            st.median_ms = rc_q_vanilla_ms(size, skip, q);
-            return st;
-          });
-          state.counters["window"] = q.window;
-          state.counters["speedup_w1_rows"] = rc_q_vanilla_ms(size, skip, rc_q_vanillas(size)[0]) / state.counters["ms"];
-        })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [=](benchmark::State& state) {
+                                       run_manual(state, [&] {
+                                         timing_stats st;
+                                         st.median_ms = rc_q_vanilla_ms(size, skip, q);
+                                         return st;
+                                       });
+                                       state.counters["window"] = q.window;
+                                       state.counters["speedup_w1_rows"] =
+                                           rc_q_vanilla_ms(size, skip, rc_q_vanillas(size)[0]) /
+                                           state.counters["ms"];
+                                     })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
       }
       std::vector<sw> rows;
       if (size == 2048) {
@@ -522,7 +592,8 @@ void register_raycast_quorum() {
         for (const int blocks : {0, 4}) {
           for (const int chunk : {32, 8}) {
             for (const bool fifo : {false, true}) {
-              for (const bool center : {false, true}) rows.push_back({blocks, 64, chunk, 16, 0, fifo, center});
+              for (const bool center : {false, true})
+                rows.push_back({blocks, 64, chunk, 16, 0, fifo, center});
             }
           }
         }
@@ -530,7 +601,8 @@ void register_raycast_quorum() {
         for (const int blocks : {3, 4}) {
           for (const int contexts : {64, 128}) {
             for (const int w : {16, 32, 64}) {
-              for (const int quorum : {0, 8, 16, 24}) rows.push_back({blocks, contexts, 32, w, quorum});
+              for (const int quorum : {0, 8, 16, 24})
+                rows.push_back({blocks, contexts, 32, w, quorum});
             }
           }
         }
@@ -551,7 +623,8 @@ void register_raycast_quorum() {
               for (const int w : {16, 32}) {
                 for (const bool fifo : {false, true}) {
                   for (const bool center : {false, true}) {
-                    if (!fifo && !center && w == 16 && blocks == 3 && chunk >= 8) continue;  // above
+                    if (!fifo && !center && w == 16 && blocks == 3 && chunk >= 8)
+                      continue;  // above
                     rows.push_back({blocks, contexts, chunk, w, 0, fifo, center});
                   }
                 }
@@ -566,37 +639,43 @@ void register_raycast_quorum() {
           }
           for (const int chunk : {32, 8, 4}) {
             for (const bool fifo : {false, true}) {
-              for (const bool center : {false, true}) rows.push_back({3, contexts, chunk, 32, 0, fifo, center});
+              for (const bool center : {false, true})
+                rows.push_back({3, contexts, chunk, 32, 0, fifo, center});
             }
           }
         }
       }
       for (const auto& row : rows) {
-        const std::string name = group + "switching/blocks_per_sm=" + std::to_string(row.blocks) +
-                                 "/contexts=" + std::to_string(row.contexts) + "/chunk=" +
-                                 std::to_string(row.chunk) + "/window=" + std::to_string(row.window) +
-                                 "/quorum=" + std::to_string(row.quorum) +
-                                 (row.fifo ? "/fifo" : "/lifo") + (row.center ? "/center_first" : "/rows");
-        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-          const double best = rc_q_vanilla_best_ms(size, skip);
-          const double w1_rows = rc_q_vanilla_ms(size, skip, rc_q_vanillas(size)[0]);
-          auto& r = rc_set(size, true, 0.0125f, row.window);
-          r.set_skip_empty(skip);
-          r.set_march_quorum(row.quorum);
-          r.set_center_first(row.center);
-          run_manual(state, [&] {
-            variant v = make_variant(row.blocks, row.contexts, 1, 33);
-            v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
-            v.schedule.switching.fifo = row.fifo;
-            return r.time_switching(v, {1, rc_q_repetitions});
-          });
-          state.counters["window"] = row.window;
-          state.counters["quorum"] = row.quorum;
-          state.counters["vanilla_ms"] = best;
-          state.counters["vanilla_w1_rows_ms"] = w1_rows;
-          state.counters["speedup"] = best / state.counters["ms"];
-          state.counters["speedup_w1_rows"] = w1_rows / state.counters["ms"];
-        })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+        const std::string name =
+            group + "switching/blocks_per_sm=" + std::to_string(row.blocks) +
+            "/contexts=" + std::to_string(row.contexts) + "/chunk=" + std::to_string(row.chunk) +
+            "/window=" + std::to_string(row.window) + "/quorum=" + std::to_string(row.quorum) +
+            (row.fifo ? "/fifo" : "/lifo") + (row.center ? "/center_first" : "/rows");
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [=](benchmark::State& state) {
+              const double best = rc_q_vanilla_best_ms(size, skip);
+              const double w1_rows = rc_q_vanilla_ms(size, skip, rc_q_vanillas(size)[0]);
+              auto& r = rc_set(size, true, 0.0125f, row.window);
+              r.set_skip_empty(skip);
+              r.set_march_quorum(row.quorum);
+              r.set_center_first(row.center);
+              run_manual(state, [&] {
+                variant v = make_variant(row.blocks, row.contexts, 1, 33);
+                v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
+                v.schedule.switching.fifo = row.fifo;
+                return r.time_switching(v, {1, rc_q_repetitions});
+              });
+              state.counters["window"] = row.window;
+              state.counters["quorum"] = row.quorum;
+              state.counters["vanilla_ms"] = best;
+              state.counters["vanilla_w1_rows_ms"] = w1_rows;
+              state.counters["speedup"] = best / state.counters["ms"];
+              state.counters["speedup_w1_rows"] = w1_rows / state.counters["ms"];
+            })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
       }
     }
   }

@@ -41,21 +41,26 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
   return list;
 }
 
-int size_class(std::uint64_t num_tasks) { return static_cast<int>(std::bit_width(num_tasks)); }
+int size_class(std::uint64_t num_tasks) {
+  return static_cast<int>(std::bit_width(num_tasks));
+}
 
 calibration::calibration(std::vector<schedule_arguments> candidates, calibration_settings settings)
     : candidates_(std::move(candidates)), settings_(settings) {
   if (candidates_.empty()) {
-    throw std::invalid_argument("calibration: no candidate schedules (the direct mapping at least)");
+    throw std::invalid_argument(
+        "calibration: no candidate schedules (the direct mapping at least)");
   }
-  if (settings_.rounds < 1) throw_invalid("calibration rounds", settings_.rounds, "must be at least 1");
+  if (settings_.rounds < 1)
+    throw_invalid("calibration rounds", settings_.rounds, "must be at least 1");
   if (!(settings_.margin >= 0 && settings_.margin < 1)) {
     throw_invalid("calibration margin", settings_.margin, "must be in [0, 1)");
   }
   if (!(settings_.drop_factor >= 1)) {
     throw_invalid("calibration drop factor", settings_.drop_factor, "must be at least 1");
   }
-  if (!(settings_.drift > 1)) throw_invalid("calibration drift", settings_.drift, "must be above 1");
+  if (!(settings_.drift > 1))
+    throw_invalid("calibration drift", settings_.drift, "must be above 1");
   if (!(settings_.drift_floor_ms >= 0)) {
     throw_invalid("calibration drift floor (ms)", settings_.drift_floor_ms, "must be at least 0");
   }
@@ -83,7 +88,8 @@ int calibration::next() const {
 
 void calibration::record(int i, double ms, std::uint64_t tasks) {
   (void)candidate(i);
-  if (!(ms > 0) || !std::isfinite(ms)) throw_invalid("calibration time (ms)", ms, "must be positive");
+  if (!(ms > 0) || !std::isfinite(ms))
+    throw_invalid("calibration time (ms)", ms, "must be positive");
   if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
   if (reference_tasks_ == 0) reference_tasks_ = tasks;
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
@@ -112,14 +118,16 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   if (i != 0 && direct.runs > 0 && e.best_ms > settings_.drop_factor * direct.best_ms) {
     e.dropped = true;
     char why[96];
-    std::snprintf(why, sizeof why, "%.2fx slower than direct after one run", e.best_ms / direct.best_ms);
+    std::snprintf(why, sizeof why, "%.2fx slower than direct after one run",
+                  e.best_ms / direct.best_ms);
     e.why = why;
   }
   decide_if_done();
 }
 
 void calibration::fail(int i, const std::string& why) {
-  if (i == 0) throw std::invalid_argument("calibration: the direct mapping cannot be dropped: " + why);
+  if (i == 0)
+    throw std::invalid_argument("calibration: the direct mapping cannot be dropped: " + why);
   (void)candidate(i);
   entry& e = entries_[static_cast<std::size_t>(i)];
   e.dropped = true;
@@ -139,7 +147,9 @@ void calibration::decide_if_done() {
     if (e.dropped || e.runs == 0) continue;
     if (e.best_ms < entries_[static_cast<std::size_t>(best)].best_ms) best = i;
   }
-  chosen_ = entries_[static_cast<std::size_t>(best)].best_ms < direct * (1.0 - settings_.margin) ? best : 0;
+  chosen_ = entries_[static_cast<std::size_t>(best)].best_ms < direct * (1.0 - settings_.margin)
+                ? best
+                : 0;
 }
 
 double calibration::extra_ms() const {
@@ -164,7 +174,8 @@ std::string calibration::report() const {
   } else {
     out = "calibrating";
   }
-  std::snprintf(buffer, sizeof buffer, " after %d runs (%.3f ms beyond the best", runs_, extra_ms());
+  std::snprintf(buffer, sizeof buffer, " after %d runs (%.3f ms beyond the best", runs_,
+                extra_ms());
   out += buffer;
   if (restarts_ > 0) out += ", " + std::to_string(restarts_) + " restarts after a drift";
   out += ");";

@@ -1,10 +1,10 @@
 #include "microsched/schedule/calibration_file.hpp"
 
 #include <fstream>
-#include <tuple>
-#include <vector>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include "microsched/error.hpp"
 #include "microsched/schedule/automatic_schedule.hpp"
@@ -17,8 +17,8 @@ constexpr const char* header = "microsched-calibration 1";
 
 std::string calibration_text(const schedule_arguments& s) {
   std::ostringstream out;
-  out << to_string(s.strategy) << ' ' << to_string(s.fetch) << ' ' << s.chunk << ' '
-      << s.deferral << ' ' << s.blocks_per_sm << ' ' << s.switching.switch_every << ' '
+  out << to_string(s.strategy) << ' ' << to_string(s.fetch) << ' ' << s.chunk << ' ' << s.deferral
+      << ' ' << s.blocks_per_sm << ' ' << s.switching.switch_every << ' '
       << s.switching.default_then << ' ' << s.switching.vanilla_threshold << ' '
       << (s.switching.fifo ? 1 : 0);
   return out.str();
@@ -96,15 +96,16 @@ calibration_load load_calibrations(const std::filesystem::path& file,
     const auto tab1 = line.find('\t');
     const auto tab2 = tab1 == std::string::npos ? tab1 : line.find('\t', tab1 + 1);
     try {
-      if (tab2 == std::string::npos) throw std::invalid_argument("expected three tab-separated fields");
+      if (tab2 == std::string::npos)
+        throw std::invalid_argument("expected three tab-separated fields");
       const std::string key = line.substr(0, tab1);
       const int size_class = std::stoi(line.substr(tab1 + 1, tab2 - tab1 - 1));
-      if (size_class < 0 || size_class > 64) throw_invalid("size class", size_class, "must be in 0..64");
+      if (size_class < 0 || size_class > 64)
+        throw_invalid("size class", size_class, "must be in 0..64");
       const schedule_arguments chosen = parse_calibration_text(line.substr(tab2 + 1));
-      const bool here =
-          device_key.empty() ||
-          (key.size() >= device_key.size() &&
-           key.compare(key.size() - device_key.size(), device_key.size(), device_key) == 0);
+      const bool here = device_key.empty() || (key.size() >= device_key.size() &&
+                                               key.compare(key.size() - device_key.size(),
+                                                           device_key.size(), device_key) == 0);
       if (!here) {
         ++result.other_gpus;
         continue;
@@ -121,7 +122,8 @@ calibration_load load_calibrations(const std::filesystem::path& file,
                      " is empty or cannot be read; nothing loaded, calibrating as usual";
     return result;
   }
-  for (const auto& [key, size_class, chosen] : entries) detail::seed_calibration(key, size_class, chosen);
+  for (const auto& [key, size_class, chosen] : entries)
+    detail::seed_calibration(key, size_class, chosen);
   result.loaded = static_cast<int>(entries.size());
   return result;
 }

@@ -1,10 +1,8 @@
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "microsched/check/prize_report.hpp"
-
-#include <algorithm>
-#include <cmath>
-
 #include "microsched/error.hpp"
 
 namespace microsched {
@@ -64,7 +62,8 @@ std::vector<std::vector<unsigned char>> copy_outputs(const std::vector<output_re
 }
 
 std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>>& want,
-                                    const std::vector<output_region>& outputs, cudaStream_t stream) {
+                                    const std::vector<output_region>& outputs,
+                                    cudaStream_t stream) {
   const auto got = copy_outputs(outputs, stream);
   std::uint64_t differ = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {

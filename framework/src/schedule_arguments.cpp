@@ -1,6 +1,6 @@
-#include <algorithm>
 #include "microsched/schedule/schedule_arguments.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -50,10 +50,14 @@ fetch_control parse_fetch_control(const std::string& text) {
 
 std::string to_string(const fetch_control& fetch) {
   switch (fetch.kind) {
-    case fetch_kind::any: return "any";
-    case fetch_kind::all: return "all";
-    case fetch_kind::ballot: return "ballot:" + std::to_string(fetch.idle_threshold);
-    case fetch_kind::atomic: return "atomic:" + std::to_string(fetch.idle_threshold);
+    case fetch_kind::any:
+      return "any";
+    case fetch_kind::all:
+      return "all";
+    case fetch_kind::ballot:
+      return "ballot:" + std::to_string(fetch.idle_threshold);
+    case fetch_kind::atomic:
+      return "atomic:" + std::to_string(fetch.idle_threshold);
   }
   return "?";
 }
@@ -70,11 +74,16 @@ pool_strategy parse_pool_strategy(const std::string& text) {
 
 std::string to_string(pool_strategy strategy) {
   switch (strategy) {
-    case pool_strategy::automatic: return "automatic";
-    case pool_strategy::direct: return "direct";
-    case pool_strategy::local: return "local";
-    case pool_strategy::global: return "global";
-    case pool_strategy::hybrid: return "hybrid";
+    case pool_strategy::automatic:
+      return "automatic";
+    case pool_strategy::direct:
+      return "direct";
+    case pool_strategy::local:
+      return "local";
+    case pool_strategy::global:
+      return "global";
+    case pool_strategy::hybrid:
+      return "hybrid";
   }
   return "?";
 }
@@ -82,7 +91,8 @@ std::string to_string(pool_strategy strategy) {
 void validate(const schedule_arguments& args) {
   if (args.chunk == 0) throw_invalid("chunk size", args.chunk, "must be at least 1");
   if (args.deferral < 0) {
-    throw_invalid("deferral", args.deferral, "must be at least 1 step, or 0 for the policy's default");
+    throw_invalid("deferral", args.deferral,
+                  "must be at least 1 step, or 0 for the policy's default");
   }
   if (args.blocks_per_sm < 0) {
     throw_invalid("blocks per SM", args.blocks_per_sm, "must be positive, or 0 for automatic");
@@ -112,7 +122,8 @@ std::string to_string(const schedule_arguments& args) {
   if (args.strategy == pool_strategy::automatic) return "automatic";
   if (args.strategy == pool_strategy::direct) return "direct";
   return to_string(args.strategy) + " " + to_string(args.fetch) +
-         " chunk=" + std::to_string(args.chunk) + " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +
+         " chunk=" + std::to_string(args.chunk) +
+         " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +
          " blocks/SM=" + (args.blocks_per_sm == 0 ? "auto" : std::to_string(args.blocks_per_sm));
 }
 
@@ -125,11 +136,13 @@ std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_task
                   "the kernel's registers or shared memory leave no room for one block");
   }
   if (args.blocks_per_sm > max_blocks_per_sm) {
-    throw_invalid("blocks per SM", args.blocks_per_sm,
-                  "at most " + std::to_string(max_blocks_per_sm) + " fit on one SM for this kernel");
+    throw_invalid(
+        "blocks per SM", args.blocks_per_sm,
+        "at most " + std::to_string(max_blocks_per_sm) + " fit on one SM for this kernel");
   }
   if (args.strategy == pool_strategy::automatic) {
-    throw std::invalid_argument("strategy = automatic: resolve it to a schedule before sizing a grid");
+    throw std::invalid_argument(
+        "strategy = automatic: resolve it to a schedule before sizing a grid");
   }
   if (args.strategy == pool_strategy::local) {
     // Local pools are static: one block per chunk of tasks, the hardware schedules the rest.
@@ -143,7 +156,8 @@ std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_task
     return blocks;
   }
   int per_sm = args.blocks_per_sm;
-  if (per_sm == 0) per_sm = auto_limit > 0 ? std::min(max_blocks_per_sm, auto_limit) : max_blocks_per_sm;
+  if (per_sm == 0)
+    per_sm = auto_limit > 0 ? std::min(max_blocks_per_sm, auto_limit) : max_blocks_per_sm;
   return static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sm_count);
 }
 

@@ -34,8 +34,8 @@ __global__ void uniform_floor_kernel(const Program program, const task_id num_ta
 }
 
 template <task_program Program>
-void run_uniform_floor(const Program& program, task_id num_tasks,
-                       unsigned long long steps_per_task, cudaStream_t stream) {
+void run_uniform_floor(const Program& program, task_id num_tasks, unsigned long long steps_per_task,
+                       cudaStream_t stream) {
   if (num_tasks == 0) return;
   uniform_floor_kernel<Program><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
       program, num_tasks, steps_per_task, nullptr, nullptr);

@@ -51,8 +51,8 @@ class warp_persistent_runner {
     if (num_tasks == 0) return;
     pool_.reset(stream);
     const unsigned blocks = grid_blocks();
-    warp_persistent_kernel<Program><<<blocks, warp_persistent_block_threads, 0, stream>>>(
-        program, pool_.ref(num_tasks));
+    warp_persistent_kernel<Program>
+        <<<blocks, warp_persistent_block_threads, 0, stream>>>(program, pool_.ref(num_tasks));
     MICROSCHED_CHECK_LAUNCH("warp_persistent_kernel");
   }
 

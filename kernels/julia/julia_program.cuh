@@ -38,7 +38,7 @@ struct julia_program {
   //! One iteration; true when the orbit escaped.
   __device__ bool iterate(context& c) const {
     const T x = fma(c.x, c.x, fma(-c.y, c.y, cx));  // x^2 - y^2 + cx
-    const T y = fma(T(2) * c.x, c.y, cy);            // 2xy + cy
+    const T y = fma(T(2) * c.x, c.y, cy);           // 2xy + cy
     c.x = x;
     c.y = y;
     ++c.iterations;

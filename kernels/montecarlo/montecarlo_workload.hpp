@@ -16,6 +16,7 @@ struct montecarlo_settings {
 
 [[nodiscard]] std::vector<parameter> montecarlo_parameters();
 [[nodiscard]] montecarlo_settings parse_montecarlo_settings(const options_map& options);
-[[nodiscard]] std::unique_ptr<workload> make_montecarlo_workload(const montecarlo_settings& settings);
+[[nodiscard]] std::unique_ptr<workload> make_montecarlo_workload(
+    const montecarlo_settings& settings);
 
 }  // namespace microsched::workloads

@@ -94,7 +94,9 @@ class blackscholes_program final : public program_base {
       d_map_.emplace_back(o_.elements);
     }
   }
-  std::size_t base(std::size_t chunk) const { return (chunk % static_cast<std::size_t>(o_.regions)) * o_.elements; }
+  std::size_t base(std::size_t chunk) const {
+    return (chunk % static_cast<std::size_t>(o_.regions)) * o_.elements;
+  }
   transform_outcome transform(const transform_job& job) override {
     const std::size_t b = base(job.chunk) + job.begin;
     std::vector<std::uint32_t> key(job.end - job.begin);
@@ -102,26 +104,29 @@ class blackscholes_program final : public program_base {
     if (job.cancelled()) return {};  // launched without it: the result would be discarded
     const auto source = regroup(key);
     std::uint32_t* out = staging_[static_cast<std::size_t>(job.slot)].data() + job.begin;
-    for (std::size_t k = 0; k < source.size(); ++k) out[k] = static_cast<std::uint32_t>(job.begin + source[k]);
+    for (std::size_t k = 0; k < source.size(); ++k)
+      out[k] = static_cast<std::uint32_t>(job.begin + source[k]);
     return {double(pure_warps(key, identity(key.size()))), double(pure_warps(key, source))};
   }
   void upload(const transform_job& job, stream_t st) override {
     const auto slot = static_cast<std::size_t>(job.slot);
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_map_[slot].data() + job.begin, staging_[slot].data() + job.begin,
+    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_map_[slot].data() + job.begin,
+                                        staging_[slot].data() + job.begin,
                                         (job.end - job.begin) * 4, cudaMemcpyHostToDevice, st));
   }
   unsigned grid() const { return static_cast<unsigned>((o_.elements + block - 1) / block); }
   void launch_original(std::size_t chunk, stream_t st) override {
     const std::size_t b = base(chunk);
-    blackscholes_original<<<grid(), block, 0, st>>>(d_s_.data() + b, d_x_.data() + b, d_t_.data() + b,
-                                                    d_call_.data() + b, d_put_.data() + b,
-                                                    static_cast<std::uint32_t>(o_.elements));
+    blackscholes_original<<<grid(), block, 0, st>>>(
+        d_s_.data() + b, d_x_.data() + b, d_t_.data() + b, d_call_.data() + b, d_put_.data() + b,
+        static_cast<std::uint32_t>(o_.elements));
     MICROSCHED_CHECK_LAUNCH("blackscholes_original");
   }
   void launch_optimised(const transform_job& job, stream_t st) override {
     const std::size_t b = base(job.chunk);
     blackscholes_redirected<<<grid(), block, 0, st>>>(
-        d_s_.data() + b, d_x_.data() + b, d_t_.data() + b, d_map_[static_cast<std::size_t>(job.slot)].data(),
+        d_s_.data() + b, d_x_.data() + b, d_t_.data() + b,
+        d_map_[static_cast<std::size_t>(job.slot)].data(),
         static_cast<std::uint32_t>(job.transformed), d_call_.data() + b, d_put_.data() + b,
         static_cast<std::uint32_t>(o_.elements));
     MICROSCHED_CHECK_LAUNCH("blackscholes_redirected");
@@ -130,7 +135,8 @@ class blackscholes_program final : public program_base {
   std::vector<std::uint32_t> outputs() override { return output_words(d_call_, d_put_); }
   std::string describe() const override {
     std::ostringstream s;
-    s << "blackscholes iterations=" << o_.chunks << " options/iteration=" << o_.elements << " regions=" << o_.regions;
+    s << "blackscholes iterations=" << o_.chunks << " options/iteration=" << o_.elements
+      << " regions=" << o_.regions;
     return s.str();
   }
 

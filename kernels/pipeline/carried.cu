@@ -52,7 +52,8 @@ __global__ void carried_original(cell* state, float* out, std::uint32_t begin, s
   state[t] = c;
 }
 
-//! Threads [begin, end) redirected: thread t works on gene map[t] (newtid = D[tid], zhang2010 §3.1).
+//! Threads [begin, end) redirected: thread t works on gene map[t] (newtid = D[tid], zhang2010
+//! §3.1).
 __global__ void carried_redirected(cell* state, const std::uint32_t* map, float* out,
                                    std::uint32_t begin, std::uint32_t end, step_params p) {
   const std::uint32_t t = begin + blockIdx.x * blockDim.x + threadIdx.x;
@@ -72,7 +73,8 @@ class carried_program final : public split_program_base {
       throw_invalid("elements", o.elements, "must be in 1..2^31");
     if (o.iterations == 0) throw_invalid("iterations", o.iterations, "must be >= 1");
     if (o.max_trips == 0) throw_invalid("max_trips", o.max_trips, "must be >= 1");
-    if (!(o.crossover >= 0 && o.crossover <= 1)) throw_invalid("crossover", o.crossover, "must be in [0, 1]");
+    if (!(o.crossover >= 0 && o.crossover <= 1))
+      throw_invalid("crossover", o.crossover, "must be in [0, 1]");
     initial_.resize(o.elements);
     std::uint32_t x = o.seed * 2654435761u + 1u;
     for (auto& c : initial_) {
@@ -93,8 +95,9 @@ class carried_program final : public split_program_base {
   std::size_t iteration_count() const override { return o_.iterations; }
   std::size_t elements() const override { return o_.elements; }
   void fetch(const split_job& job, stream_t s) override {
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(fetched_.data() + job.range.begin, d_state_.data() + job.range.begin,
-                                        job.range.size() * sizeof(cell), cudaMemcpyDeviceToHost, s));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(fetched_.data() + job.range.begin, d_state_.data() + job.range.begin,
+                        job.range.size() * sizeof(cell), cudaMemcpyDeviceToHost, s));
   }
   transform_outcome transform(const split_job& job) override {
     const std::size_t count = job.range.size();
@@ -118,18 +121,22 @@ class carried_program final : public split_program_base {
     return {before, after};
   }
   void upload(const split_job& job, stream_t s) override {
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_map_.data() + job.range.begin, staging_.data() + job.range.begin,
-                                        job.range.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(d_map_.data() + job.range.begin, staging_.data() + job.range.begin,
+                        job.range.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s));
   }
   step_params params(std::size_t iteration) const {
-    return {o_.max_trips, static_cast<std::uint32_t>(o_.crossover * 1024.0), static_cast<std::uint32_t>(iteration)};
+    return {o_.max_trips, static_cast<std::uint32_t>(o_.crossover * 1024.0),
+            static_cast<std::uint32_t>(iteration)};
   }
-  static unsigned grid(split_range r) { return static_cast<unsigned>((r.size() + block - 1) / block); }
+  static unsigned grid(split_range r) {
+    return static_cast<unsigned>((r.size() + block - 1) / block);
+  }
   void launch_original(std::size_t iteration, split_range r, stream_t s) override {
     if (r.empty()) return;
-    carried_original<<<grid(r), block, 0, s>>>(d_state_.data(), d_out_.data() + iteration * o_.elements,
-                                              static_cast<std::uint32_t>(r.begin),
-                                              static_cast<std::uint32_t>(r.end), params(iteration));
+    carried_original<<<grid(r), block, 0, s>>>(
+        d_state_.data(), d_out_.data() + iteration * o_.elements,
+        static_cast<std::uint32_t>(r.begin), static_cast<std::uint32_t>(r.end), params(iteration));
     MICROSCHED_CHECK_LAUNCH("carried_original");
   }
   void launch_optimised(const split_job& job, stream_t s) override {
@@ -142,7 +149,8 @@ class carried_program final : public split_program_base {
   }
   void reset() override {
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    MICROSCHED_CUDA_TRY(cudaMemcpy(d_state_.data(), initial_.data(), d_state_.bytes(), cudaMemcpyHostToDevice));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpy(d_state_.data(), initial_.data(), d_state_.bytes(), cudaMemcpyHostToDevice));
     poison_and_wait(d_out_, d_map_);
   }
   std::vector<std::uint32_t> outputs() override { return output_words(d_out_, d_state_); }

@@ -108,9 +108,9 @@ class gafort_program final : public program_base {
   }
   void upload(const transform_job& job, stream_t s) override {
     const auto slot = static_cast<std::size_t>(job.slot);
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_map_[slot].data() + job.begin, staging_[slot].data() + job.begin,
-                                        (job.end - job.begin) * sizeof(std::uint32_t),
-                                        cudaMemcpyHostToDevice, s));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(d_map_[slot].data() + job.begin, staging_[slot].data() + job.begin,
+                        (job.end - job.begin) * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s));
   }
   void copy_input(std::size_t chunk, stream_t s) {
     MICROSCHED_CUDA_TRY(cudaMemcpyAsync(d_in_.data(), host_in_.data() + chunk * o_.elements,
@@ -135,8 +135,9 @@ class gafort_program final : public program_base {
   std::vector<std::uint32_t> outputs() override { return output_words(d_out_); }
   std::string describe() const override {
     std::ostringstream s;
-    s << "gafort chunks=" << o_.chunks << " elements=" << o_.elements << " max_trips=" << o_.max_trips
-      << " crossover=" << o_.crossover << " R=" << o_.classes << (o_.fill_quotas ? " fill_quotas" : "");
+    s << "gafort chunks=" << o_.chunks << " elements=" << o_.elements
+      << " max_trips=" << o_.max_trips << " crossover=" << o_.crossover << " R=" << o_.classes
+      << (o_.fill_quotas ? " fill_quotas" : "");
     return s.str();
   }
 

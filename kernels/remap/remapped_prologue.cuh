@@ -42,8 +42,8 @@ struct remap_site {
 
   //! Remaps this thread's (path, state) pair; returns the native id taken over and updates
   //! path and state to that data's.
-  static __device__ __forceinline__ unsigned run(temp_storage& storage, unsigned tid, unsigned& path,
-                                                 State& state) {
+  static __device__ __forceinline__ unsigned run(temp_storage& storage, unsigned tid,
+                                                 unsigned& path, State& state) {
     carrier exchange(storage.state, tid);
     exchange.publish(state);
     remapper remap(storage.remap, tid);

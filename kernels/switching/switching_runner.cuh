@@ -7,10 +7,10 @@
 #include <string>
 
 #include "baselines/vanilla.cuh"
+#include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
-#include "microsched/check/counted_program.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "switching_runners.hpp"
 
@@ -22,9 +22,12 @@ inline constexpr int block_threads = 128;
 template <class F>
 decltype(auto) with_pool_size(int contexts, F&& f) {
   switch (contexts) {
-    case 64: return f(std::integral_constant<int, 64>{});
-    case 128: return f(std::integral_constant<int, 128>{});
-    default: break;
+    case 64:
+      return f(std::integral_constant<int, 64>{});
+    case 128:
+      return f(std::integral_constant<int, 128>{});
+    default:
+      break;
   }
   throw std::invalid_argument("contexts per warp = " + std::to_string(contexts) +
                               ": compiled pool sizes are 64 and 128");
@@ -34,17 +37,18 @@ decltype(auto) with_pool_size(int contexts, F&& f) {
 template <int MinBlocks>
 void require_cap(const variant& v) {
   if (v.min_blocks_per_sm == MinBlocks) return;
-  throw std::invalid_argument("register cap (min blocks/SM) = " + std::to_string(v.min_blocks_per_sm) +
-                              ": this kernel is compiled for " + std::to_string(MinBlocks) +
-                              " (the ray caster: see compiled_register_caps(); other workloads: 0)");
+  throw std::invalid_argument(
+      "register cap (min blocks/SM) = " + std::to_string(v.min_blocks_per_sm) +
+      ": this kernel is compiled for " + std::to_string(MinBlocks) +
+      " (the ray caster: see compiled_register_caps(); other workloads: 0)");
 }
 
 template <class Program, int Contexts, int MinBlocks>
 using switching_for = scheduler<Program, switching_policy<block_threads, Contexts, MinBlocks>>;
 
 template <int MinBlocks = 0, class Program>
-timing_stats time_switching(event_timer& timer, const Program& program, task_id n,
-                            const variant& v, const timing_options& options, cudaStream_t stream) {
+timing_stats time_switching(event_timer& timer, const Program& program, task_id n, const variant& v,
+                            const timing_options& options, cudaStream_t stream) {
   require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
     switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule);
@@ -66,8 +70,7 @@ void run_switching(const Program& program, task_id n, const variant& v, cudaStre
 template <int MinBlocks = 0, class Program>
 void run_counted(const Program& program, std::uint32_t* counts, task_id n, const variant& v,
                  cudaStream_t stream) {
-  run_switching<MinBlocks>(counted_program<Program>{program, counts}, n, v,
-                           stream);
+  run_switching<MinBlocks>(counted_program<Program>{program, counts}, n, v, stream);
 }
 
 template <int MinBlocks = 0, class Program>

@@ -104,19 +104,19 @@ struct raycast_settings {
 //! Diagnostics of one run (raycast_runner::profile_*): not timed. Completion: the time from the
 //! first task's begin by which a fraction of the tasks had ended (%globaltimer stamps).
 struct run_profile {
-  bool counted = false;             //!< visit counters below are filled (switching runs)
-  double steps = 0;                 //!< visits of the step, summed over warps
-  double active_lanes = 0;          //!< sum over visits of the lanes active before the step
-  double then_steps = 0;            //!< visits in which some lane ran the then path (shading)
-  double then_lanes = 0;            //!< sum over those visits of the lanes running it
-  double begin_span_ms = 0;         //!< first to last begin
-  std::vector<double> fractions;    //!< 0.1 0.25 0.5 0.75 0.9 0.95 0.99 1
-  std::vector<double> end_ms;       //!< time by which that fraction of the tasks had ended
+  bool counted = false;           //!< visit counters below are filled (switching runs)
+  double steps = 0;               //!< visits of the step, summed over warps
+  double active_lanes = 0;        //!< sum over visits of the lanes active before the step
+  double then_steps = 0;          //!< visits in which some lane ran the then path (shading)
+  double then_lanes = 0;          //!< sum over those visits of the lanes running it
+  double begin_span_ms = 0;       //!< first to last begin
+  std::vector<double> fractions;  //!< 0.1 0.25 0.5 0.75 0.9 0.95 0.99 1
+  std::vector<double> end_ms;     //!< time by which that fraction of the tasks had ended
 };
 
 //! Result of comparing a scheduled image with the vanilla one.
 struct image_check {
-  workloads::check_report tasks;  //!< exactly once; `mismatched` counts pixels over tolerance
+  workloads::check_report tasks;       //!< exactly once; `mismatched` counts pixels over tolerance
   std::uint64_t pixels_differing = 0;  //!< any channel differs at all
   int max_channel_difference = 0;
 };

@@ -66,7 +66,7 @@ struct stats_program {
   static constexpr int managed_branches = Program::managed_branches;
 
   Program inner;
-  visit_counters* counters = nullptr;     //!< visit_counter_slots entries, zeroed
+  visit_counters* counters = nullptr;      //!< visit_counter_slots entries, zeroed
   unsigned long long* begin_ns = nullptr;  //!< per task
   unsigned long long* end_ns = nullptr;    //!< per task
 

@@ -3,14 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
 #include "microsched/check/prize.cuh"
-#include "microsched/schedule/calibration_file.hpp"
 #include "microsched/device_buffer.hpp"
+#include "microsched/schedule/calibration_file.hpp"
 
 using namespace microsched;
 

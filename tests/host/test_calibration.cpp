@@ -98,8 +98,7 @@ TEST_CASE("bad calibration input is refused with the value named") {
   CHECK_THROWS_WITH_AS(calibration(three(), {0, 0.03, 1.5}),
                        "calibration rounds = 0: must be at least 1", std::invalid_argument);
   CHECK_THROWS_AS(calibration(three(), {2, 1.0, 1.5}), std::invalid_argument);
-  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 0.5}),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 0.5}), std::invalid_argument);
   calibration c(three());
   CHECK_THROWS_AS(c.record(7, 1.0), std::invalid_argument);
   CHECK_THROWS_AS(c.record(0, 0.0), std::invalid_argument);
@@ -114,20 +113,20 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   calibration c(three(), {2, 0.03, 1.5, 1.25});
   drive(c, {1.0, 0.5, 0.6});
   REQUIRE(c.chosen() == 1);
-  c.record(1, 0.55);        // within 1.25x of 0.5: kept
-  c.record(1, 1.0, 2);      // twice the tasks, twice the time: the same per task
-  c.record(0, 5.0);         // a candidate that is not the choice: ignored once decided
+  c.record(1, 0.55);    // within 1.25x of 0.5: kept
+  c.record(1, 1.0, 2);  // twice the tasks, twice the time: the same per task
+  c.record(0, 5.0);     // a candidate that is not the choice: ignored once decided
   CHECK(c.decided());
   CHECK(c.restarts() == 0);
-  c.record(1, 0.7);         // 1.4x once: could be noise
+  c.record(1, 0.7);  // 1.4x once: could be noise
   CHECK(c.decided());
-  c.record(1, 0.5);         // back: the streak ends
+  c.record(1, 0.5);  // back: the streak ends
   c.record(1, 0.7);
   CHECK(c.decided());
-  c.record(1, 0.71);        // 1.4x twice in a row: the work changed
+  c.record(1, 0.71);  // 1.4x twice in a row: the work changed
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
-  CHECK(c.next() == 0);     // starts over with the direct mapping
+  CHECK(c.next() == 0);  // starts over with the direct mapping
   drive(c, {1.0, 1.2, 1.3});
   CHECK(c.chosen() == 0);
   // Runs of a few microseconds: a 2x swing of 0.004 ms is below the floor, not a drift.
@@ -138,6 +137,5 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   CHECK(tiny.decided());
   CHECK(c.report().find("1 restarts after a drift") != std::string::npos);
   CHECK_THROWS_AS(c.record(0, 1.0, 0), std::invalid_argument);
-  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.0}),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.0}), std::invalid_argument);
 }

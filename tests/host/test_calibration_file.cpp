@@ -61,8 +61,9 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
   CHECK(r.problem.find(":1: not a microsched calibration file") != std::string::npos);
 
   const auto bad_line = temp_file("bad_line");
-  write(bad_line, "microsched-calibration 1\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0\n"
-                  "key|0:GPU A\t21\thybrid any 0 0 0 1 0 33 0\n");
+  write(bad_line,
+        "microsched-calibration 1\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0\n"
+        "key|0:GPU A\t21\thybrid any 0 0 0 1 0 33 0\n");
   r = load_calibrations(bad_line);
   CHECK(r.loaded == 0);  // all or nothing
   CHECK(r.problem.find(":3: chunk size = 0") != std::string::npos);
@@ -90,9 +91,10 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
   own.strategy = pool_strategy::direct;
   detail::seed_calibration("prog|pol|0:GPU A", 20, own);
   const auto file = temp_file("roundtrip");
-  write(file, "microsched-calibration 1\n"
-              "prog|pol|0:GPU A\t20\thybrid any 32 8 0 1 0 33 0\n"
-              "prog|pol|0:GPU A\t23\thybrid ballot:8 64 8 0 1 0 33 0\n");
+  write(file,
+        "microsched-calibration 1\n"
+        "prog|pol|0:GPU A\t20\thybrid any 32 8 0 1 0 33 0\n"
+        "prog|pol|0:GPU A\t23\thybrid ballot:8 64 8 0 1 0 33 0\n");
   const auto r = load_calibrations(file, "0:GPU A");
   CHECK(r.problem.empty());
   CHECK(r.loaded == 2);

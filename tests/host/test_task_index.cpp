@@ -18,8 +18,14 @@ template <class U>
 void check_divisor(U d, std::mt19937_64& rng) {
   const fast_divmod<U> f(d);
   const U max = std::numeric_limits<U>::max();
-  std::vector<U> ns = {0, 1, static_cast<U>(d - 1), d, static_cast<U>(d + 1), max,
-                       static_cast<U>(max - 1), static_cast<U>(max / d * d),
+  std::vector<U> ns = {0,
+                       1,
+                       static_cast<U>(d - 1),
+                       d,
+                       static_cast<U>(d + 1),
+                       max,
+                       static_cast<U>(max - 1),
+                       static_cast<U>(max / d * d),
                        static_cast<U>(max / d * d - 1)};
   for (int i = 0; i < 200; ++i) ns.push_back(static_cast<U>(rng()));
   for (const U n : ns) {
@@ -27,7 +33,8 @@ void check_divisor(U d, std::mt19937_64& rng) {
     f.divmod(n, q, r);
     if (q != n / d || r != n % d) {
       FAIL_CHECK("divisor " << static_cast<std::uint64_t>(d) << ", dividend "
-                            << static_cast<std::uint64_t>(n) << ": got " << static_cast<std::uint64_t>(q));
+                            << static_cast<std::uint64_t>(n) << ": got "
+                            << static_cast<std::uint64_t>(q));
       return;
     }
   }
@@ -44,9 +51,9 @@ TEST_CASE("fast_divmod equals division for 32- and 64-bit dividends") {
                                 4096u, 4097u, 2048u * 2048u, 1000003u}) {
     check_divisor<std::uint32_t>(d, rng);
   }
-  for (const std::uint64_t d : {std::uint64_t{1} << 32, (std::uint64_t{1} << 32) + 1,
-                                std::uint64_t{1} << 63, (std::uint64_t{1} << 63) + 1,
-                                ~std::uint64_t{0}, std::uint64_t{4096} * 4096 * 4096}) {
+  for (const std::uint64_t d :
+       {std::uint64_t{1} << 32, (std::uint64_t{1} << 32) + 1, std::uint64_t{1} << 63,
+        (std::uint64_t{1} << 63) + 1, ~std::uint64_t{0}, std::uint64_t{4096} * 4096 * 4096}) {
     check_divisor<std::uint64_t>(d, rng);
   }
   for (int i = 0; i < 2000; ++i) {

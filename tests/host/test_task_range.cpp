@@ -21,8 +21,10 @@ TEST_CASE("clamp_grab keeps only what lies below the total") {
 }
 
 TEST_CASE("local block ranges tile the tasks exactly once") {
-  for (task_id total : {task_id{0}, task_id{1}, task_id{31}, task_id{32}, task_id{33}, task_id{1000}}) {
-    for (task_id chunk : {task_id{1}, task_id{2}, task_id{7}, task_id{32}, task_id{1000}, task_id{5000}}) {
+  for (task_id total :
+       {task_id{0}, task_id{1}, task_id{31}, task_id{32}, task_id{33}, task_id{1000}}) {
+    for (task_id chunk :
+         {task_id{1}, task_id{2}, task_id{7}, task_id{32}, task_id{1000}, task_id{5000}}) {
       const task_id blocks = total / chunk + (total % chunk != 0);
       task_id covered = 0;
       for (task_id b = 0; b < blocks; ++b) {
@@ -50,7 +52,8 @@ TEST_CASE("local block range beyond 2^32 tasks") {
 // warp-aggregated atomic, until the global pool is drained; every task must be handed out once.
 TEST_CASE("private chunks from warp-aggregated grabs hand out every task once") {
   std::mt19937 rng(99);
-  for (task_id total : {task_id{0}, task_id{1}, task_id{31}, task_id{32}, task_id{33}, task_id{777}}) {
+  for (task_id total :
+       {task_id{0}, task_id{1}, task_id{31}, task_id{32}, task_id{33}, task_id{777}}) {
     for (task_id chunk : {task_id{1}, task_id{2}, task_id{7}, task_id{32}, task_id{1000}}) {
       std::vector<int> seen(total, 0);
       task_id counter = 0;
@@ -71,7 +74,8 @@ TEST_CASE("private chunks from warp-aggregated grabs hand out every task once") 
 // Simulates Hybrid refills: a warp-local pool, random idle counts, grabs of shortfall + chunk.
 TEST_CASE("hybrid refills hand out every task once and keep the local pool contiguous") {
   std::mt19937 rng(7);
-  for (task_id total : {task_id{0}, task_id{1}, task_id{31}, task_id{32}, task_id{33}, task_id{1234}}) {
+  for (task_id total :
+       {task_id{0}, task_id{1}, task_id{31}, task_id{32}, task_id{33}, task_id{1234}}) {
     for (task_id chunk : {task_id{1}, task_id{2}, task_id{7}, task_id{32}, task_id{1000}}) {
       std::vector<int> seen(total, 0);
       task_id counter = 0;

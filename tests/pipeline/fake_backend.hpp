@@ -103,7 +103,8 @@ class fake_backend {
     const unsigned long gen = events_[e].recorded.load();
     s->enqueue([this, e, gen] {
       std::unique_lock lock(event_mutex_);
-      event_done_.wait(lock, [&] { return events_[e].done.load(std::memory_order_acquire) >= gen; });
+      event_done_.wait(lock,
+                       [&] { return events_[e].done.load(std::memory_order_acquire) >= gen; });
     });
   }
   void synchronize_event(int e) {
@@ -114,7 +115,8 @@ class fake_backend {
   //! Simulated time between two events recorded on the same stream (scripted durations).
   double elapsed_ms(int a, int b) {
     return double(events_[b].when_ns.load(std::memory_order_relaxed) -
-                  events_[a].when_ns.load(std::memory_order_relaxed)) * 1e-6;
+                  events_[a].when_ns.load(std::memory_order_relaxed)) *
+           1e-6;
   }
   void synchronize() {
     compute_.synchronize();

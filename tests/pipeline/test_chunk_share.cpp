@@ -28,7 +28,7 @@ TEST_CASE("chunk share: a chunk whose slot was busy is selected again without ne
   CHECK(s.take(1, 0.3));  // full credit: 1.3 -> 0.3
   s.slot_busy(1);
   CHECK(s.at(1) == mark::slot_busy);
-  CHECK(s.take(1, 0.3));   // the retry: no credit taken or paid
+  CHECK(s.take(1, 0.3));        // the retry: no credit taken or paid
   CHECK_FALSE(s.take(2, 0.3));  // 0.6
   CHECK_FALSE(s.take(3, 0.3));  // 0.9
   CHECK(s.take(4, 0.3));        // 1.2 -> 0.2

@@ -24,8 +24,8 @@ TEST_CASE("host load: the runnable count of a /proc/loadavg line") {
   CHECK_FALSE(parse_loadavg_runnable("").has_value());
   CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30").has_value());
   CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30 x/345 1").has_value());
-  CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30 3 1").has_value());   // no total
-  CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30 3").has_value());     // cut short
+  CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30 3 1").has_value());  // no total
+  CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30 3").has_value());    // cut short
   CHECK_FALSE(parse_loadavg_runnable("0.50 0.40 0.30 -3/345 1").has_value());
 #if defined(__linux__)
   const auto here = host_runnable_threads();

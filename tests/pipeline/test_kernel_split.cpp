@@ -15,8 +15,8 @@
 
 #include "fake_backend.hpp"
 #include "microsched/pipeline/kernel_split.hpp"
-#include "microsched/pipeline/thread_mapping.hpp"
 #include "microsched/pipeline/regroup.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 
 using namespace microsched::pipeline;
 using testing::fake_backend;
@@ -50,7 +50,7 @@ TEST_CASE("split_kernel: boundaries, r = 0, r = 1 and odd sizes by hand") {
   CHECK(split_kernel(1000, 0.0).original == split_range{0, 1000});
   CHECK(split_kernel(1000, 0.0).optimised.empty());
   CHECK(split_kernel(1000, 1.0).original.empty());
-  CHECK(split_kernel(1000, 1.0).optimised == split_range{0, 1000});  // r = 1 keeps the odd tail
+  CHECK(split_kernel(1000, 1.0).optimised == split_range{0, 1000});    // r = 1 keeps the odd tail
   CHECK(split_kernel(1000, 0.5).optimised == split_range{520, 1000});  // m = ⌊500/32⌋·32 = 480
   CHECK(split_kernel(1000, 0.5, 1).optimised == split_range{500, 1000});
   CHECK(split_kernel(1001, 0.5, 1).optimised == split_range{501, 1001});  // ⌊500.5⌋
@@ -62,7 +62,8 @@ TEST_CASE("split_kernel: boundaries, r = 0, r = 1 and odd sizes by hand") {
 }
 
 TEST_CASE("split_pieces: pieces cover the range once, inner boundaries on granules") {
-  for (auto [b, e] : {std::pair{0ul, 0ul}, {0ul, 1ul}, {520ul, 1000ul}, {7ul, 4103ul}, {0ul, 64ul}}) {
+  for (auto [b, e] :
+       {std::pair{0ul, 0ul}, {0ul, 1ul}, {520ul, 1000ul}, {7ul, 4103ul}, {0ul, 64ul}}) {
     for (int p : {1, 2, 3, 4, 7, 64}) {
       CAPTURE(b);
       CAPTURE(e);
@@ -77,7 +78,8 @@ TEST_CASE("split_pieces: pieces cover the range once, inner boundaries on granul
       }
     }
   }
-  CHECK(split_pieces({520, 1000}, 2, 32) == std::vector<std::size_t>{520, 744, 1000});  // 15 granules: 7 + 8
+  CHECK(split_pieces({520, 1000}, 2, 32) ==
+        std::vector<std::size_t>{520, 744, 1000});  // 15 granules: 7 + 8
   CHECK_THROWS_AS(std::ignore = split_pieces({0, 10}, 0), std::invalid_argument);
 }
 
@@ -170,7 +172,8 @@ struct split_fake_program {
     s->enqueue([this, job, s] {
       std::this_thread::sleep_for(kernel_time / 2);
       s->advance(kernel_time / 2);
-      for (std::size_t t = job.range.begin; t < job.range.end; ++t) step(job.iteration, device_map[t]);
+      for (std::size_t t = job.range.begin; t < job.range.end; ++t)
+        step(job.iteration, device_map[t]);
     });
   }
   //! The original loop on the CPU, compared with what the split loop left.

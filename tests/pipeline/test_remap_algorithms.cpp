@@ -9,9 +9,9 @@
 
 #include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/lam.hpp"
-#include "microsched/pipeline/thread_mapping.hpp"
 #include "microsched/pipeline/regroup.hpp"
 #include "microsched/pipeline/reorder.hpp"
+#include "microsched/pipeline/thread_mapping.hpp"
 
 using namespace microsched::pipeline;
 
@@ -83,7 +83,8 @@ TEST_CASE("LAM labels, quotas and mixed warps on a worked example") {
 
 TEST_CASE("LAM gives bijections and no fewer pure warps than the original layout") {
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    for (const std::size_t n : {std::size_t{0}, std::size_t{31}, std::size_t{1000}, std::size_t{4096}}) {
+    for (const std::size_t n :
+         {std::size_t{0}, std::size_t{31}, std::size_t{1000}, std::size_t{4096}}) {
       const auto values = random_values(n, 1 + seed * 37, seed);
       for (const int classes : {1, 2, 10}) {
         const lam_result r = lam(values, {.classes = classes});
@@ -98,7 +99,8 @@ TEST_CASE("LAM gives bijections and no fewer pure warps than the original layout
   }
 }
 
-TEST_CASE("LAM with fill_quotas reaches every class's quota of pure warps; the paper's rule does not") {
+TEST_CASE(
+    "LAM with fill_quotas reaches every class's quota of pure warps; the paper's rule does not") {
   // Random trip counts with 40 % zeros: the majority of nearly every warp is class 0, so the
   // paper's labelling leaves the warps beyond class 0's quota mixed.
   std::mt19937 rng(7);
@@ -141,7 +143,8 @@ TEST_CASE("value_classes equals the integer formula (v - min) * R / (max - min +
     const auto c = value_classes(v, classes);
     bool same = true;
     for (std::size_t i = 0; i < v.size(); ++i)
-      same = same && c[i] == std::uint64_t{v[i]} * static_cast<std::uint64_t>(classes) / (std::uint64_t{1} << 32);
+      same = same && c[i] == std::uint64_t{v[i]} * static_cast<std::uint64_t>(classes) /
+                                 (std::uint64_t{1} << 32);
     CHECK(same);
   }
 }
@@ -156,13 +159,16 @@ TEST_CASE("LAM on an already pure layout moves nothing") {
 
 TEST_CASE("LAM rejects bad arguments by name") {
   const std::vector<std::uint32_t> v{1, 2, 3};
-  CHECK_THROWS_WITH_AS((void)lam(v, {.classes = 0}), doctest::Contains("classes"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)lam_on_classes(v, 2, 32), doctest::Contains("class id"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)lam(v, {.classes = 0}), doctest::Contains("classes"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)lam_on_classes(v, 2, 32), doctest::Contains("class id"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("regrouping reaches the largest number of pure warps the counts allow") {
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    for (const std::size_t n : {std::size_t{0}, std::size_t{33}, std::size_t{2000}, std::size_t{8192}}) {
+    for (const std::size_t n :
+         {std::size_t{0}, std::size_t{33}, std::size_t{2000}, std::size_t{8192}}) {
       const auto keys = random_values(n, 1 + seed % 9, seed);
       for (const int warp : {4, 32}) {
         const auto source = regroup(keys, warp);
@@ -195,7 +201,8 @@ TEST_CASE("trip counts cluster by distance on a log scale (zhang2011 §4.2 examp
   CHECK(keys[3] == 3 * 4 + 2);
   const auto source = regroup(keys, 2);
   CHECK(is_bijection(source));
-  CHECK_THROWS_AS((void)path_vector_keys(bits, std::vector<std::uint32_t>(3), 4), std::invalid_argument);
+  CHECK_THROWS_AS((void)path_vector_keys(bits, std::vector<std::uint32_t>(3), 4),
+                  std::invalid_argument);
 }
 
 TEST_CASE("job swapping reproduces zhang2011 Figure 4(b): four transactions become three") {

@@ -23,13 +23,14 @@ TEST_CASE("run backoff: losses in a row back off 1, 2, 4 runs up to the cap; a g
   CHECK(skipped_after[0] == 1);
   CHECK(skipped_after[1] == 2);
   CHECK(skipped_after[2] == 4);
-  CHECK(skipped_after[3] == 4);  // capped
+  CHECK(skipped_after[3] == 4);                 // capped
   CHECK_FALSE(b.pipelined_run(6.0, 0.33, 32));  // a gain: the next loss backs off one run again
   CHECK(b.pipelined_run(25.0, 0.33, 32));
   CHECK(b.runs_left() == 1);
 }
 
-TEST_CASE("run backoff: a measured original loop is the reference where it is faster than n x Torg") {
+TEST_CASE(
+    "run backoff: a measured original loop is the reference where it is faster than n x Torg") {
   run_backoff b(0.05, 32);
   b.original_run(10.4, 32);  // a run that launched only originals
   CHECK(b.reference_ms(32) == doctest::Approx(10.4));

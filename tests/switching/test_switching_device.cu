@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "baselines/vanilla.cuh"
-#include "microsched/device_buffer.hpp"
 #include "microsched/check/counted_program.cuh"
-#include "microsched/switching/divergent_program.cuh"
+#include "microsched/device_buffer.hpp"
 #include "microsched/scheduler.cuh"
+#include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
 
 using namespace microsched;
@@ -247,8 +247,8 @@ TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
   }
 }
 
-TEST_CASE_TEMPLATE("fetch control and deferral under switching: exactly once, equal to vanilla",
-                   C, std::integral_constant<int, 8>, std::integral_constant<int, 64>) {
+TEST_CASE_TEMPLATE("fetch control and deferral under switching: exactly once, equal to vanilla", C,
+                   std::integral_constant<int, 8>, std::integral_constant<int, 64>) {
   const kernels::montecarlo_branch_program mc = montecarlo_branch_test_program();
   two_branch_program two;
   for (const task_id n : {task_id{1}, task_id{33}, small_run() ? task_id{2001} : task_id{30011}}) {

@@ -25,10 +25,10 @@ struct context_ref {
 };
 
 struct simulated_warp {
-  std::vector<lane_kind> kinds;                // (lane)
-  std::vector<context_ref> attached;           // (lane)
-  std::vector<int> slots;                      // (slot) -> context id, -1 free
-  std::vector<bool> slot_need_then;            // (slot)
+  std::vector<lane_kind> kinds;                         // (lane)
+  std::vector<context_ref> attached;                    // (lane)
+  std::vector<int> slots;                               // (slot) -> context id, -1 free
+  std::vector<bool> slot_need_then;                     // (slot)
   std::vector<int> then_stack, else_stack, free_stack;  // slot indices, top at back
 };
 
@@ -203,7 +203,8 @@ void check_switch(simulated_warp w, bool forced_path, bool use_vote) {
   CHECK(static_cast<int>(seen.size()) == capacity);
   // A mover parks only when the pool had neither a fitting context nor a free slot; an empty
   // lane stays empty only when no fitting context is left.
-  const bool any_parked = std::find(parked_lane.begin(), parked_lane.end(), true) != parked_lane.end();
+  const bool any_parked =
+      std::find(parked_lane.begin(), parked_lane.end(), true) != parked_lane.end();
   if (any_parked) {
     CHECK(take.empty());
     CHECK(w.free_stack.empty());
@@ -219,7 +220,8 @@ void check_switch(simulated_warp w, bool forced_path, bool use_vote) {
 }  // namespace
 
 TEST_CASE("vote and switch: exhaustive over 4 lanes, small pools, both paths and the vote") {
-  const lane_kind kinds[] = {lane_kind::empty, lane_kind::then_, lane_kind::else_, lane_kind::elsewhere};
+  const lane_kind kinds[] = {lane_kind::empty, lane_kind::then_, lane_kind::else_,
+                             lane_kind::elsewhere};
   int cases = 0;
   for (int code = 0; code < 256; ++code) {
     std::vector<lane_kind> lanes;
@@ -247,7 +249,9 @@ TEST_CASE("vote and switch: random 32-lane masks and pools up to 160 contexts") 
     for (auto& k : lanes) {
       const int r = static_cast<int>(rng() % 100);
       k = r < 15 ? lane_kind::empty
-                 : (r < 25 ? lane_kind::elsewhere : (static_cast<int>(rng() % 100) < bias ? lane_kind::then_ : lane_kind::else_));
+                 : (r < 25 ? lane_kind::elsewhere
+                           : (static_cast<int>(rng() % 100) < bias ? lane_kind::then_
+                                                                   : lane_kind::else_));
     }
     const int capacity = 1 + static_cast<int>(rng() % 160);
     const int then_parked = static_cast<int>(rng() % (capacity + 1));
@@ -262,9 +266,9 @@ TEST_CASE("consensus counts the pool: parked contexts outvote the attached lanes
   m.at_branch = 0xffffffffu;
   m.want_then = 0x1u;  // 1 lane then, 31 else
   CHECK_FALSE(choose_path(m, {0, 0, 64}));
-  CHECK(choose_path(m, {31, 0, 33}));  // 32 then against 31 else
+  CHECK(choose_path(m, {31, 0, 33}));        // 32 then against 31 else
   CHECK_FALSE(choose_path(m, {30, 0, 34}));  // tie 31:31 goes to the attached majority
-  m.want_then = 0xffffu;  // 16:16 attached, empty pool: else
+  m.want_then = 0xffffu;                     // 16:16 attached, empty pool: else
   CHECK_FALSE(choose_path(m, {0, 0, 8}));
   // Contexts parked before another branch do not vote.
   m.at_branch = 0x0000ffffu;

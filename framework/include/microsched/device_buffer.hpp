@@ -42,16 +42,19 @@ class device_buffer {
   }
   //! Copies `host` (same size) to the device; returns once the copy is done.
   void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) {
-    if (host.size() != count_) throw_invalid("host size", host.size(), "must match the device buffer");
+    if (host.size() != count_)
+      throw_invalid("host size", host.size(), "must match the device buffer");
     if (count_ == 0) return;
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }
   //! The contents, after the work queued on `stream` is done.
   [[nodiscard]] std::vector<T> to_host(cudaStream_t stream = nullptr) const {
     std::vector<T> host(count_);
     if (count_ == 0) return host;
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(host.data(), data_, bytes(), cudaMemcpyDeviceToHost, stream));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(host.data(), data_, bytes(), cudaMemcpyDeviceToHost, stream));
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     return host;
   }

@@ -46,7 +46,8 @@ template <class T>
 }
 
 //! The same for a value that is text (e.g. "empty" for a missing function).
-[[noreturn]] inline void throw_invalid(const char* name, const char* value, const std::string& why) {
+[[noreturn]] inline void throw_invalid(const char* name, const char* value,
+                                       const std::string& why) {
   throw std::invalid_argument(std::string(name) + " = " + value + ": " + why);
 }
 

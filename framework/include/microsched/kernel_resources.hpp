@@ -15,7 +15,7 @@ struct kernel_resources {
   std::size_t static_shared_bytes = 0;
   std::size_t local_bytes = 0;  //!< per thread; non-zero means spills or a stack frame
   int threads_per_block = 0;
-  int max_blocks_per_sm = 0;    //!< occupancy at this block size
+  int max_blocks_per_sm = 0;  //!< occupancy at this block size
 };
 
 template <class Kernel>

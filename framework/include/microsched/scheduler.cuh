@@ -87,9 +87,9 @@ class scheduler {
     const device_info device = current_device();
     sm_count_ = device.sm_count;
     if (args_.strategy == pool_strategy::automatic) {
-      automatic_.configure(
-          detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" + device.name),
-          candidates());
+      automatic_.configure(detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) +
+                                                                  ":" + device.name),
+                           candidates());
     }
     if constexpr (dynamic_shared_bytes > 0) {
       switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,

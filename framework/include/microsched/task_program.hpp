@@ -19,8 +19,8 @@
 //! calls it for each window of `deferral` steps instead of looping over step() itself; a program
 //! can then fold the window into its own termination test (Julia: `iterations >= min(crunch,
 //! start + budget)`), so a window costs no instruction per step. It must run the same arithmetic
-//! as step() (the results are checked against vanilla, which only calls step()). Programs are passed to kernels by
-//! value, so they hold device pointers and parameters, nothing owning.
+//! as step() (the results are checked against vanilla, which only calls step()). Programs are
+//! passed to kernels by value, so they hold device pointers and parameters, nothing owning.
 
 #include <concepts>
 #include <type_traits>
@@ -30,14 +30,14 @@
 namespace microsched {
 
 template <class P>
-concept task_program =
-    std::is_trivially_copyable_v<P> && std::is_default_constructible_v<typename P::context> &&
+concept task_program = std::is_trivially_copyable_v<P> &&
+    std::is_default_constructible_v<typename P::context> &&
     requires(const P& program, typename P::context& context, const typename P::context& done,
              task_id task) {
-      { program.begin(task) } -> std::same_as<typename P::context>;
-      { program.step(context) } -> std::same_as<bool>;
-      { program.end(task, done) } -> std::same_as<void>;
-    };
+  { program.begin(task) } -> std::same_as<typename P::context>;
+  { program.step(context) } -> std::same_as<bool>;
+  { program.end(task, done) } -> std::same_as<void>;
+};
 
 //! True when P provides the optional advance(context&, int) fast path.
 template <class P>
@@ -53,27 +53,32 @@ constexpr bool check_task_program() {
   static_assert(std::is_trivially_copyable_v<P>,
                 "a task program is passed to kernels by value: it must be trivially copyable "
                 "(device pointers and parameters, nothing owning)");
-  static_assert(requires { typename P::context; }, "the program needs a nested type `context`");
+  static_assert(
+      requires { typename P::context; }, "the program needs a nested type `context`");
   if constexpr (requires { typename P::context; }) {
     static_assert(std::is_default_constructible_v<typename P::context>,
                   "P::context must be default constructible: idle lanes hold an empty one");
-    static_assert(requires(const P& p, task_id t) {
-                    { p.begin(t) } -> std::same_as<typename P::context>;
-                  },
-                  "the program needs `__device__ context begin(microsched::task_id) const`");
-    static_assert(requires(const P& p, typename P::context& c) {
-                    { p.step(c) } -> std::same_as<bool>;
-                  },
-                  "the program needs `__device__ bool step(context&) const` returning true when "
-                  "the task has finished (const: programs are shared by every lane)");
-    static_assert(requires(const P& p, task_id t, const typename P::context& c) {
-                    { p.end(t, c) } -> std::same_as<void>;
-                  },
-                  "the program needs `__device__ void end(microsched::task_id, const context&) "
-                  "const`");
-    static_assert(has_advance<P> || !requires { &P::advance; },
-                  "P::advance exists but is not `__device__ bool advance(context&, int budget) "
-                  "const`: the scheduler would silently ignore it");
+    static_assert(
+        requires(const P& p, task_id t) {
+          { p.begin(t) } -> std::same_as<typename P::context>;
+        },
+        "the program needs `__device__ context begin(microsched::task_id) const`");
+    static_assert(
+        requires(const P& p, typename P::context& c) {
+          { p.step(c) } -> std::same_as<bool>;
+        },
+        "the program needs `__device__ bool step(context&) const` returning true when "
+        "the task has finished (const: programs are shared by every lane)");
+    static_assert(
+        requires(const P& p, task_id t, const typename P::context& c) {
+          { p.end(t, c) } -> std::same_as<void>;
+        },
+        "the program needs `__device__ void end(microsched::task_id, const context&) "
+        "const`");
+    static_assert(
+        has_advance<P> || !requires { &P::advance; },
+        "P::advance exists but is not `__device__ bool advance(context&, int budget) "
+        "const`: the scheduler would silently ignore it");
   }
   return true;
 }

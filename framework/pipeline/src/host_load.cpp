@@ -19,7 +19,8 @@ std::optional<int> parse_loadavg_runnable(std::string_view line) noexcept {
   const char* first = line.data() + at;
   const char* last = line.data() + line.size();
   const auto [end, error] = std::from_chars(first, last, runnable);
-  if (error != std::errc{} || end == first || end == last || *end != '/' || runnable < 0) return std::nullopt;
+  if (error != std::errc{} || end == first || end == last || *end != '/' || runnable < 0)
+    return std::nullopt;
   return runnable;
 }
 

@@ -26,7 +26,8 @@ std::vector<index_t> job_swap(std::span<const index_t> refs, const job_swap_argu
   segs.erase(std::unique(segs.begin(), segs.end()), segs.end());
   std::vector<std::vector<index_t>> category(segs.size());
   for (std::size_t j = 0; j < refs.size(); ++j) {
-    const auto c = static_cast<std::size_t>(std::lower_bound(segs.begin(), segs.end(), seg_of[j]) - segs.begin());
+    const auto c = static_cast<std::size_t>(std::lower_bound(segs.begin(), segs.end(), seg_of[j]) -
+                                            segs.begin());
     category[c].push_back(static_cast<index_t>(j));
   }
 
@@ -37,7 +38,8 @@ std::vector<index_t> job_swap(std::span<const index_t> refs, const job_swap_argu
   for (auto& c : category) {
     const std::size_t full = c.size() / w * w;
     source.insert(source.end(), c.begin(), c.begin() + static_cast<std::ptrdiff_t>(full));
-    if (full < c.size()) residual.emplace_back(c.begin() + static_cast<std::ptrdiff_t>(full), c.end());
+    if (full < c.size())
+      residual.emplace_back(c.begin() + static_cast<std::ptrdiff_t>(full), c.end());
   }
   // Greedy packing: the largest residual opens a bucket, the smallest fill it.
   std::stable_sort(residual.begin(), residual.end(),
@@ -56,7 +58,8 @@ std::vector<index_t> job_swap(std::span<const index_t> refs, const job_swap_argu
         source.insert(source.end(), smallest.begin(), smallest.end());
         omega.pop_back();
       } else {  // split the smallest: what is left stays the smallest set
-        source.insert(source.end(), smallest.end() - static_cast<std::ptrdiff_t>(room), smallest.end());
+        source.insert(source.end(), smallest.end() - static_cast<std::ptrdiff_t>(room),
+                      smallest.end());
         smallest.resize(smallest.size() - room);
         room = 0;
       }

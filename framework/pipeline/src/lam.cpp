@@ -143,8 +143,8 @@ void value_classes_into(std::span<const std::uint32_t> values, int classes,
   } else {
     for (std::size_t i = 0; i < values.size(); ++i) {
       const auto x = static_cast<std::uint32_t>(values[i] - mn);
-      out[i] = static_cast<std::uint32_t>(
-          std::upper_bound(threshold.begin(), threshold.end(), x) - threshold.begin());
+      out[i] = static_cast<std::uint32_t>(std::upper_bound(threshold.begin(), threshold.end(), x) -
+                                          threshold.begin());
     }
   }
 }

@@ -20,7 +20,9 @@ std::vector<std::uint32_t> cluster_trip_counts(std::span<const std::uint32_t> tr
     gaps.emplace_back(std::log1p(double(distinct[k])) - std::log1p(double(distinct[k - 1])), k);
   const std::size_t cuts = std::min(gaps.size(), static_cast<std::size_t>(clusters - 1));
   std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(cuts), gaps.end(),
-                    [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+                    [](const auto& a, const auto& b) {
+                      return a.first > b.first || (a.first == b.first && a.second < b.second);
+                    });
   std::vector<std::uint32_t> starts;  // first distinct value of every cluster but the first
   for (std::size_t k = 0; k < cuts; ++k) starts.push_back(distinct[gaps[k].second]);
   std::sort(starts.begin(), starts.end());
@@ -60,7 +62,8 @@ std::vector<index_t> regroup(std::span<const std::uint32_t> keys, int warp) {
     ++count[rank[i]];
   }
   // Full warps of every key first, then the residuals in key order.
-  std::vector<std::size_t> full_at(distinct.size()), residual_at(distinct.size()), full_left(distinct.size());
+  std::vector<std::size_t> full_at(distinct.size()), residual_at(distinct.size()),
+      full_left(distinct.size());
   std::size_t pos = 0;
   for (std::size_t k = 0; k < distinct.size(); ++k) {
     full_at[k] = pos;

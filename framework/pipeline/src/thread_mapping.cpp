@@ -78,7 +78,8 @@ std::uint64_t memory_transactions(std::span<const index_t> refs, std::span<const
       for (std::uint64_t s = first; s <= last; ++s) segments.push_back(s);
     }
     std::sort(segments.begin(), segments.end());
-    total += static_cast<std::uint64_t>(std::unique(segments.begin(), segments.end()) - segments.begin());
+    total += static_cast<std::uint64_t>(std::unique(segments.begin(), segments.end()) -
+                                        segments.begin());
   }
   return total;
 }

@@ -63,7 +63,8 @@ void worker_pool::set_active(int threads) {
   const int active = std::clamp(threads, 1, size());
   {
     const std::lock_guard lock(mutex_);
-    if (active_.load(std::memory_order_relaxed) == active) return;  // every run sets it: no needless wake-ups
+    if (active_.load(std::memory_order_relaxed) == active)
+      return;  // every run sets it: no needless wake-ups
     active_.store(active, std::memory_order_release);
   }
   wake_.notify_all();
@@ -100,10 +101,12 @@ void worker_pool::run(int index) {
   std::unique_lock lock(mutex_);
   while (true) {
     const auto may_work = [&] { return index < active_.load(std::memory_order_acquire); };
-    if (queue_.empty() && !stopping_ && spin_.count() > 0 && may_work()) {  // poll a while before sleeping
+    if (queue_.empty() && !stopping_ && spin_.count() > 0 &&
+        may_work()) {  // poll a while before sleeping
       lock.unlock();
       const auto until = std::chrono::steady_clock::now() + spin_;
-      while (queued_.load(std::memory_order_acquire) == 0 && !stop_flag_.load(std::memory_order_acquire) &&
+      while (queued_.load(std::memory_order_acquire) == 0 &&
+             !stop_flag_.load(std::memory_order_acquire) &&
              std::chrono::steady_clock::now() < until) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();

@@ -35,7 +35,8 @@ struct montecarlo_branch_program {
   std::uint32_t* sum_out = nullptr;      //!< bits of the float sum per task
   std::uint32_t* entered_out = nullptr;  //!< branch entries per task
 
-  [[nodiscard]] __device__ __forceinline__ uint4 draw4(const context& c, std::uint32_t block) const {
+  [[nodiscard]] __device__ __forceinline__ uint4 draw4(const context& c,
+                                                       std::uint32_t block) const {
     const uint4 counter{c.iteration, block, c.task_lo, c.task_hi};
     const uint2 key{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)};
     return curand_Philox4x32_10(counter, key);

@@ -15,7 +15,11 @@ struct montecarlo_branch_runner::impl {
   bool have_reference = false;
 
   explicit impl(const montecarlo_branch_settings& s)
-      : settings(s), sum(s.tasks), entered(s.tasks), ref_sum(s.tasks), ref_entered(s.tasks),
+      : settings(s),
+        sum(s.tasks),
+        entered(s.tasks),
+        ref_sum(s.tasks),
+        ref_entered(s.tasks),
         counts(s.tasks) {}
 
   [[nodiscard]] montecarlo_branch_program program(std::uint32_t* sum_out,
@@ -29,7 +33,9 @@ struct montecarlo_branch_runner::impl {
     p.entered_out = entered_out;
     return p;
   }
-  [[nodiscard]] montecarlo_branch_program program() const { return program(sum.data(), entered.data()); }
+  [[nodiscard]] montecarlo_branch_program program() const {
+    return program(sum.data(), entered.data());
+  }
 
   void ensure_reference() {
     if (have_reference) return;
@@ -51,7 +57,9 @@ montecarlo_branch_runner::montecarlo_branch_runner(const montecarlo_branch_setti
 }
 montecarlo_branch_runner::~montecarlo_branch_runner() = default;
 
-const montecarlo_branch_settings& montecarlo_branch_runner::settings() const { return impl_->settings; }
+const montecarlo_branch_settings& montecarlo_branch_runner::settings() const {
+  return impl_->settings;
+}
 
 void montecarlo_branch_runner::set_probability(float p) {
   if (!(p >= 0.0f && p <= 1.0f)) throw_invalid("probability", p, "must be in [0, 1]");
@@ -61,8 +69,9 @@ void montecarlo_branch_runner::set_probability(float p) {
 
 std::string montecarlo_branch_runner::describe() const {
   const auto& s = impl_->settings;
-  return "montecarlo_branch tasks=" + std::to_string(s.tasks) + " p=" + std::to_string(s.probability) +
-         " outer=" + std::to_string(s.outer) + " inner=" + std::to_string(s.inner);
+  return "montecarlo_branch tasks=" + std::to_string(s.tasks) +
+         " p=" + std::to_string(s.probability) + " outer=" + std::to_string(s.outer) +
+         " inner=" + std::to_string(s.inner);
 }
 
 timing_stats montecarlo_branch_runner::time_vanilla(const timing_options& options) {
@@ -78,7 +87,8 @@ timing_stats montecarlo_branch_runner::time_termination(const schedule_arguments
                                   options, impl_->stream.get());
 }
 
-timing_stats montecarlo_branch_runner::time_switching(const variant& v, const timing_options& options) {
+timing_stats montecarlo_branch_runner::time_switching(const variant& v,
+                                                      const timing_options& options) {
   return detail::time_switching(impl_->timer, impl_->program(), impl_->settings.tasks, v, options,
                                 impl_->stream.get());
 }

@@ -13,10 +13,18 @@ namespace microsched::kernels::raycast {
 struct vec3 {
   float x, y, z;
 };
-MICROSCHED_HD vec3 operator+(vec3 a, vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-MICROSCHED_HD vec3 operator-(vec3 a, vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-MICROSCHED_HD vec3 operator*(float s, vec3 a) { return {s * a.x, s * a.y, s * a.z}; }
-MICROSCHED_HD float dot(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+MICROSCHED_HD vec3 operator+(vec3 a, vec3 b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+MICROSCHED_HD vec3 operator-(vec3 a, vec3 b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+MICROSCHED_HD vec3 operator*(float s, vec3 a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
+MICROSCHED_HD float dot(vec3 a, vec3 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 MICROSCHED_HD vec3 cross(vec3 a, vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }

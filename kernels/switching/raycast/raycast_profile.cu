@@ -11,15 +11,16 @@ void profile_switching_run(const kernels::raycast::raycast_program& program,
                            cudaStream_t stream) {
   variant uncapped = v;
   uncapped.min_blocks_per_sm = 0;
-  run_switching<0>(stats_program<kernels::raycast::raycast_program>{program, counters, begin_ns, end_ns},
-                   n, uncapped, stream);
+  run_switching<0>(
+      stats_program<kernels::raycast::raycast_program>{program, counters, begin_ns, end_ns}, n,
+      uncapped, stream);
 }
 
 void profile_vanilla_run(const kernels::raycast::raycast_program& program,
                          unsigned long long* begin_ns, unsigned long long* end_ns, task_id n,
                          cudaStream_t stream) {
-  run_vanilla(stats_program<kernels::raycast::raycast_program>{program, nullptr, begin_ns, end_ns}, n,
-              stream);
+  run_vanilla(stats_program<kernels::raycast::raycast_program>{program, nullptr, begin_ns, end_ns},
+              n, stream);
 }
 
 }  // namespace microsched::switching_workloads::detail

@@ -13,8 +13,10 @@ using kernels::raycast::raycast_program;
 namespace {
 void check_tile(const raycast_settings& s, int w, int h) {
   if (w == 0 && h == 0) return;
-  if (w < 1 || s.width % w != 0) throw_invalid("tile width", w, "must divide the image width (or 0x0: rows)");
-  if (h < 1 || s.height % h != 0) throw_invalid("tile height", h, "must divide the image height (or 0x0: rows)");
+  if (w < 1 || s.width % w != 0)
+    throw_invalid("tile width", w, "must divide the image width (or 0x0: rows)");
+  if (h < 1 || s.height % h != 0)
+    throw_invalid("tile height", h, "must divide the image height (or 0x0: rows)");
 }
 }  // namespace
 
@@ -35,7 +37,8 @@ static std::vector<std::uint32_t> center_first_order(int width, int height) {
     const float v = (1.0f - cy / static_cast<float>(height) * 2.0f) * cam.tan_half_fov;
     const vec3 dir = kernels::raycast::normalize(cam.forward + u * cam.right + v * cam.up);
     const float along = kernels::raycast::dot(cam.eye, dir);
-    keyed[static_cast<std::size_t>(i)] = {kernels::raycast::dot(cam.eye, cam.eye) - along * along, i};
+    keyed[static_cast<std::size_t>(i)] = {kernels::raycast::dot(cam.eye, cam.eye) - along * along,
+                                          i};
   }
   std::stable_sort(keyed.begin(), keyed.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -106,8 +109,10 @@ struct raycast_runner::impl {
 };
 
 raycast_runner::raycast_runner(const raycast_settings& settings) {
-  if (settings.width < 1 || settings.width > 16384) throw_invalid("width", settings.width, "must be in 1..16384");
-  if (settings.height < 1 || settings.height > 16384) throw_invalid("height", settings.height, "must be in 1..16384");
+  if (settings.width < 1 || settings.width > 16384)
+    throw_invalid("width", settings.width, "must be in 1..16384");
+  if (settings.height < 1 || settings.height > 16384)
+    throw_invalid("height", settings.height, "must be in 1..16384");
   if (!(settings.step_size >= 1e-3f && settings.step_size <= 10.0f)) {
     throw_invalid("step", settings.step_size, "must be in [0.001, 10]");
   }
@@ -122,7 +127,9 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
 }
 raycast_runner::~raycast_runner() = default;
 
-const raycast_settings& raycast_runner::settings() const { return impl_->settings; }
+const raycast_settings& raycast_runner::settings() const {
+  return impl_->settings;
+}
 
 void raycast_runner::set_step_size(float step) {
   if (!(step >= 1e-3f && step <= 10.0f)) throw_invalid("step", step, "must be in [0.001, 10]");
@@ -135,7 +142,9 @@ void raycast_runner::set_march_window(int window) {
   impl_->settings.march_window = window;
 }
 
-void raycast_runner::set_skip_empty(bool skip) { impl_->settings.skip_empty = skip; }
+void raycast_runner::set_skip_empty(bool skip) {
+  impl_->settings.skip_empty = skip;
+}
 
 void raycast_runner::set_tile(int w, int h) {
   check_tile(impl_->settings, w, h);
@@ -148,7 +157,9 @@ void raycast_runner::set_march_quorum(int quorum) {
   impl_->settings.march_quorum = quorum;
 }
 
-void raycast_runner::set_center_first(bool on) { impl_->settings.center_first = on; }
+void raycast_runner::set_center_first(bool on) {
+  impl_->settings.center_first = on;
+}
 
 void raycast_runner::set_hessian(bool hessian) {
   if (impl_->settings.hessian == hessian) return;
@@ -164,9 +175,9 @@ std::string raycast_runner::describe() const {
                     : " second derivative: axis differences (27 samples)") +
          (s.skip_empty ? ", empty-space skipping" : ", no empty-space skipping") +
          (s.center_first ? ", scheduled runs take expensive 8x4 tiles first" : "") +
-         (s.march_quorum > 0 ? ", switching windows end at " + std::to_string(s.march_quorum) +
-                                   " stopped lanes"
-                             : "") +
+         (s.march_quorum > 0
+              ? ", switching windows end at " + std::to_string(s.march_quorum) + " stopped lanes"
+              : "") +
          (s.tile_width > 0 ? ", tasks in " + std::to_string(s.tile_width) + "x" +
                                  std::to_string(s.tile_height) + " tiles"
                            : ", tasks row-major");
@@ -205,9 +216,8 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
   const cudaStream_t s = m.stream.get();
   m.image.fill_bytes(0xff, s);
   m.counts.fill_bytes(0, s);
-  detail::with_register_cap(v, [&](auto cap) {
-    cap.run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s);
-  });
+  detail::with_register_cap(
+      v, [&](auto cap) { cap.run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s); });
   m.stream.synchronize();
   image_check r;
   r.tasks.tasks = m.pixels();
@@ -218,7 +228,8 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
     if (counts[t] == 0) ++r.tasks.missing;
     if (counts[t] > 1) ++r.tasks.duplicated;
     if (counts[t] != 1 && r.tasks.detail.size() < 200) {
-      r.tasks.detail += "pixel " + std::to_string(t) + " ended " + std::to_string(counts[t]) + " times; ";
+      r.tasks.detail +=
+          "pixel " + std::to_string(t) + " ended " + std::to_string(counts[t]) + " times; ";
     }
     if (got[t] == want[t]) continue;
     ++r.pixels_differing;
@@ -232,11 +243,13 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
     if (worst > tolerance) {
       ++r.tasks.mismatched;
       if (r.tasks.detail.size() < 400) {
-        r.tasks.detail += "pixel " + std::to_string(t) + " differs by " + std::to_string(worst) + "; ";
+        r.tasks.detail +=
+            "pixel " + std::to_string(t) + " differs by " + std::to_string(worst) + "; ";
       }
     }
   }
-  const auto allowed = static_cast<std::uint64_t>(allowed_fraction * static_cast<double>(m.pixels()));
+  const auto allowed =
+      static_cast<std::uint64_t>(allowed_fraction * static_cast<double>(m.pixels()));
   r.tasks.passed = r.tasks.missing == 0 && r.tasks.duplicated == 0 && r.tasks.mismatched <= allowed;
   return r;
 }
@@ -261,7 +274,8 @@ std::vector<std::uint32_t> raycast_runner::render_vanilla_textbook() {
 
 std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
   auto& m = *impl_;
-  detail::with_register_cap(v, [&](auto cap) { cap.run(m.scheduled(), m.pixels(), v, m.stream.get()); });
+  detail::with_register_cap(
+      v, [&](auto cap) { cap.run(m.scheduled(), m.pixels(), v, m.stream.get()); });
   m.stream.synchronize();
   return m.image.to_host(m.stream.get());
 }

@@ -46,14 +46,18 @@ extern template struct raycast_switching<10>;
 template <class F>
 decltype(auto) with_register_cap(const variant& v, F&& f) {
   switch (v.min_blocks_per_sm) {
-    case 0: return f(raycast_switching<0>{});
-    case 8: return f(raycast_switching<8>{});
-    case 10: return f(raycast_switching<10>{});
-    default: break;
+    case 0:
+      return f(raycast_switching<0>{});
+    case 8:
+      return f(raycast_switching<8>{});
+    case 10:
+      return f(raycast_switching<10>{});
+    default:
+      break;
   }
-  throw std::invalid_argument("register cap (min blocks/SM) = " +
-                              std::to_string(v.min_blocks_per_sm) +
-                              ": the ray caster is compiled for 0 (none), 8 and 10");
+  throw std::invalid_argument(
+      "register cap (min blocks/SM) = " + std::to_string(v.min_blocks_per_sm) +
+      ": the ray caster is compiled for 0 (none), 8 and 10");
 }
 
 }  // namespace microsched::switching_workloads::detail

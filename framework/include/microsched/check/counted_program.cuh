@@ -26,9 +26,8 @@ struct counted_program {
 
   __device__ __forceinline__ context begin(task_id t) const { return inner.begin(t); }
   __device__ __forceinline__ bool step(context& c) const { return inner.step(c); }
-  __device__ __forceinline__ bool advance(context& c, int budget) const
-    requires has_advance<Program>
-  {
+  __device__ __forceinline__ bool advance(context& c,
+                                          int budget) const requires has_advance<Program> {
     return inner.advance(c, budget);
   }
   __device__ __forceinline__ void end(task_id t, const context& c) const {

@@ -82,7 +82,8 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   r.direct = timer.time([&](cudaStream_t s) { direct.run(program, num_tasks, s); }, timing, stream);
   scheduler<Program, Policy> sched(args);
   sched.calibrate(program, num_tasks, stream);
-  r.scheduled = timer.time([&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
+  r.scheduled =
+      timer.time([&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
   r.schedule = sched.report(num_tasks);
   return r;
 }

@@ -22,14 +22,14 @@ struct output_region {
 struct prize_report {
   task_id tasks = 0;
   timing_stats direct, scheduled, floor;
-  std::string schedule;                 //!< scheduler report: what ran and why
-  double steps_mean = 0;                //!< steps per task
+  std::string schedule;   //!< scheduler report: what ran and why
+  double steps_mean = 0;  //!< steps per task
   std::uint64_t steps_max = 0;
-  double warp_max_mean = 0;             //!< mean over warps (32 consecutive tasks) of the most steps
-  std::uint64_t floor_steps = 0;        //!< steps every floor task ran (the mean, rounded)
-  std::uint64_t missing = 0;            //!< tasks the scheduler never ended
-  std::uint64_t duplicated = 0;         //!< tasks it ended more than once
-  std::uint64_t differing_bytes = 0;    //!< output bytes that differ from the direct run's
+  double warp_max_mean = 0;           //!< mean over warps (32 consecutive tasks) of the most steps
+  std::uint64_t floor_steps = 0;      //!< steps every floor task ran (the mean, rounded)
+  std::uint64_t missing = 0;          //!< tasks the scheduler never ended
+  std::uint64_t duplicated = 0;       //!< tasks it ended more than once
+  std::uint64_t differing_bytes = 0;  //!< output bytes that differ from the direct run's
   [[nodiscard]] bool exactly_once() const { return missing == 0 && duplicated == 0; }
   [[nodiscard]] bool outputs_equal() const { return differing_bytes == 0; }
   [[nodiscard]] double speedup() const { return direct.median_ms / scheduled.median_ms; }

@@ -1,7 +1,9 @@
 #pragma once
 //! @file atomic_idle_counter.cuh
 //! Fetch control Atomic(n) (frey2012 §4.3): lanes count themselves idle with a shared-memory
-//! atomic, once each, instead of a ballot. Same decision as Ballot(n) while idleness only grows (termination); under switching a lane refilled from the context pool stays counted until the reset.
+//! atomic, once each, instead of a ballot. Same decision as Ballot(n) while idleness only grows
+//! (termination); under switching a lane refilled from the context pool stays counted until the
+//! reset.
 
 #include "microsched/config.hpp"
 
@@ -14,7 +16,8 @@ class atomic_idle_counter {
     int idle[Warps];  // (warp)
   };
 
-  __device__ __forceinline__ atomic_idle_counter(temp_storage& storage, unsigned warp, unsigned lane)
+  __device__ __forceinline__ atomic_idle_counter(temp_storage& storage, unsigned warp,
+                                                 unsigned lane)
       : count_(storage.idle[warp]), lane_(lane) {
     if (lane_ == 0) count_ = 0;
     __syncwarp();

@@ -21,7 +21,8 @@ class global_task_source {
     const bool is_idle = (idle >> lane) & 1u;
     const unsigned refill = __ballot_sync(full_mask, is_idle && mine_.empty());
     if (refill != 0 && !drained_) {
-      const task_id base = pool_.grab(full_mask, static_cast<task_id>(popcount(refill)) * chunk_, lane);
+      const task_id base =
+          pool_.grab(full_mask, static_cast<task_id>(popcount(refill)) * chunk_, lane);
       const bool refills = (refill >> lane) & 1u;
       if (refills) mine_ = private_chunk(base, rank_in_mask(refill, lane), chunk_, pool_.total);
       drained_ = __any_sync(full_mask, refills && mine_.size() < chunk_);

@@ -29,13 +29,16 @@ class hybrid_task_source {
       grabbed = clamp_grab(pool_.grab(full_mask, grab, lane), grab, pool_.total);
       drained_ = grabbed.size() < grab;
     }
-    const bool got = ((idle >> lane) & 1u) && hybrid_pick(local_, grabbed, rank_in_mask(idle, lane), out);
+    const bool got =
+        ((idle >> lane) & 1u) && hybrid_pick(local_, grabbed, rank_in_mask(idle, lane), out);
     local_ = hybrid_after(local_, grabbed, need);
     return got;
   }
 
   //! Warp-uniform: no task will ever come from this source again.
-  [[nodiscard]] __device__ __forceinline__ bool exhausted() const { return drained_ && local_.empty(); }
+  [[nodiscard]] __device__ __forceinline__ bool exhausted() const {
+    return drained_ && local_.empty();
+  }
 
  private:
   global_pool_ref pool_;

@@ -29,7 +29,8 @@ class local_task_source {
     if (drained_) return false;
     const int leader = leader_of(idle);
     unsigned long long base = 0;
-    if (static_cast<int>(lane) == leader) base = atomicAdd(&storage_.next, static_cast<unsigned long long>(need));
+    if (static_cast<int>(lane) == leader)
+      base = atomicAdd(&storage_.next, static_cast<unsigned long long>(need));
     base = __shfl_sync(full_mask, base, leader);
     const task_range got = clamp_grab(base, static_cast<task_id>(need), range_.end);
     drained_ = got.size() < static_cast<task_id>(need) || got.end == range_.end;

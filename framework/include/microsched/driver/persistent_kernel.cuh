@@ -47,7 +47,7 @@ __device__ __forceinline__ void persistent_loop(const Program& program, const dr
 
   auto source = detail::make_source<Variant::strategy>(storage.source, params);
   detail::idle_count<Variant::atomic_count, Policy::block_threads / warp_size> idle(storage.idle,
-                                                                                   warp, lane);
+                                                                                    warp, lane);
   lane_type mine(lane_storage, policy_params, dynamic_shared, warp, lane);
   for (;;) {
     // Refill: every idle lane at once, one collective call.

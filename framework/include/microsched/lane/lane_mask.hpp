@@ -9,7 +9,9 @@
 namespace microsched {
 
 //! Bits of the lanes below `lane` (lane in 0..31).
-[[nodiscard]] MICROSCHED_HD unsigned lanes_below(unsigned lane) { return (1u << lane) - 1u; }
+[[nodiscard]] MICROSCHED_HD unsigned lanes_below(unsigned lane) {
+  return (1u << lane) - 1u;
+}
 
 //! Population count that compiles to POPC on the device.
 [[nodiscard]] MICROSCHED_HD int popcount(unsigned mask) {

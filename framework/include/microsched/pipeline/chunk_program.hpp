@@ -17,9 +17,9 @@ namespace microsched::pipeline {
 //! One piece of a chunk's transformation (helper thread) or one segment's copy (main thread).
 struct transform_job {
   std::size_t chunk = 0;
-  int slot = 0;                 //!< staging slot the remap goes to
-  int method = 0;               //!< index into the program's methods()
-  std::size_t begin = 0;        //!< element range of this piece or segment
+  int slot = 0;           //!< staging slot the remap goes to
+  int method = 0;         //!< index into the program's methods()
+  std::size_t begin = 0;  //!< element range of this piece or segment
   std::size_t end = 0;
   std::size_t transformed = 0;  //!< m: elements [0, m) are remapped, the rest keep their mapping
   std::size_t elements = 0;     //!< elements of the chunk
@@ -63,7 +63,7 @@ concept chunk_program = requires(P& p, const P& cp, const transform_job& job,
   { cp.methods() } -> std::convertible_to<std::vector<remap_method>>;
   p.prepare(n, n);  //!< (method, slots): allocate staging
   { p.transform(job) } -> std::same_as<transform_outcome>;
-  p.upload(job, s);           //!< enqueue the copy of [begin, end) of the slot's staging
+  p.upload(job, s);             //!< enqueue the copy of [begin, end) of the slot's staging
   p.launch_original(chunk, s);  //!< what the original program enqueues for this chunk
   p.launch_optimised(job, s);   //!< the same with the remap in job.slot, job.transformed elements
 };
@@ -74,13 +74,15 @@ concept chunk_program = requires(P& p, const P& cp, const transform_job& job,
 //! touch 25x the frame lines of the inner ones), pieces of equal cost end together. An empty or
 //! invalid answer: pieces of equal size.
 template <class P>
-concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int pieces, std::size_t g) {
+concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int pieces,
+                                   std::size_t g) {
   { p.piece_bounds(chunk, m, pieces, g) } -> std::convertible_to<std::vector<std::size_t>>;
 };
 
 //! [0, m) cut into `pieces` pieces of equal size at multiples of `granularity` (pieces >= 1,
 //! granularity >= 1): pieces + 1 bounds from 0 to m. The cut where a program gives none.
-[[nodiscard]] inline std::vector<std::size_t> equal_piece_bounds(std::size_t m, int pieces, std::size_t granularity) {
+[[nodiscard]] inline std::vector<std::size_t> equal_piece_bounds(std::size_t m, int pieces,
+                                                                 std::size_t granularity) {
   const std::size_t units = (m + granularity - 1) / granularity;
   const auto p = static_cast<std::size_t>(pieces);
   std::vector<std::size_t> bounds(p + 1);
@@ -89,8 +91,8 @@ concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int p
 }
 
 //! Whether `bounds` cut [0, m) into `pieces` non-empty pieces at multiples of `granularity`.
-[[nodiscard]] inline bool valid_piece_bounds(const std::vector<std::size_t>& bounds, std::size_t m, int pieces,
-                                             std::size_t granularity) noexcept {
+[[nodiscard]] inline bool valid_piece_bounds(const std::vector<std::size_t>& bounds, std::size_t m,
+                                             int pieces, std::size_t granularity) noexcept {
   if (pieces < 1 || bounds.size() != static_cast<std::size_t>(pieces) + 1 || bounds.front() != 0 ||
       bounds.back() != m)
     return false;

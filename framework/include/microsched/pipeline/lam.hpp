@@ -17,7 +17,7 @@ namespace microsched::pipeline {
 
 //! LAM parameters (the paper uses R = 10).
 struct lam_arguments {
-  int classes = 10;       //!< R: value sub-ranges; 1..65536
+  int classes = 10;      //!< R: value sub-ranges; 1..65536
   int warp = warp_size;  //!< threads per warp segment
   //! The paper labels a segment "mixed" when the quota of its majority class is used up. With
   //! fill_quotas, a second pass labels those segments with the best-covering class that still

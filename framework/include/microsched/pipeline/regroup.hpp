@@ -24,12 +24,13 @@ namespace microsched::pipeline {
 
 //! Combines a thread's branch decisions (bit k = condition k taken) and its loop cluster into
 //! one path-vector key: bits * clusters + cluster. Throws on a size mismatch or clusters < 1.
-[[nodiscard]] std::vector<std::uint32_t> path_vector_keys(std::span<const std::uint32_t> branch_bits,
-                                                          std::span<const std::uint32_t> loop_cluster,
-                                                          std::uint32_t clusters);
+[[nodiscard]] std::vector<std::uint32_t> path_vector_keys(
+    std::span<const std::uint32_t> branch_bits, std::span<const std::uint32_t> loop_cluster,
+    std::uint32_t clusters);
 
 //! Regrouping mapping (`source`, thread t works on element source[t]): stable within a key,
 //! full warps first. Throws std::invalid_argument for warp < 1.
-[[nodiscard]] std::vector<index_t> regroup(std::span<const std::uint32_t> keys, int warp = warp_size);
+[[nodiscard]] std::vector<index_t> regroup(std::span<const std::uint32_t> keys,
+                                           int warp = warp_size);
 
 }  // namespace microsched::pipeline

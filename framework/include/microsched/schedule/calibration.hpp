@@ -28,10 +28,10 @@
 namespace microsched {
 
 struct calibration_settings {
-  int rounds = 2;             //!< runs per candidate (the minimum counts)
-  double margin = 0.03;       //!< a candidate must beat direct by this fraction to be chosen
-  double drop_factor = 1.5;   //!< after one run, slower than this x direct: not tried again
-  double drift = 1.25;        //!< a decided choice this far off its time starts a new calibration
+  int rounds = 2;            //!< runs per candidate (the minimum counts)
+  double margin = 0.03;      //!< a candidate must beat direct by this fraction to be chosen
+  double drop_factor = 1.5;  //!< after one run, slower than this x direct: not tried again
+  double drift = 1.25;       //!< a decided choice this far off its time starts a new calibration
   double drift_floor_ms = 0.02;  //!< ... and this far off in absolute terms
 };
 
@@ -89,7 +89,7 @@ class calibration {
   int chosen_ = -1;
   int runs_ = 0;
   int restarts_ = 0;
-  int drift_streak_ = 0;  //!< consecutive runs of the choice off its calibrated time
+  int drift_streak_ = 0;               //!< consecutive runs of the choice off its calibrated time
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
 

@@ -7,8 +7,8 @@
 //!
 //! \code
 //! microsched-calibration 1
-//! <program|policy|device>\t<size class>\t<strategy> <fetch> <chunk> <deferral> <blocks/SM> <switch_every> <default_then> <vanilla_threshold> <fifo>
-//! \endcode
+//! <program|policy|device>\t<size class>\t<strategy> <fetch> <chunk> <deferral> <blocks/SM>
+//! <switch_every> <default_then> <vanilla_threshold> <fifo> \endcode
 
 #include <filesystem>
 #include <string>

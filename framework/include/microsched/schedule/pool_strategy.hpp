@@ -1,7 +1,8 @@
 #pragma once
 //! @file pool_strategy.hpp
-//! Work distribution strategies (frey2012 §4.2, Table 1), the direct mapping and the automatic choice among them. Device-side: no host headers; the text
-//! forms (parse_pool_strategy, to_string) are declared in schedule_arguments.hpp.
+//! Work distribution strategies (frey2012 §4.2, Table 1), the direct mapping and the automatic
+//! choice among them. Device-side: no host headers; the text forms (parse_pool_strategy, to_string)
+//! are declared in schedule_arguments.hpp.
 
 namespace microsched {
 
@@ -11,7 +12,8 @@ enum class pool_strategy {
   automatic,
   //! One thread per task, run to completion, no pools: what a vanilla kernel does.
   direct,
-  local,   //!< per-block pool in shared memory, statically filled with `chunk` tasks; grid = tasks/chunk
+  local,   //!< per-block pool in shared memory, statically filled with `chunk` tasks; grid =
+           //!< tasks/chunk
   global,  //!< per-lane private pool in registers refilled from the global pool, `chunk` per lane
   hybrid,  //!< per-warp local pool refilled from the global pool by one atomic per grab
 };

@@ -56,20 +56,22 @@ struct divergent_gate {
 //! a loop for the whole warp once enough lanes wait at a branch. False for gates without the
 //! member.
 template <class Gate>
-inline constexpr bool collective_gate = requires { requires Gate::collective; };
+inline constexpr bool collective_gate = requires {
+  requires Gate::collective;
+};
 
 template <class P>
 concept managed_task_program =
     std::is_trivially_copyable_v<P> && std::is_default_constructible_v<typename P::context> &&
-    std::is_trivially_copyable_v<typename P::context> &&
-    requires { { P::managed_branches } -> std::convertible_to<int>; } &&
-    (P::managed_branches >= 1 && P::managed_branches <= max_managed_branches) &&
+    std::is_trivially_copyable_v<typename P::context> && requires {
+  { P::managed_branches } -> std::convertible_to<int>;
+} &&(P::managed_branches >= 1 && P::managed_branches <= max_managed_branches) &&
     requires(const P& program, typename P::context& context, const typename P::context& done,
              task_id task, divergent_gate& gate) {
-      { program.begin(task) } -> std::same_as<typename P::context>;
-      { program.step(context, gate) } -> std::same_as<bool>;
-      { program.end(task, done) } -> std::same_as<void>;
-    };
+  { program.begin(task) } -> std::same_as<typename P::context>;
+  { program.step(context, gate) } -> std::same_as<bool>;
+  { program.end(task, done) } -> std::same_as<void>;
+};
 
 //! static_asserts naming the first missing piece, for a readable error at the scheduler.
 template <class P>
@@ -77,25 +79,34 @@ constexpr bool check_managed_program() {
   static_assert(std::is_trivially_copyable_v<P>,
                 "a managed task program is passed to kernels by value: it must be trivially "
                 "copyable (device pointers and parameters, nothing owning)");
-  static_assert(requires { typename P::context; }, "the program needs a nested type `context`");
+  static_assert(
+      requires { typename P::context; }, "the program needs a nested type `context`");
   static_assert(std::is_trivially_copyable_v<typename P::context>,
                 "P::context must be trivially copyable: it is swapped through shared memory");
-  static_assert(requires { { P::managed_branches } -> std::convertible_to<int>; },
-                "the program needs `static constexpr int managed_branches` (how many take() "
-                "points its step has)");
+  static_assert(
+      requires {
+        { P::managed_branches } -> std::convertible_to<int>;
+      },
+      "the program needs `static constexpr int managed_branches` (how many take() "
+      "points its step has)");
   static_assert(P::managed_branches >= 1 && P::managed_branches <= max_managed_branches,
                 "managed_branches must be in 1..32");
-  static_assert(requires(const P& p, typename P::context& c, divergent_gate& g) {
-                  { p.step(c, g) } -> std::same_as<bool>;
-                },
-                "the program needs `template <class Gate> bool step(context&, Gate&) const` "
-                "that calls gate.take(branch<k>, cond) at its managed branches");
-  static_assert(requires(const P& p, task_id t) { { p.begin(t) } -> std::same_as<typename P::context>; },
-                "the program needs `context begin(task_id) const`");
-  static_assert(requires(const P& p, task_id t, const typename P::context& c) {
-                  { p.end(t, c) } -> std::same_as<void>;
-                },
-                "the program needs `void end(task_id, const context&) const`");
+  static_assert(
+      requires(const P& p, typename P::context& c, divergent_gate& g) {
+        { p.step(c, g) } -> std::same_as<bool>;
+      },
+      "the program needs `template <class Gate> bool step(context&, Gate&) const` "
+      "that calls gate.take(branch<k>, cond) at its managed branches");
+  static_assert(
+      requires(const P& p, task_id t) {
+        { p.begin(t) } -> std::same_as<typename P::context>;
+      },
+      "the program needs `context begin(task_id) const`");
+  static_assert(
+      requires(const P& p, task_id t, const typename P::context& c) {
+        { p.end(t, c) } -> std::same_as<void>;
+      },
+      "the program needs `void end(task_id, const context&) const`");
   return true;
 }
 

@@ -5,9 +5,9 @@
 //! §3.2), or follows the default path on deferred visits (§3.3).
 
 #include "microsched/config.hpp"
+#include "microsched/schedule/switching_arguments.hpp"
 #include "microsched/switching/context_pool.cuh"
 #include "microsched/switching/managed_program.hpp"
-#include "microsched/schedule/switching_arguments.hpp"
 #include "microsched/switching/vote.hpp"
 
 namespace microsched::switching {
@@ -37,10 +37,16 @@ class switching_gate {
   }
 
   //! The lane's attached context (state_finished: the lane is empty).
-  [[nodiscard]] __device__ __forceinline__ slot& mine() { return mine_; }
-  [[nodiscard]] __device__ __forceinline__ const slot& mine() const { return mine_; }
+  [[nodiscard]] __device__ __forceinline__ slot& mine() {
+    return mine_;
+  }
+  [[nodiscard]] __device__ __forceinline__ const slot& mine() const {
+    return mine_;
+  }
   //! The warp's context pool.
-  [[nodiscard]] __device__ __forceinline__ const pool_type& pool() const { return pool_; }
+  [[nodiscard]] __device__ __forceinline__ const pool_type& pool() const {
+    return pool_;
+  }
 
   //! This lane holds an active context: run the step's code (false while parked or empty).
   [[nodiscard]] __device__ __forceinline__ bool active() const {

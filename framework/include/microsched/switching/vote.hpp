@@ -58,16 +58,16 @@ struct pool_counts {
 //! path) are served first, empty lanes after them, each in lane order: the i-th served lane
 //! takes the i-th context from the top of the chosen path's stack.
 struct switch_plan {
-  bool path = false;       //!< the path the warp executes
-  unsigned runs = 0;       //!< lanes that run it with their own context
-  unsigned movers = 0;     //!< lanes at the branch needing the other path
-  unsigned empty = 0;      //!< lanes with no context
-  int available = 0;       //!< contexts parked for `path` before the switch
-  int other = 0;           //!< contexts parked for the other path before the switch
-  int free_slots = 0;      //!< free pool slots before the switch
-  int swaps = 0;           //!< movers that load a context and store theirs in its slot
-  int stores = 0;          //!< movers that store theirs in a free slot (no context to load)
-  int fills = 0;           //!< empty lanes that load a context (its slot becomes free)
+  bool path = false;    //!< the path the warp executes
+  unsigned runs = 0;    //!< lanes that run it with their own context
+  unsigned movers = 0;  //!< lanes at the branch needing the other path
+  unsigned empty = 0;   //!< lanes with no context
+  int available = 0;    //!< contexts parked for `path` before the switch
+  int other = 0;        //!< contexts parked for the other path before the switch
+  int free_slots = 0;   //!< free pool slots before the switch
+  int swaps = 0;        //!< movers that load a context and store theirs in its slot
+  int stores = 0;       //!< movers that store theirs in a free slot (no context to load)
+  int fills = 0;        //!< empty lanes that load a context (its slot becomes free)
 
   [[nodiscard]] MICROSCHED_HD int path_after() const { return available - swaps - fills; }
   [[nodiscard]] MICROSCHED_HD int other_after() const { return other + swaps + stores; }
@@ -79,7 +79,9 @@ struct switch_plan {
   [[nodiscard]] MICROSCHED_HD bool quiet() const { return swaps + stores + fills == 0; }
 };
 
-[[nodiscard]] MICROSCHED_HD int min_int(int a, int b) { return a < b ? a : b; }
+[[nodiscard]] MICROSCHED_HD int min_int(int a, int b) {
+  return a < b ? a : b;
+}
 
 [[nodiscard]] MICROSCHED_HD switch_plan plan_switch(branch_masks m, pool_counts pool, bool path) {
   switch_plan p;

@@ -63,7 +63,7 @@ class tuning_table {
   //! The JSON text save() writes; parse() reads it back (throws std::runtime_error).
   [[nodiscard]] std::string to_json() const;
   [[nodiscard]] static tuning_table parse(const std::string& json_text,
-                                         const std::string& origin = "tuning file");
+                                          const std::string& origin = "tuning file");
 
  private:
   std::vector<tuning_entry> entries_;
