@@ -57,10 +57,13 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
     detail::summarize_steps(steps.to_host(stream), r);
   }
   const auto want = detail::copy_outputs(outputs, stream);
-  // Exactly once and equal outputs under the scheduler (every candidate when automatic).
+  // The scheduler's choice first (automatic: calibrated on these runs), then exactly once and
+  // equal outputs under exactly that schedule.
+  scheduler<Program, Policy> sched(args);
+  sched.calibrate(program, num_tasks, stream);
   {
     device_buffer<std::uint32_t> counts(num_tasks);
-    scheduler<counted_program<Program>, Policy> checked(args);
+    scheduler<counted_program<Program>, Policy> checked(sched.schedule_for(num_tasks));
     const counted_program<Program> counted{program, counts.data()};
     detail::poison(outputs, stream);
     counts.fill_bytes(0, stream);
@@ -80,8 +83,6 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   direct_args.strategy = pool_strategy::direct;
   scheduler<Program, Policy> direct(direct_args);
   r.direct = timer.time([&](cudaStream_t s) { direct.run(program, num_tasks, s); }, timing, stream);
-  scheduler<Program, Policy> sched(args);
-  sched.calibrate(program, num_tasks, stream);
   r.scheduled =
       timer.time([&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
   r.schedule = sched.report(num_tasks);

@@ -73,10 +73,11 @@ class automatic_schedule {
     candidates_ = std::move(candidates);
   }
 
+  //! Does not wait for a timed run in flight (its time is read later).
   [[nodiscard]] schedule_arguments schedule_for(task_id num_tasks) const {
     const auto state = calibration_for(key_, num_tasks, candidates_);
     std::lock_guard lock(state->mutex);
-    state->collect();
+    (void)state->collect(false);
     return state->tuning.candidate(state->tuning.next());
   }
 
