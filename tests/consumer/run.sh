@@ -10,9 +10,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: tests/consumer/run.sh BUILD [WORK]}
+build=$(cd "$build" && pwd)  # absolute: CMake reads a relative CMAKE_PREFIX_PATH from elsewhere
 work=${2:-$build/consumer}
 archs=${CMAKE_CUDA_ARCHITECTURES:-90}
 rm -rf "$work" && mkdir -p "$work"
+work=$(cd "$work" && pwd)
 
 echo "== cmake --install $build --prefix $work/prefix"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
