@@ -172,9 +172,10 @@ class scheduler {
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
     if (s.strategy == pool_strategy::direct) {
       return {direct_blocks(num_tasks, block_threads), block_threads, 0,
-              query_resources(direct(num_tasks), block_threads)};
+              resources_of(reinterpret_cast<const void*>(direct(num_tasks)), 0)};
     }
-    const kernel_resources r = query_resources(kernel(s), block_threads, dynamic_shared_bytes);
+    const kernel_resources r =
+        resources_of(reinterpret_cast<const void*>(kernel(s)), dynamic_shared_bytes);
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, Policy::auto_blocks_per_sm),
             block_threads, dynamic_shared_bytes, r};
   }
@@ -244,6 +245,14 @@ class scheduler {
     return entry<kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>();
   }
 
+  //! A kernel's registers and occupancy, queried once per kernel (not on every launch).
+  [[nodiscard]] kernel_resources resources_of(const void* kernel,
+                                              std::size_t dynamic_shared) const {
+    const auto found = resources_.find(kernel);
+    if (found != resources_.end()) return found->second;
+    return resources_[kernel] = query_resources(kernel, block_threads, dynamic_shared);
+  }
+
   template <class Variant>
   [[nodiscard]] static kernel_t* entry() {
     if constexpr (Policy::register_cap) {
@@ -256,6 +265,7 @@ class scheduler {
   schedule_arguments args_;
   int sm_count_ = 0;
   global_task_pool pool_;
+  mutable std::map<const void*, kernel_resources> resources_;  //!< (kernel) -> its resources
   detail::automatic_schedule automatic_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,7 +59,8 @@ struct calibration_state {
 //! (load_calibrations()).
 void seed_calibration(const std::string& key, int size_class, const schedule_arguments& chosen);
 
-//! Forgets every calibration of the process (tests; a program that changed its inputs' nature).
+//! Forgets every calibration of the process (tests); schedulers that exist keep the states they
+//! hold.
 void forget_calibrations();
 
 template <class Program, class Policy>
@@ -75,7 +77,7 @@ class automatic_schedule {
 
   //! Does not wait for a timed run in flight (its time is read later).
   [[nodiscard]] schedule_arguments schedule_for(task_id num_tasks) const {
-    const auto state = calibration_for(key_, num_tasks, candidates_);
+    const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     (void)state->collect(false);
     return state->tuning.candidate(state->tuning.next());
@@ -83,14 +85,14 @@ class automatic_schedule {
 
   //! The choice for this size class is made (reads a pending measurement first).
   [[nodiscard]] bool decided(task_id num_tasks) const {
-    const auto state = calibration_for(key_, num_tasks, candidates_);
+    const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     state->collect();
     return state->tuning.decided();
   }
 
   [[nodiscard]] std::string report(task_id num_tasks) const {
-    const auto state = calibration_for(key_, num_tasks, candidates_);
+    const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     state->collect();
     if (state->from_file) {
@@ -104,7 +106,7 @@ class automatic_schedule {
   //! reason and the direct mapping runs instead.
   template <class Launch>
   void run(task_id num_tasks, cudaStream_t stream, Launch&& launch) {
-    const auto state = calibration_for(key_, num_tasks, candidates_);
+    const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
     // Calibrating: wait for the previous timed run. Decided: never block the host; the chosen
@@ -129,8 +131,17 @@ class automatic_schedule {
   }
 
  private:
+  //! The shared state of this size class, looked up in the registry once per scheduler.
+  [[nodiscard]] std::shared_ptr<calibration_state> state_for(task_id num_tasks) const {
+    const int k = size_class(num_tasks);
+    auto& slot = states_[k];
+    if (!slot) slot = calibration_for(key_, num_tasks, candidates_);
+    return slot;
+  }
+
   std::string key_;
   std::vector<schedule_arguments> candidates_;
+  mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state
 };
 
 }  // namespace microsched::detail
