@@ -13,6 +13,7 @@
 #include "microsched/schedule/switching_arguments.hpp"
 #include "microsched/switching/context_pool.cuh"
 #include "microsched/switching/managed_program.hpp"
+#include "microsched/switching/pool_fit.hpp"
 #include "microsched/switching/switching_gate.cuh"
 
 namespace microsched {
@@ -110,10 +111,10 @@ struct switching_policy {
   using lane = detail::switching_lane<Program, ContextsPerWarp, Fifo>;
   //! Shared memory per block (one context pool per warp), known at compile time.
   template <class Program>
-  static constexpr std::size_t dynamic_shared_bytes =
+  static constexpr std::size_t dynamic_shared_bytes = switching::pool_shared_bytes(
       sizeof(typename switching::context_pool<typename Program::context, ContextsPerWarp,
-                                              Program::managed_branches>::temp_storage) *
-      static_cast<std::size_t>(BlockThreads / warp_size);
+                                              Program::managed_branches>::temp_storage),
+      BlockThreads);
 };
 
 }  // namespace microsched
