@@ -4,7 +4,7 @@ probability p, log-log, for vanilla, microsched and the ideal line (the vanilla 
 scaled by the work done at p), from the mc_branch/* rows of a bench_switching JSON file.
 
   bench_switching --benchmark_filter='mc_branch/' --benchmark_out=mc.json --benchmark_out_format=json
-  python3 bench/switching/mc_branch_plot.py mc.json docs/img/mc-branch.svg
+  python3 bench/switching/mc_branch_plot.py mc.json mc-branch.png
 
 The output's suffix (.svg, .png, .pdf) picks the format. Needs python3-matplotlib.
 """
