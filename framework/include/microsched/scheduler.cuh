@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -103,8 +104,13 @@ class scheduler {
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  static_cast<int>(dynamic_shared_bytes)));
       }
-      // Validates blocks per SM against occupancy now, before any launch.
-      (void)plan_of(c, 1);
+      // Validates blocks per SM against occupancy now, before any launch. Under automatic a
+      // candidate that cannot launch here is dropped at its first run instead (with the reason).
+      try {
+        (void)plan_of(c, 1);
+      } catch (const std::invalid_argument&) {
+        if (args_.strategy != pool_strategy::automatic) throw;
+      }
     }
   }
 
