@@ -126,6 +126,9 @@ class automatic_schedule {
       tuning.fail(candidate, e.what());
       launch(tuning.candidate(0));
       return;
+    } catch (...) {
+      state->pending = -1;  // no stop event follows: nothing to read at the next run
+      throw;
     }
     state->stop(stream);
   }
