@@ -244,6 +244,28 @@ void render_two(const julia_task_program& a, const julia_task_program& b, micros
 }
 // example-end streams
 
+// example-begin check-vanilla
+#include <cstdint>
+#include <microsched/device_buffer.hpp>
+#include <microsched/error.hpp>
+
+//! True when the port renders the vanilla kernel's image, bit for bit. Both outputs are
+//! poisoned first, so that a pixel nobody writes shows as a difference.
+bool port_matches_vanilla(int width, int height, float pixel_size, float cx, float cy,
+                          std::uint32_t crunch) {
+  const auto pixels = static_cast<std::size_t>(width) * height;
+  microsched::device_buffer<std::uint32_t> want(pixels);
+  microsched::device_buffer<std::uint32_t> got(pixels);
+  want.fill_bytes(0xff);
+  got.fill_bytes(0xff);
+  julia_vanilla<<<dim3((width + 127) / 128, height), 128>>>(want.data(), width, height, pixel_size,
+                                                            cx, cy, crunch);
+  MICROSCHED_CHECK_LAUNCH("julia_vanilla");  // throws microsched::cuda_error naming the kernel
+  render_julia(got.data(), width, height, pixel_size, cx, cy, crunch, nullptr);
+  return want.to_host() == got.to_host();  // to_host waits for the work queued before it
+}
+// example-end check-vanilla
+
 TEST_CASE("porting guide: the self-contained program renders the vanilla kernel's image") {
   using namespace microsched;
   const int width = 300;
@@ -299,6 +321,16 @@ TEST_CASE("porting guide: the self-contained program renders the vanilla kernel'
     CHECK(ported_out.to_host(nullptr) == vanilla_out.to_host(nullptr));
     CHECK(second_out.to_host(nullptr) == vanilla_out.to_host(nullptr));
   }
+}
+
+TEST_CASE("getting started: the check against the vanilla kernel finds no difference") {
+  using namespace microsched;
+  const int width = 300;
+  const int height = 200;
+  const auto view = kernels::make_julia_view<float>(width, height, 0.0);
+  CHECK(port_matches_vanilla(width, height, view.pixel_size,
+                             static_cast<float>(kernels::julia_islands.cx),
+                             static_cast<float>(kernels::julia_islands.cy), 2000));
 }
 
 TEST_CASE("porting guide: tasks that need zero steps begin, take one step that returns true, end") {

@@ -100,6 +100,40 @@ TEST_CASE("the guide's prize call and automatic schedule") {
   std::remove("calibration.txt");
 }
 
+TEST_CASE("the guide's prize checks: output regions, exactly once, equal outputs") {
+  const task_id n = (1 << 16) + 5;
+  device_buffer<std::uint32_t> out(n);
+  const known_steps_program program{out.data()};
+  // example-begin prize-checks
+  // Every buffer end() writes, as {device pointer, bytes}: each is poisoned before a checked
+  // run and compared with the direct run's. On return it holds a scheduled run's results.
+  const std::vector<microsched::output_region> outputs = {{out.data(), out.bytes()}};
+  const microsched::prize_report r = microsched::measure_prize(program, n, outputs);
+  if (!r.exactly_once()) {
+    std::fprintf(stderr, "%llu tasks never ended, %llu ended more than once\n",
+                 static_cast<unsigned long long>(r.missing),
+                 static_cast<unsigned long long>(r.duplicated));
+  }
+  if (!r.outputs_equal()) {
+    std::fprintf(stderr, "%llu output bytes differ from the direct run's\n",
+                 static_cast<unsigned long long>(r.differing_bytes));
+  }
+  // example-end prize-checks
+  CHECK(r.exactly_once());
+  CHECK(r.outputs_equal());
+  CHECK(r.missing == 0);
+  CHECK(r.duplicated == 0);
+  std::vector<std::uint32_t> want(n);
+  for (task_id t = 0; t < n; ++t) {
+    std::uint32_t hash = static_cast<std::uint32_t>(t);
+    for (std::uint32_t s = 0; s < known_steps_program::steps(t); ++s) {
+      hash = hash * 1664525u + 1013904223u;
+    }
+    want[t] = hash;
+  }
+  CHECK(out.to_host() == want);  // a scheduled run's results are left in the outputs
+}
+
 TEST_CASE("measure_prize refuses zero tasks and empty output regions") {
   device_buffer<std::uint32_t> out(4);
   const known_steps_program program{out.data()};

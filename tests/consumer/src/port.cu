@@ -65,10 +65,12 @@ std::vector<std::uint32_t> to_host(const std::uint32_t* device, std::size_t n) {
 }  // namespace
 
 int main() {
+  // example-begin port-no-gpu
   if (const std::string why = microsched::no_device_reason(); !why.empty()) {
     std::printf("skipped: %s\n", why.c_str());
     return microsched::no_gpu_exit_code;
   }
+  // example-end port-no-gpu
   try {
     const microsched::task_id n = 100000;
     std::uint32_t* vanilla_out = nullptr;
