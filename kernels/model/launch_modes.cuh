@@ -3,7 +3,10 @@
 //! One kernel template per workload, instantiated for every probe mode and with or without an
 //! order: dispatch() turns a launch_request into the instantiation's compile-time arguments.
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "microsched/error.hpp"
 #include "model/model_workload.hpp"
@@ -43,6 +46,24 @@ void dispatch(const launch_request& request, std::size_t items, Launch&& launch)
   } else {
     with_mode(std::false_type{});
   }
+}
+
+//! A workload's outputs as 32-bit words, for the byte-exact comparison of two orders.
+template <class T>
+[[nodiscard]] std::vector<std::uint32_t> as_words(const std::vector<T>& values) {
+  static_assert(sizeof(T) % sizeof(std::uint32_t) == 0, "outputs must be whole 32-bit words");
+  std::vector<std::uint32_t> words(values.size() * (sizeof(T) / sizeof(std::uint32_t)));
+  std::memcpy(words.data(), values.data(), words.size() * sizeof(std::uint32_t));
+  return words;
+}
+
+//! Blocks of divergent_workload::threads_per_block that fit an SM for `kernel`.
+template <class Kernel>
+[[nodiscard]] int resident_blocks(Kernel* kernel) {
+  int blocks = 0;
+  MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, kernel, divergent_workload::threads_per_block, 0));
+  return blocks;
 }
 
 //! Grid size for `threads` threads.

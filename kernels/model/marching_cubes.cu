@@ -167,19 +167,10 @@ class marching_cubes final : public divergent_workload {
     });
   }
   void poison_outputs(cudaStream_t s) override { out_.fill_bytes(0xff, s); }
-  std::vector<std::uint32_t> outputs() const override {
-    const auto v = out_.to_host();
-    std::vector<std::uint32_t> words(v.size() * 4);
-    std::memcpy(words.data(), v.data(), words.size() * sizeof(std::uint32_t));
-    return words;
-  }
+  std::vector<std::uint32_t> outputs() const override { return as_words(out_.to_host()); }
   int blocks_per_sm(bool redirected) const override {
-    int blocks = 0;
-    MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks,
-        redirected ? mc_generate<probe_mode::off, true> : mc_generate<probe_mode::off, false>,
-        threads_per_block, 0));
-    return blocks;
+    return redirected ? resident_blocks(mc_generate<probe_mode::off, true>)
+                      : resident_blocks(mc_generate<probe_mode::off, false>);
   }
 
  private:

@@ -141,18 +141,10 @@ class photon_transport final : public divergent_workload {
     });
   }
   void poison_outputs(cudaStream_t s) override { result_.fill_bytes(0xff, s); }
-  std::vector<std::uint32_t> outputs() const override {
-    const auto v = result_.to_host();
-    std::vector<std::uint32_t> words(v.size() * 2);
-    std::memcpy(words.data(), v.data(), words.size() * sizeof(std::uint32_t));
-    return words;
-  }
+  std::vector<std::uint32_t> outputs() const override { return as_words(result_.to_host()); }
   int blocks_per_sm(bool redirected) const override {
-    int blocks = 0;
-    MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, redirected ? transport<probe_mode::off, true> : transport<probe_mode::off, false>,
-        threads_per_block, 0));
-    return blocks;
+    return redirected ? resident_blocks(transport<probe_mode::off, true>)
+                      : resident_blocks(transport<probe_mode::off, false>);
   }
 
  private:
