@@ -53,7 +53,7 @@ namespace detail {
 //! The static_asserts of the program kind the policy runs, naming what is missing.
 template <class Program, class Policy>
 constexpr bool check_program_for() {
-  if constexpr (Policy::has_ring_order) {
+  if constexpr (Policy::switches_contexts) {
     return switching::check_managed_program<Program>();
   } else {
     static_assert(!switching::managed_task_program<Program>,
@@ -172,7 +172,7 @@ class scheduler {
   //! The schedules this scheduler may launch: the arguments, or the automatic candidates.
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
     if (args_.strategy != pool_strategy::automatic) return {args_};
-    return automatic_candidates(Policy::has_ring_order, args_.switching);
+    return automatic_candidates(Policy::switches_contexts, args_.switching);
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
@@ -228,7 +228,7 @@ class scheduler {
   //! launch, so that none of it is a branch in the compute loop.
   [[nodiscard]] static kernel_t* kernel(const schedule_arguments& s) {
     const bool atomic = s.fetch.kind == fetch_kind::atomic;
-    if constexpr (Policy::has_ring_order) {
+    if constexpr (Policy::switches_contexts) {
       return s.switching.fifo ? kernel_for<true>(s, atomic) : kernel_for<false>(s, atomic);
     } else {
       return kernel_for<false>(s, atomic);

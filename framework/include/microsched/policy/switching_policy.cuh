@@ -99,14 +99,13 @@ struct switching_policy {
   static constexpr int min_blocks_per_sm = MinBlocksPerSM > 0 ? MinBlocksPerSM : 1;
   using params = switching_arguments;
   static constexpr int auto_blocks_per_sm = 0;  //!< as many blocks as occupancy allows
-  static constexpr bool has_ring_order = true;
+  //! Runs managed-branch programs and parks contexts (stacks or rings: switching_arguments::fifo).
+  static constexpr bool switches_contexts = true;
   //! Refills line up with the votes: one fetch check per switching window.
   [[nodiscard]] static constexpr int default_deferral(const switching_arguments& args) {
     return args.switch_every;
   }
 
-  template <class Program>
-  static constexpr bool accepts = switching::managed_task_program<Program>;
   template <class Program, bool Fifo>
   using lane = detail::switching_lane<Program, ContextsPerWarp, Fifo>;
   //! Shared memory per block (one context pool per warp), known at compile time.

@@ -133,10 +133,9 @@ struct termination_policy {
   static constexpr int auto_blocks_per_sm = 1024 / BlockThreads > 0 ? 1024 / BlockThreads : 1;
   //! Long enough to amortise the check's ballot, short enough that a lane idles little.
   [[nodiscard]] static constexpr int default_deferral(const switching_arguments&) { return 64; }
-  static constexpr bool has_ring_order = false;
+  //! Runs plain task programs; no parked contexts, so no ring order to compile.
+  static constexpr bool switches_contexts = false;
 
-  template <class Program>
-  static constexpr bool accepts = task_program<Program>;
   template <class Program, bool Fifo>
   using lane = detail::termination_lane<Program, BlockThreads>;
   template <class Program>
