@@ -4,6 +4,14 @@
 //! run under every variant (vanilla, warp persistent threads, the uniform-work floor, microsched
 //! with any schedule), time, and check. Workloads are built from the same step code for every
 //! variant, so results compare exactly.
+//!
+//! Every area registers here: termination (julia, montecarlo, collatz), task-context switching
+//! (montecarlo-branch, raycast), in-kernel remap (micro-branch, chi-square, model-tree) and the
+//! CPU-GPU pipeline (gafort, unwrap, blackscholes, carried). An area's own settings that change
+//! from one run to the next without rebuilding the workload (contexts per warp, the remap
+//! method, the pipeline depth, ...) are its *tunables* (set_tunables); what the workload is built
+//! from (sizes, probabilities, ...) are its options. Not every area has every reference:
+//! traits() says which it has, and the time_* function of one it lacks throws.
 
 #include <cstdint>
 #include <map>
@@ -46,6 +54,25 @@ struct resource_report {
 
 using options_map = std::map<std::string, std::string>;
 
+//! The references a workload is compared with, by the names its area gives them. An empty name:
+//! the workload has no such reference (`missing` says why) and its time_* function throws
+//! std::invalid_argument; reports write "n/a", never a number.
+struct baseline_names {
+  std::string vanilla = "vanilla";                //!< one thread (or the original loop) per task
+  std::string persistent = "persistent threads";  //!< a persistent driver without the area's idea
+  std::string floor = "floor";  //!< the same work without divergence (or an ideal derived from it)
+  std::string missing;          //!< why the absent ones are absent ("" when none is)
+};
+
+//! What a workload offers, known without building it (workload_traits()).
+struct workload_traits {
+  std::string area = "termination";  //!< termination, switching, remap or pipeline
+  //! The workload runs under microsched's scheduler, so the schedule (strategy, fetch, chunk,
+  //! deferral, blocks per SM) applies. false: time_scheduled and check_scheduled ignore it.
+  bool takes_schedule = true;
+  baseline_names baselines;
+};
+
 class workload {
  public:
   virtual ~workload() = default;
@@ -54,7 +81,15 @@ class workload {
   [[nodiscard]] virtual std::string describe() const = 0;
   [[nodiscard]] virtual std::uint64_t num_tasks() const = 0;
   //! Total steps of all tasks (from the vanilla run); the floor runs their mean on every task.
+  //! 0 where the workload does not count steps (switching, remap and pipeline workloads).
   [[nodiscard]] virtual std::uint64_t total_steps() = 0;
+  //! Which references this workload has, and whether the schedule applies to it.
+  [[nodiscard]] virtual workload_traits traits() const { return {}; }
+  //! Sets the tunables (workload_tunables()) for the runs that follow; a tunable not in `values`
+  //! takes its default. Throws std::invalid_argument naming the value for a bad value or for a
+  //! combination this workload was not compiled for (the sweep records that point as skipped).
+  //! Workloads without tunables accept only an empty map.
+  virtual void set_tunables(const options_map& values);
 
   virtual timing_stats time_vanilla(const timing_options& options) = 0;
   virtual timing_stats time_warp_persistent(const timing_options& options) = 0;
@@ -72,12 +107,22 @@ class workload {
   }
 };
 
-//! Names of the registered workloads ("julia", "montecarlo", ...).
+//! Names of the registered workloads ("julia", "montecarlo", ...), of every area built.
 [[nodiscard]] std::vector<std::string> workload_names();
-//! The options a workload takes, with defaults. Throws std::invalid_argument for an unknown name.
+//! The options a workload is built from, with defaults. Throws std::invalid_argument for an
+//! unknown name.
 [[nodiscard]] std::vector<parameter> workload_parameters(const std::string& name);
-//! Builds a workload on the current device. Unknown names or options, or bad values, throw
-//! std::invalid_argument naming them; no GPU throws microsched::no_device_error.
+//! The tunables a workload takes per run (set_tunables), with defaults; empty for the
+//! termination workloads. Throws std::invalid_argument for an unknown name.
+[[nodiscard]] std::vector<parameter> workload_tunables(const std::string& name);
+//! The workload's traits without building it. Throws std::invalid_argument for an unknown name.
+[[nodiscard]] workload_traits traits_of(const std::string& name);
+//! Checks options and tunables (any mix of both) on the host, without a GPU: throws
+//! std::invalid_argument naming the first unknown name or bad value.
+void check_workload_options(const std::string& name, const options_map& options);
+//! Builds a workload on the current device. `options` may hold tunables too (their first
+//! values). Unknown names or options, or bad values, throw std::invalid_argument naming them
+//! before any device work; no GPU throws microsched::no_device_error.
 [[nodiscard]] std::unique_ptr<workload> make_workload(const std::string& name,
                                                       const options_map& options);
 

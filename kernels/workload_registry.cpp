@@ -1,28 +1,94 @@
+// The one registry of workloads: the termination workloads of this library and, through their
+// adapters (kernels/registry/), the switching, remap and pipeline workloads of the areas built.
 #include <stdexcept>
 
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
+#include "registry/adapter_support.hpp"
 #include "workload.hpp"
 
 namespace microsched::workloads {
 
+namespace {
+
+template <class Settings>
+adapters::entry termination_entry(std::string name, std::vector<parameter> (*parameters)(),
+                                  Settings (*parse)(const options_map&),
+                                  std::unique_ptr<workload> (*make)(const Settings&)) {
+  adapters::entry e;
+  e.name = std::move(name);
+  e.parameters = parameters;
+  e.tunables = [] { return std::vector<parameter>{}; };
+  e.traits = [] { return workload_traits{}; };
+  e.check = [parse](const options_map& options) { (void)parse(options); };
+  e.make = [parse, make](const options_map& options) { return make(parse(options)); };
+  return e;
+}
+
+std::unique_ptr<workload> make_julia(const julia_settings& s) {
+  return make_julia_workload(s);
+}
+
+const std::vector<adapters::entry>& registry() {
+  static const std::vector<adapters::entry> entries = [] {
+    std::vector<adapters::entry> all = {
+        termination_entry<julia_settings>("julia", julia_parameters, parse_julia_settings,
+                                          make_julia),
+        termination_entry<montecarlo_settings>("montecarlo", montecarlo_parameters,
+                                               parse_montecarlo_settings, make_montecarlo_workload),
+        termination_entry<collatz_settings>("collatz", collatz_parameters, parse_collatz_settings,
+                                            make_collatz_workload)};
+    for (auto* area :
+         {&adapters::switching_entries, &adapters::remap_entries, &adapters::pipeline_entries}) {
+      for (auto& e : area()) all.push_back(std::move(e));
+    }
+    return all;
+  }();
+  return entries;
+}
+
+const adapters::entry& find(const std::string& name) {
+  for (const auto& e : registry()) {
+    if (e.name == name) return e;
+  }
+  std::string names;
+  for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + e.name;
+  throw std::invalid_argument("workload '" + name + "': expected one of " + names);
+}
+
+}  // namespace
+
+void workload::set_tunables(const options_map& values) {
+  if (values.empty()) return;
+  throw std::invalid_argument(name() + ": takes no tunable '" + values.begin()->first +
+                              "' (its options are set when it is built)");
+}
+
 std::vector<std::string> workload_names() {
-  return {"julia", "montecarlo", "collatz"};
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.push_back(e.name);
+  return names;
 }
 
 std::vector<parameter> workload_parameters(const std::string& name) {
-  if (name == "julia") return julia_parameters();
-  if (name == "montecarlo") return montecarlo_parameters();
-  if (name == "collatz") return collatz_parameters();
-  throw std::invalid_argument("workload '" + name + "': expected julia, montecarlo or collatz");
+  return find(name).parameters();
+}
+
+std::vector<parameter> workload_tunables(const std::string& name) {
+  return find(name).tunables();
+}
+
+workload_traits traits_of(const std::string& name) {
+  return find(name).traits();
+}
+
+void check_workload_options(const std::string& name, const options_map& options) {
+  find(name).check(options);
 }
 
 std::unique_ptr<workload> make_workload(const std::string& name, const options_map& options) {
-  if (name == "julia") return make_julia_workload(parse_julia_settings(options));
-  if (name == "montecarlo") return make_montecarlo_workload(parse_montecarlo_settings(options));
-  if (name == "collatz") return make_collatz_workload(parse_collatz_settings(options));
-  throw std::invalid_argument("workload '" + name + "': expected julia, montecarlo or collatz");
+  return find(name).make(options);
 }
 
 }  // namespace microsched::workloads

@@ -1,0 +1,22 @@
+// The registry's lists of the areas this build leaves out (MICROSCHED_WITH_<AREA>=OFF): empty.
+#include "registry/adapter_support.hpp"
+
+namespace microsched::workloads::adapters {
+
+#ifndef MICROSCHED_REGISTRY_SWITCHING
+std::vector<entry> switching_entries() {
+  return {};
+}
+#endif
+#ifndef MICROSCHED_REGISTRY_REMAP
+std::vector<entry> remap_entries() {
+  return {};
+}
+#endif
+#ifndef MICROSCHED_REGISTRY_PIPELINE
+std::vector<entry> pipeline_entries() {
+  return {};
+}
+#endif
+
+}  // namespace microsched::workloads::adapters

@@ -1,0 +1,77 @@
+#pragma once
+//! @file adapter_support.hpp
+//! What the adapters of the switching, remap and pipeline workloads share: how a registered
+//! workload is described to the registry, option helpers over a fixed set of values, the
+//! output comparison behind their checks, and host-clock timing for the pipeline.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workload.hpp"
+
+namespace microsched::workloads::adapters {
+
+//! One registered workload of an area: what the registry answers for its name.
+struct entry {
+  std::string name;
+  std::function<std::vector<parameter>()> parameters;  //!< options the workload is built from
+  std::function<std::vector<parameter>()> tunables;    //!< per-run settings (set_tunables)
+  std::function<workload_traits()> traits;
+  //! Parses options and tunables on the host (no GPU); throws std::invalid_argument.
+  std::function<void(const options_map&)> check;
+  //! Builds the workload from its options, then sets the tunables `options` holds.
+  std::function<std::unique_ptr<workload>(const options_map&)> make;
+};
+
+//! The area workloads of this build (each list is empty when its area is not built).
+[[nodiscard]] std::vector<entry> switching_entries();
+[[nodiscard]] std::vector<entry> remap_entries();
+[[nodiscard]] std::vector<entry> pipeline_entries();
+
+//! The entries of `options` whose names `known` lists.
+[[nodiscard]] options_map select(const options_map& options, const std::vector<parameter>& known);
+
+//! `known` and `more`, one after the other.
+[[nodiscard]] std::vector<parameter> joined(std::vector<parameter> known,
+                                            const std::vector<parameter>& more);
+
+//! The option's value, which must be one of `allowed`; throws std::invalid_argument naming the
+//! option, the value and the allowed ones otherwise.
+[[nodiscard]] std::string choice_option(const options_map& options,
+                                        const std::vector<parameter>& known,
+                                        const std::string& name,
+                                        const std::vector<std::string>& allowed);
+
+//! An integer option that must be one of `allowed` (e.g. the compiled pool sizes).
+[[nodiscard]] int listed_integer_option(const options_map& options,
+                                        const std::vector<parameter>& known,
+                                        const std::string& name, const std::vector<int>& allowed);
+
+//! "16, 32, 64 or 128"
+[[nodiscard]] std::string spell_list(const std::vector<std::string>& items);
+[[nodiscard]] std::string spell_list(const std::vector<int>& items);
+
+//! A run's outputs (32-bit words, floats as their bits) against the reference's, after the run's
+//! were poisoned with 0xffffffff: a word still poisoned where the reference is not counts as
+//! missing (its task never wrote it), any other difference as mismatched. `tasks` is the number
+//! of tasks the outputs belong to; `words_per_task` maps a word to its task for the details.
+[[nodiscard]] check_report compare_outputs(const std::vector<std::uint32_t>& got,
+                                           const std::vector<std::uint32_t>& want,
+                                           std::uint64_t tasks, std::uint64_t words_per_task);
+
+//! Times `run` (which must wait for its own GPU work) on the host clock: warm-up runs, then
+//! repetitions, median; `before` (untimed, may be empty) runs before each of them. For the
+//! pipeline, whose time is the whole loop's, helpers included.
+[[nodiscard]] timing_stats time_on_host(const std::function<void()>& run,
+                                        const timing_options& options,
+                                        const std::function<void()>& before = {});
+
+//! Throws std::invalid_argument saying the workload has no such reference and why.
+[[noreturn]] void no_reference(const std::string& workload, const char* reference,
+                               const std::string& why);
+
+}  // namespace microsched::workloads::adapters

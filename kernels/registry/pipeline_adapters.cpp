@@ -1,0 +1,448 @@
+// The pipeline workloads (gafort, unwrap, Black-Scholes, and the loop-carried gafort) behind the
+// workload interface, through the public pipeline API (chunk_pipeline, split_loop) and their
+// programs (pipeline_workloads.hpp). There is no scheduler and no persistent driver: vanilla is
+// the original loop, and every time is the whole loop's on the host clock, helpers included.
+// The tunables are the depth (Δ), the helper threads, the method and the control (chunk
+// pipeline), or the ratio and the helpers (kernel splitting).
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+
+#include "microsched/error.hpp"
+#include "microsched/pipeline/chunk_pipeline.hpp"
+#include "microsched/pipeline/cuda_backend.hpp"
+#include "microsched/pipeline/kernel_split.hpp"
+#include "options.hpp"
+#include "pipeline_workloads.hpp"
+#include "registry/adapter_support.hpp"
+
+namespace microsched::workloads::adapters {
+
+namespace {
+
+namespace pl = pipeline;
+namespace pw = pipeline::workloads;
+
+const char* const pipeline_missing =
+    "persistent threads and floor: the pipeline launches the program's own kernels, with no "
+    "persistent driver and no divergence-free version of the loop";
+
+workload_traits pipeline_traits() {
+  workload_traits t;
+  t.area = "pipeline";
+  t.takes_schedule = false;
+  t.baselines.vanilla = "original loop";
+  t.baselines.persistent = "";
+  t.baselines.floor = "";
+  t.baselines.missing = pipeline_missing;
+  return t;
+}
+
+void wait_for_device() {
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+}
+
+//! The program with one of its methods only (or all of them, method < 0): the pipeline takes the
+//! first method that fits its memory limit, so offering one forces it. Jobs carry the program's
+//! own index of the method.
+struct chosen_method_program {
+  pw::program_base& p;
+  int method = -1;
+
+  [[nodiscard]] std::size_t chunk_count() const { return p.chunk_count(); }
+  [[nodiscard]] std::size_t chunk_elements(std::size_t c) const { return p.chunk_elements(c); }
+  [[nodiscard]] std::vector<pl::remap_method> methods() const {
+    auto all = p.methods();
+    if (method < 0) return all;
+    return {all.at(static_cast<std::size_t>(method))};
+  }
+  void prepare(int m, int slots) { p.prepare(real(m), slots); }
+  pl::transform_outcome transform(const pl::transform_job& j) { return p.transform(mapped(j)); }
+  void upload(const pl::transform_job& j, pw::stream_t s) { p.upload(mapped(j), s); }
+  void launch_original(std::size_t c, pw::stream_t s) { p.launch_original(c, s); }
+  void launch_optimised(const pl::transform_job& j, pw::stream_t s) {
+    p.launch_optimised(mapped(j), s);
+  }
+  [[nodiscard]] std::vector<std::size_t> piece_bounds(std::size_t c, std::size_t m, int pieces,
+                                                      std::size_t g) {
+    return p.piece_bounds(c, m, pieces, g);
+  }
+
+ private:
+  [[nodiscard]] int real(int m) const { return method < 0 ? m : method; }
+  [[nodiscard]] pl::transform_job mapped(pl::transform_job j) const {
+    j.method = real(j.method);
+    return j;
+  }
+};
+static_assert(pl::chunk_program<chosen_method_program, pl::cuda_backend>);
+static_assert(pl::weighted_pieces<chosen_method_program>);
+
+// ---------------------------------------------------------------------------------------------
+// Chunk pipeline: gafort, unwrap, blackscholes
+
+//! The methods each program lists, in its order (checked against the program when it is built).
+std::vector<std::string> method_names(const std::string& workload) {
+  if (workload == "gafort") return {"lam+redirection"};
+  if (workload == "unwrap") return {"reorder-duplication", "job-swapping"};
+  return {"regroup+redirection"};
+}
+
+std::vector<parameter> chunk_tunables(const std::string& workload) {
+  auto methods = method_names(workload);
+  methods.insert(methods.begin(), "auto");
+  const pl::pipeline_arguments defaults;
+  return {
+      {"depth", std::to_string(defaults.depth),
+       "Δ: chunks the helpers transform ahead of the GPU (1..64)"},
+      {"helpers", std::to_string(defaults.threads_per_chunk),
+       "helper threads working on one chunk (1..256)"},
+      {"method", "auto",
+       spell_list(methods) + " (auto: the first the memory limit lets through, in this order)"},
+      {"control", "adaptive",
+       "adaptive (r and switching off decided at run time) or fixed (r = 1: every chunk, no loss "
+       "guard)"},
+      {"memory-mb", std::to_string(defaults.memory_limit >> 20),
+       "MiB the pipeline may add, host and device (1..1048576)"},
+      {"granularity", workload == "unwrap" ? "4096" : std::to_string(defaults.granularity),
+       "piece boundaries are multiples of this many elements (1..1048576)"}};
+}
+
+struct chunk_tunable_values {
+  pl::pipeline_arguments args;
+  int method = -1;  // index into method_names(); -1: auto
+};
+
+chunk_tunable_values parse_chunk_tunables(const std::string& workload, const options_map& o) {
+  const auto known = chunk_tunables(workload);
+  chunk_tunable_values v;
+  v.args.depth = static_cast<int>(integer_option(o, known, "depth", 1, 64));
+  v.args.threads_per_chunk = static_cast<int>(integer_option(o, known, "helpers", 1, 256));
+  auto methods = method_names(workload);
+  methods.insert(methods.begin(), "auto");
+  const std::string method = choice_option(o, known, "method", methods);
+  for (std::size_t i = 1; i < methods.size(); ++i) {
+    if (methods[i] == method) v.method = static_cast<int>(i) - 1;
+  }
+  v.args.control.adaptive = choice_option(o, known, "control", {"adaptive", "fixed"}) == "adaptive";
+  v.args.control.fixed_ratio = 1.0;
+  v.args.memory_limit = static_cast<std::size_t>(integer_option(o, known, "memory-mb", 1, 1 << 20))
+                        << 20;
+  v.args.granularity = static_cast<int>(integer_option(o, known, "granularity", 1, 1 << 20));
+  pl::validate(v.args);
+  return v;
+}
+
+std::vector<parameter> chunk_parameters(const std::string& workload) {
+  if (workload == "gafort") {
+    const pw::gafort_options d;
+    return {{"chunks", std::to_string(d.chunks), "chunks (kernel launches) per loop"},
+            {"elements", std::to_string(d.elements), "children per chunk"},
+            {"max-trips", std::to_string(d.max_trips), "longest crossover segment"},
+            {"seed", std::to_string(d.seed), "random seed"}};
+  }
+  if (workload == "unwrap") {
+    const pw::unwrap_options d;
+    return {{"chunks", std::to_string(d.chunks), "frames processed per loop"},
+            {"frames", std::to_string(d.frames), "distinct frames cycled through"},
+            {"width", std::to_string(d.width), "frame width in pixels"},
+            {"height", std::to_string(d.height), "frame height in pixels"},
+            {"radii", std::to_string(d.radii), "radii of the polar grid"},
+            {"angles", std::to_string(d.angles), "angles of the polar grid"},
+            {"seed", std::to_string(d.seed), "random seed"}};
+  }
+  const pw::blackscholes_options d;
+  return {{"chunks", std::to_string(d.chunks), "chunks (iterations) per loop"},
+          {"elements", std::to_string(d.elements), "options per chunk"},
+          {"regions", std::to_string(d.regions), "distinct chunks of options cycled through"},
+          {"seed", std::to_string(d.seed), "random seed"}};
+}
+
+//! Builds the program from its options; with `build` false only parses them (no device work).
+std::unique_ptr<pw::program_base> chunk_program_from(const std::string& workload,
+                                                     const options_map& o, bool build) {
+  const auto known = chunk_parameters(workload);
+  const auto count = [&](const char* name, long long hi) {
+    return integer_option(o, known, name, 1, hi);
+  };
+  const auto seed = static_cast<unsigned>(integer_option(o, known, "seed", 0, 0xffffffffll));
+  if (workload == "gafort") {
+    pw::gafort_options g;
+    g.chunks = static_cast<std::size_t>(count("chunks", 1 << 20));
+    g.elements = static_cast<std::size_t>(count("elements", 1ll << 31));
+    g.max_trips = static_cast<std::uint32_t>(count("max-trips", 1 << 24));
+    g.seed = seed;
+    return build ? pw::make_gafort(g) : nullptr;
+  }
+  if (workload == "unwrap") {
+    pw::unwrap_options u;
+    u.chunks = static_cast<std::size_t>(count("chunks", 1 << 20));
+    u.frames = static_cast<int>(count("frames", 4096));
+    u.width = static_cast<int>(count("width", 1 << 15));
+    u.height = static_cast<int>(count("height", 1 << 15));
+    u.radii = static_cast<int>(count("radii", 1 << 15));
+    u.angles = static_cast<int>(count("angles", 1 << 16));
+    u.seed = seed;
+    return build ? pw::make_unwrap(u) : nullptr;
+  }
+  pw::blackscholes_options b;
+  b.chunks = static_cast<std::size_t>(count("chunks", 1 << 20));
+  b.elements = static_cast<std::size_t>(count("elements", 1ll << 31));
+  b.regions = static_cast<int>(count("regions", 1 << 20));
+  b.seed = seed;
+  return build ? pw::make_blackscholes(b) : nullptr;
+}
+
+class chunk_pipeline_workload final : public workload {
+ public:
+  chunk_pipeline_workload(std::string name, std::unique_ptr<pw::program_base> program)
+      : name_(std::move(name)), program_(std::move(program)) {
+    const auto listed = program_->methods();
+    const auto expected = method_names(name_);
+    bool same = listed.size() == expected.size();
+    for (std::size_t i = 0; same && i < listed.size(); ++i) same = listed[i].name == expected[i];
+    if (!same)
+      throw std::logic_error(name_ + ": the program's methods changed; update its adapter");
+    for (std::size_t c = 0; c < program_->chunk_count(); ++c) tasks_ += program_->chunk_elements(c);
+    set_tunables({});
+  }
+  [[nodiscard]] std::string name() const override { return name_; }
+  [[nodiscard]] std::string describe() const override { return program_->describe(); }
+  [[nodiscard]] std::uint64_t num_tasks() const override { return tasks_; }
+  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
+  [[nodiscard]] workload_traits traits() const override { return pipeline_traits(); }
+  void set_tunables(const options_map& values) override {
+    reject_unknown(name_, values, chunk_tunables(name_));
+    tunables_ = parse_chunk_tunables(name_, values);
+  }
+
+  timing_stats time_vanilla(const timing_options& o) override {
+    chosen_method_program p{*program_, -1};
+    return time_on_host([&] { pl::chunk_pipeline<pl::cuda_backend>::run_original(backend_, p); },
+                        o);
+  }
+  timing_stats time_warp_persistent(const timing_options&) override {
+    no_reference(name_, "persistent-threads", pipeline_missing);
+  }
+  timing_stats time_floor(const timing_options&) override {
+    no_reference(name_, "floor", pipeline_missing);
+  }
+  //! The pipelined loop with the tunables (the schedule does not apply). One pipeline serves the
+  //! warm-up and the repetitions, as in a program that runs the loop again and again.
+  timing_stats time_scheduled(const schedule_arguments&, const timing_options& o) override {
+    chosen_method_program p{*program_, tunables_.method};
+    pl::chunk_pipeline<pl::cuda_backend> pipe(backend_, tunables_.args);
+    auto t = time_on_host(
+        [&] {
+          (void)pipe.run(p);
+          wait_for_device();
+        },
+        o);
+    last_summary_ = pipe.statistics().summary();
+    return t;
+  }
+  //! Poisons the outputs, runs the pipelined loop once, compares every output word with the
+  //! original loop's. The check run waits for each remap (pipeline_arguments::wait_for_remap), so
+  //! the optimised kernel runs on every chunk the control gives the helpers.
+  check_report check_scheduled(const schedule_arguments&) override {
+    chosen_method_program p{*program_, tunables_.method};
+    if (reference_.empty()) {
+      program_->poison_outputs();
+      pl::chunk_pipeline<pl::cuda_backend>::run_original(backend_, p);
+      reference_ = program_->outputs();
+    }
+    pl::pipeline_arguments args = tunables_.args;
+    args.wait_for_remap = true;
+    pl::chunk_pipeline<pl::cuda_backend> pipe(backend_, args);
+    program_->poison_outputs();
+    const auto& stats = pipe.run(p);
+    wait_for_device();
+    auto r = compare_outputs(program_->outputs(), reference_, tasks_,
+                             std::max<std::uint64_t>(1, reference_.size() / tasks_));
+    if (!r.passed) r.detail += "(" + stats.summary() + ")";
+    return r;
+  }
+  [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments&) override {
+    return {};
+  }
+  //! What the last timed pipeline did: method, memory, optimised chunks, the control's state.
+  [[nodiscard]] std::string schedule_report(const schedule_arguments&) override {
+    return last_summary_.empty() ? "not timed yet" : last_summary_;
+  }
+
+ private:
+  std::string name_;
+  std::unique_ptr<pw::program_base> program_;
+  pl::cuda_backend backend_;
+  chunk_tunable_values tunables_;
+  std::uint64_t tasks_ = 0;
+  std::vector<std::uint32_t> reference_;
+  std::string last_summary_;
+};
+
+entry chunk_entry(const std::string& name) {
+  entry e;
+  e.name = name;
+  e.parameters = [name] { return chunk_parameters(name); };
+  e.tunables = [name] { return chunk_tunables(name); };
+  e.traits = pipeline_traits;
+  e.check = [name](const options_map& o) {
+    reject_unknown(name, o, joined(chunk_parameters(name), chunk_tunables(name)));
+    (void)chunk_program_from(name, select(o, chunk_parameters(name)), false);
+    (void)parse_chunk_tunables(name, select(o, chunk_tunables(name)));
+  };
+  e.make = [name](const options_map& o) -> std::unique_ptr<workload> {
+    reject_unknown(name, o, joined(chunk_parameters(name), chunk_tunables(name)));
+    const options_map options = select(o, chunk_parameters(name));
+    (void)chunk_program_from(name, options, false);  // every value checked before the GPU
+    (void)parse_chunk_tunables(name, select(o, chunk_tunables(name)));
+    auto w =
+        std::make_unique<chunk_pipeline_workload>(name, chunk_program_from(name, options, true));
+    w->set_tunables(select(o, chunk_tunables(name)));
+    return w;
+  };
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel splitting: carried
+
+std::vector<parameter> carried_parameters() {
+  const pw::carried_options d;
+  return {{"iterations", std::to_string(d.iterations), "iterations of the loop"},
+          {"elements", std::to_string(d.elements), "population, iterated over"},
+          {"max-trips", std::to_string(d.max_trips), "longest crossover segment"},
+          {"seed", std::to_string(d.seed), "random seed"}};
+}
+
+pw::carried_options parse_carried(const options_map& o) {
+  const auto known = carried_parameters();
+  pw::carried_options c;
+  c.iterations = static_cast<std::size_t>(integer_option(o, known, "iterations", 1, 1 << 20));
+  c.elements = static_cast<std::size_t>(integer_option(o, known, "elements", 1, 1ll << 31));
+  c.max_trips = static_cast<std::uint32_t>(integer_option(o, known, "max-trips", 1, 1 << 24));
+  c.seed = static_cast<unsigned>(integer_option(o, known, "seed", 0, 0xffffffffll));
+  return c;
+}
+
+std::vector<parameter> carried_tunables() {
+  const pl::split_arguments d;
+  return {{"ratio", "0.5", "r: share of each iteration's elements remapped (0..1)"},
+          {"helpers", std::to_string(d.threads), "helper threads remapping it (1..256)"}};
+}
+
+pl::split_arguments parse_carried_tunables(const options_map& o) {
+  const auto known = carried_tunables();
+  pl::split_arguments a;
+  a.ratio = real_option(o, known, "ratio", 0.0, 1.0);
+  a.threads = static_cast<int>(integer_option(o, known, "helpers", 1, 256));
+  pl::validate(a);
+  return a;
+}
+
+class carried_workload final : public workload {
+ public:
+  explicit carried_workload(const pw::carried_options& o) : program_(pw::make_carried(o)) {
+    set_tunables({});
+  }
+  [[nodiscard]] std::string name() const override { return "carried"; }
+  [[nodiscard]] std::string describe() const override { return program_->describe(); }
+  [[nodiscard]] std::uint64_t num_tasks() const override {
+    return program_->iteration_count() * program_->elements();
+  }
+  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
+  [[nodiscard]] workload_traits traits() const override { return pipeline_traits(); }
+  void set_tunables(const options_map& values) override {
+    reject_unknown(name(), values, carried_tunables());
+    args_ = parse_carried_tunables(values);
+  }
+
+  //! The original loop from the initial population (restored, untimed, before each run).
+  timing_stats time_vanilla(const timing_options& o) override {
+    pw::any_split_program p{*program_};
+    return time_on_host([&] { pl::split_loop<pl::cuda_backend>::run_original(backend_, p); }, o,
+                        [&] { program_->reset(); });
+  }
+  timing_stats time_warp_persistent(const timing_options&) override {
+    no_reference(name(), "persistent-threads", pipeline_missing);
+  }
+  timing_stats time_floor(const timing_options&) override {
+    no_reference(name(), "floor", pipeline_missing);
+  }
+  timing_stats time_scheduled(const schedule_arguments&, const timing_options& o) override {
+    pw::any_split_program p{*program_};
+    pl::split_loop<pl::cuda_backend> loop(backend_, args_);
+    auto t = time_on_host(
+        [&] {
+          (void)loop.run(p);
+          wait_for_device();
+        },
+        o, [&] { program_->reset(); });
+    last_summary_ = loop.statistics().summary();
+    return t;
+  }
+  //! From the initial population, the split loop's outputs (every iteration's and the final
+  //! population) against the original loop's, word for word. The check run waits for each remap
+  //! (split_arguments::wait_for_remap), so every iteration's second part runs optimised.
+  check_report check_scheduled(const schedule_arguments&) override {
+    pw::any_split_program p{*program_};
+    if (reference_.empty()) {
+      program_->reset();
+      pl::split_loop<pl::cuda_backend>::run_original(backend_, p);
+      reference_ = program_->outputs();
+    }
+    pl::split_arguments args = args_;
+    args.wait_for_remap = true;
+    pl::split_loop<pl::cuda_backend> loop(backend_, args);
+    program_->reset();
+    (void)loop.run(p);
+    wait_for_device();
+    const std::uint64_t tasks = num_tasks();
+    return compare_outputs(program_->outputs(), reference_, tasks,
+                           std::max<std::uint64_t>(1, reference_.size() / tasks));
+  }
+  [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments&) override {
+    return {};
+  }
+  [[nodiscard]] std::string schedule_report(const schedule_arguments&) override {
+    return last_summary_.empty() ? "not timed yet" : last_summary_;
+  }
+
+ private:
+  std::unique_ptr<pw::split_program_base> program_;
+  pl::cuda_backend backend_;
+  pl::split_arguments args_;
+  std::vector<std::uint32_t> reference_;
+  std::string last_summary_;
+};
+
+entry carried_entry() {
+  entry e;
+  e.name = "carried";
+  e.parameters = carried_parameters;
+  e.tunables = carried_tunables;
+  e.traits = pipeline_traits;
+  e.check = [](const options_map& o) {
+    reject_unknown("carried", o, joined(carried_parameters(), carried_tunables()));
+    (void)parse_carried(select(o, carried_parameters()));
+    (void)parse_carried_tunables(select(o, carried_tunables()));
+  };
+  e.make = [](const options_map& o) -> std::unique_ptr<workload> {
+    reject_unknown("carried", o, joined(carried_parameters(), carried_tunables()));
+    const auto options = parse_carried(select(o, carried_parameters()));
+    (void)parse_carried_tunables(select(o, carried_tunables()));
+    auto w = std::make_unique<carried_workload>(options);
+    w->set_tunables(select(o, carried_tunables()));
+    return w;
+  };
+  return e;
+}
+
+}  // namespace
+
+std::vector<entry> pipeline_entries() {
+  return {chunk_entry("gafort"), chunk_entry("unwrap"), chunk_entry("blackscholes"),
+          carried_entry()};
+}
+
+}  // namespace microsched::workloads::adapters
