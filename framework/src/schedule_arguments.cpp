@@ -68,8 +68,9 @@ pool_strategy parse_pool_strategy(const std::string& text) {
   if (text == "local") return pool_strategy::local;
   if (text == "global") return pool_strategy::global;
   if (text == "hybrid") return pool_strategy::hybrid;
+  if (text == "stream") return pool_strategy::stream;
   throw std::invalid_argument("strategy '" + text +
-                              "': expected automatic, direct, local, global or hybrid");
+                              "': expected automatic, direct, local, global, hybrid or stream");
 }
 
 std::string to_string(pool_strategy strategy) {
@@ -84,6 +85,8 @@ std::string to_string(pool_strategy strategy) {
       return "global";
     case pool_strategy::hybrid:
       return "hybrid";
+    case pool_strategy::stream:
+      return "stream";
   }
   return "?";
 }

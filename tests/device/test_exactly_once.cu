@@ -16,7 +16,8 @@ using namespace microsched::workloads;
 namespace {
 
 void check_all_schedules(workload& w) {
-  for (const auto strategy : {pool_strategy::local, pool_strategy::global, pool_strategy::hybrid}) {
+  for (const auto strategy : {pool_strategy::local, pool_strategy::global, pool_strategy::hybrid,
+                              pool_strategy::stream}) {
     for (const auto fetch : {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8),
                              fetch_control::atomic(4)}) {
       for (const std::uint64_t chunk : {1, 2, 7, 32, 1000}) {

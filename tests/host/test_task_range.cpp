@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "microsched/pool/lane_run.hpp"
 #include "microsched/pool/task_range.hpp"
 
 using namespace microsched;
@@ -115,4 +116,37 @@ TEST_CASE("hybrid grab size is zero when the local pool covers the idle lanes") 
   CHECK(hybrid_grab_size({10, 20}, 10, 32) == 0);
   CHECK(hybrid_grab_size({10, 20}, 11, 32) == 33);
   CHECK(hybrid_grab_size({0, 0}, 32, 1) == 33);
+}
+
+TEST_CASE("stream runs: lanes sharing a grab cover it exactly once, interleaved") {
+  for (const task_id total : {task_id{0}, task_id{1}, task_id{31}, task_id{33}, task_id{1000}}) {
+    for (const unsigned lanes : {1u, 5u, 32u}) {
+      for (const task_id per_lane : {task_id{1}, task_id{3}, task_id{16}}) {
+        for (const task_id base : {task_id{0}, task_id{7}, total}) {
+          const task_range got = clamp_grab(base, per_lane * lanes, total);
+          std::vector<int> seen(static_cast<std::size_t>(total + 1), 0);
+          for (unsigned rank = 0; rank < lanes; ++rank) {
+            const lane_run run = stream_run_of(got, rank, lanes, per_lane);
+            CHECK(run.count <= per_lane);
+            CHECK(run.stride == lanes);
+            for (task_id j = 0; j < run.count; ++j) ++seen[run.first + j * run.stride];
+          }
+          for (task_id t = 0; t < total; ++t) {
+            CAPTURE(t);
+            CHECK(seen[t] == ((t >= got.next && t < got.end) ? 1 : 0));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("stream run length shrinks as the pool drains") {
+  const task_id resident = 132 * 1024;
+  CHECK(stream_run_length(task_id{1} << 24, 0, resident, 16) == 16);  // 62 per lane: capped
+  CHECK(stream_run_length(task_id{1} << 24, (task_id{1} << 24) - 4 * resident, resident, 16) == 2);
+  CHECK(stream_run_length(1000, 999, resident, 16) == 1);      // the end: single tasks
+  CHECK(stream_run_length(1000, 5000, resident, 16) == 1);     // counter past the end
+  CHECK(stream_run_length(task_id{1} << 40, 0, 0, 16) == 16);  // no lanes known: the cap
+  CHECK(stream_run_length(task_id{1} << 40, 0, resident, 1) == 1);
 }

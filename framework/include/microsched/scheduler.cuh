@@ -85,6 +85,11 @@ class scheduler {
   //! no_device_error without a GPU.
   explicit scheduler(const schedule_arguments& args = {}) : args_(args) {
     validate(args_);
+    if (Policy::switches_contexts && args_.strategy == pool_strategy::stream) {
+      throw std::invalid_argument(
+          "strategy stream: runs plain task programs only; a managed-branch program parks "
+          "contexts, use local, global or hybrid");
+    }
     const device_info device = current_device();
     sm_count_ = device.sm_count;
     if (args_.strategy == pool_strategy::automatic) {
@@ -245,6 +250,11 @@ class scheduler {
         return entry<kernel_variant<pool_strategy::local, Atomic, Fifo>>();
       case pool_strategy::global:
         return entry<kernel_variant<pool_strategy::global, Atomic, Fifo>>();
+      case pool_strategy::stream:
+        if constexpr (!Policy::switches_contexts) {
+          return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo>>();
+        }
+        break;
       default:
         break;
     }

@@ -14,6 +14,7 @@ namespace microsched {
 class hybrid_task_source {
  public:
   struct temp_storage {};
+  using grant = task_id;  //!< a refill hands an idle lane one task
 
   __device__ __forceinline__ hybrid_task_source(temp_storage&, const driver_params& params)
       : pool_(params.pool), chunk_(params.chunk) {}

@@ -14,6 +14,7 @@ class local_task_source {
   struct temp_storage {
     unsigned long long next;
   };
+  using grant = task_id;  //!< a refill hands an idle lane one task
 
   //! Block-collective constructor: every thread of the block must call it (it synchronises).
   __device__ __forceinline__ local_task_source(temp_storage& storage, const driver_params& params,

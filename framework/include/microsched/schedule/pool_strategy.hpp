@@ -16,6 +16,10 @@ enum class pool_strategy {
            //!< tasks/chunk
   global,  //!< per-lane private pool in registers refilled from the global pool, `chunk` per lane
   hybrid,  //!< per-warp local pool refilled from the global pool by one atomic per grab
+  //! Per-lane runs of up to `chunk` interleaved tasks from the global pool; a lane begins the
+  //! next task of its run inside the window as soon as one ends (pool/lane_run.hpp). Plain task
+  //! programs only.
+  stream,
 };
 
 }  // namespace microsched
