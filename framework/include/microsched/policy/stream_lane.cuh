@@ -11,28 +11,6 @@
 
 namespace microsched::detail {
 
-//! Runs up to `budget` steps of a task. Returns the steps of the budget left when the task
-//! finished (0 or more), or -1 when the budget ran out first. Unrolled by eight like
-//! step_window(), so the budget is tested once per eight steps. Always step(): advance() does not
-//! say how many steps it ran.
-template <class Program>
-__device__ __forceinline__ int steps_left_after(const Program& program,
-                                                typename Program::context& context, int budget) {
-  constexpr int unroll = 8;
-  int left = budget;
-  for (; left >= unroll; left -= unroll) {
-#pragma unroll
-    for (int k = 1; k <= unroll; ++k) {
-      if (program.step(context)) return left - k;
-    }
-  }
-  for (; left > 0;) {
-    --left;
-    if (program.step(context)) return left;
-  }
-  return -1;
-}
-
 template <class Program>
 class stream_lane {
   using context = typename Program::context;
@@ -59,19 +37,23 @@ class stream_lane {
     return !__any_sync(full_mask, left_ != 0);
   }
 
-  //! Runs up to `steps` steps across the tasks of the run; true when the run is done.
+  //! Runs up to `steps` steps across the tasks of the run; true when the run is done. One loop,
+  //! no inner one: the lanes whose task ended run end() and begin() while the others wait at
+  //! the end of that iteration's branch, then all step on together. (A nested loop per task
+  //! would make a finished lane wait at the inner loop's exit for every lane of the warp.)
+  //! Always step(): advance() does not say how many steps it ran.
   __device__ __forceinline__ bool compute(const Program& program, int steps) {
-    int budget = steps;
-    while (left_ != 0) {
-      budget = steps_left_after(program, context_, budget);
-      if (budget < 0) return false;
-      program.end(task_, context_);
-      if (--left_ == 0) return true;
-      task_ += stride_;
-      context_ = program.begin(task_);
-      if (budget == 0) return false;
+    if (left_ == 0) return true;
+#pragma unroll 4
+    for (int s = 0; s < steps; ++s) {
+      if (program.step(context_)) {
+        program.end(task_, context_);
+        if (--left_ == 0) return true;
+        task_ += stride_;
+        context_ = program.begin(task_);
+      }
     }
-    return true;
+    return false;
   }
 
   //! Tasks end inside compute(): nothing is left to end here.
