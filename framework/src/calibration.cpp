@@ -99,7 +99,7 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
     drift_streak_ = off ? drift_streak_ + 1 : 0;
-    if (drift_streak_ >= 2) {
+    if (drift_streak_ >= drift_runs) {
       drift_streak_ = 0;
       entries_.assign(candidates_.size(), entry{});
       chosen_ = -1;

@@ -160,12 +160,21 @@ class scheduler {
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
   //! this size class is made (a few runs; at most rounds x candidates), then waits for the last
   //! one. Every run processes every task, so use it only where running the tasks again is
-  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it runs once,
-  //! to see whether the work drifted; a no-op for fixed schedules.
+  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it runs the
+  //! choice calibration::drift_runs times, to see whether the work drifted; a no-op for fixed
+  //! schedules.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
-    // Decided already: one timed run of the choice, so that a drift (other data) restarts it.
-    if (automatic_.decided(num_tasks)) run(program, num_tasks, stream);
+    // Decided already (perhaps on other data of the same size class): timed runs of the choice,
+    // each waited for so that each is timed, enough for the drift rule to restart the
+    // calibration here, before the caller times or uses it, if the work changed.
+    if (automatic_.decided(num_tasks)) {
+      for (int i = 0; i < calibration::drift_runs; ++i) {
+        MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+        run(program, num_tasks, stream);
+      }
+      MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
     while (!automatic_.decided(num_tasks)) run(program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }

@@ -45,6 +45,9 @@ struct calibration_settings {
 
 class calibration {
  public:
+  //! Timed runs in a row off the calibrated time that restart a decided calibration.
+  static constexpr int drift_runs = 2;
+
   //! Throws std::invalid_argument for no candidates, rounds < 1, a margin outside [0, 1) or a
   //! drop factor below 1.
   calibration(std::vector<schedule_arguments> candidates, calibration_settings settings = {});
