@@ -2,7 +2,11 @@
 // the device it runs on, CUDA events into SetIterationTime (manual time, median over the
 // repetitions).
 //   mc_branch/<variant>/p=<p>      Monte Carlo branch test, time against p; counter ideal_ms is
-//                                  the vanilla time at p=1 scaled by the work done at p
+//                                  the vanilla time at p=1 scaled by the work done at p;
+//                                  vanilla: the textbook loop; microsched: a march window of 16
+//                                  outer iterations per step (_w<w>: another window); wavefront:
+//                                  CUB queues between kernels; rows with a suffix run at p = 0.01,
+//                                  0.9 and 1 only
 //   mc_branch_tune/...             pool size and blocks per SM at p=0.01
 //   raycast/<variant>/step=<h>     ray caster, time against the step size; immediate and deferred
 //                                  switching side by side; counter speedup against vanilla
@@ -33,6 +37,15 @@
 //                                  every sample marched; fifo/lifo: parked contexts resumed first
 //                                  or last in first out; center_first/rows: the switching run's
 //                                  task order (expensive 8x4 tiles first, or vanilla's rows)
+//   rc_base/<size>/<skip|noskip>/<row>  the ray caster against the baselines a demanding user
+//                                  writes, step 0.0125: vanilla_textbook (window 1, rows),
+//                                  vanilla_best (the fastest of windows 16..256 x task orders
+//                                  rows, 8x4, 16x16, expensive tiles first; the label names it),
+//                                  wavefront_<order>_w<w> (wavefront.cuh; checked against vanilla
+//                                  first), switching/... rows; counters x_vanilla_best,
+//                                  x_wavefront, x_best_baseline (the better of the two)
+//   mc_branch/wavefront/p=<p>      the Monte Carlo wavefront baseline (checked at p = 0.001,
+//                                  0.01, 0.1, 1); counter of_ideal = ideal_ms / ms
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288).
 #include <benchmark/benchmark.h>
 
@@ -43,7 +56,9 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checked_cli.hpp"
@@ -118,12 +133,17 @@ std::map<std::string, double>& vanilla_cache() {
   return cache;
 }
 
-double mc_vanilla_ms(float p) {
-  const std::string key = "mc" + std::to_string(p);
+//! Vanilla at p with a march window of `window` outer iterations per step (1: the textbook
+//! loop), cached; the runner is left at window 1.
+double mc_vanilla_ms(float p, std::uint32_t window = 1) {
+  const std::string key = "mc" + std::to_string(p) + "w" + std::to_string(window);
   auto& cache = vanilla_cache();
   if (!cache.count(key)) {
     mc().set_probability(p);
-    cache[key] = mc().time_vanilla({1, repetitions}).median_ms;
+    mc().set_march_window(window);
+    const double ms = mc().time_vanilla({1, repetitions}).median_ms;
+    mc().set_march_window(1);
+    cache[key] = ms;
   }
   return cache[key];
 }
@@ -151,19 +171,53 @@ void run_manual(benchmark::State& state, Time&& time) {
   }
 }
 
+//! Checks the Monte Carlo wavefront baseline at p (exactly once, bit-equal to vanilla) once per
+//! p; throws with the report's detail when it fails.
+void mc_check_wavefront(float p) {
+  static std::map<float, bool> checked;
+  if (checked.count(p)) return;
+  mc().set_probability(p);
+  const auto r = mc().check_wavefront();
+  if (!r.passed) {
+    throw std::runtime_error("wavefront differs from vanilla at p=" + std::to_string(p) + ": " +
+                             r.detail);
+  }
+  checked[p] = true;
+}
+
 void register_mc() {
   const float ps[] = {0.001f, 0.003f, 0.01f, 0.03f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f};
+  enum class kind { vanilla, switching, wavefront };
   struct named {
     const char* name;
-    bool vanilla;
+    kind k;
+    std::uint32_t window;  //!< outer iterations per step
     variant v;
+    bool sweep = true;  //!< every p; else only p = 0.01, 0.9 and 1 (the issue's targets)
   };
-  const named variants[] = {{"vanilla", true, {}},
-                            {"microsched", false, make_variant(4, 128, 1, 33)},
-                            {"microsched_threshold24", false, make_variant(4, 128, 1, 24)},
-                            {"microsched_auto_occupancy", false, make_variant(0, 64, 1, 33)}};
+  const auto sw = [](int blocks, int contexts, int every, int threshold) {
+    return make_variant(blocks, contexts, every, threshold);
+  };
+  const named variants[] = {
+      {"vanilla", kind::vanilla, 1, {}},
+      {"wavefront", kind::wavefront, 1, {}},
+      {"microsched", kind::switching, 16, sw(4, 128, 1, 33)},
+      {"microsched_w1", kind::switching, 1, sw(4, 128, 1, 33)},
+      {"vanilla_w16", kind::vanilla, 16, {}, false},
+      {"vanilla_w64", kind::vanilla, 64, {}, false},
+      {"wavefront_w16", kind::wavefront, 16, {}, false},
+      {"microsched_w4", kind::switching, 4, sw(4, 128, 1, 33), false},
+      {"microsched_w64", kind::switching, 64, sw(4, 128, 1, 33), false},
+      {"microsched_w16_deferred2", kind::switching, 16, sw(4, 128, 2, 33), false},
+      {"microsched_w16_threshold24", kind::switching, 16, sw(4, 128, 1, 24), false},
+      {"microsched_w16_blocks8", kind::switching, 16, sw(8, 64, 1, 33), false},
+      {"microsched_w16_auto_occupancy", kind::switching, 16, sw(0, 64, 1, 33), false},
+      {"microsched_w1_threshold24", kind::switching, 1, sw(4, 128, 1, 24), false},
+      {"microsched_w1_deferred4", kind::switching, 1, sw(4, 128, 4, 33), false},
+      {"microsched_w1_auto_occupancy", kind::switching, 1, sw(0, 64, 1, 33), false}};
   for (const auto& n : variants) {
     for (const float p : ps) {
+      if (!n.sweep && p != 0.01f && p != 0.9f && p != 1.0f) continue;
       const std::string name =
           std::string("mc_branch/") + n.name + "/p=" + std::to_string(p).substr(0, 5);
       benchmark::RegisterBenchmark(
@@ -171,18 +225,42 @@ void register_mc() {
           [n, p](benchmark::State& state) {
             const double vanilla_ms = mc_vanilla_ms(p);
             const double full_ms = mc_vanilla_ms(1.0f);
+            if (n.k == kind::wavefront && (p == 0.001f || p == 0.01f || p == 0.1f || p == 1.0f)) {
+              try {
+                mc_check_wavefront(p);
+              } catch (const std::exception& e) {
+                state.SkipWithError(e.what());
+                return;
+              }
+            }
             mc().set_probability(p);
             const auto& s = mc().settings();
             // Work per outer iteration: one draw, plus `inner` draws with probability p.
             const double ideal_ms = full_ms * (1.0 + p * s.inner) / (1.0 + s.inner);
             run_manual(state, [&] {
-              return n.vanilla ? mc().time_vanilla({0, repetitions})
-                               : mc().time_switching(n.v, {0, repetitions});
+              switch (n.k) {
+                case kind::vanilla: {
+                  timing_stats t;
+                  t.median_ms = mc_vanilla_ms(p, n.window);
+                  return t;
+                }
+                case kind::wavefront:
+                  mc().set_march_window(n.window);
+                  return mc().time_wavefront({1, repetitions});
+                case kind::switching:
+                  break;
+              }
+              mc().set_march_window(n.window);
+              return mc().time_switching(n.v, {0, repetitions});
             });
+            mc().set_march_window(1);
             state.counters["p"] = p;
+            state.counters["window"] = n.window;
             state.counters["vanilla_ms"] = vanilla_ms;
             state.counters["ideal_ms"] = ideal_ms;
             state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+            state.counters["of_ideal"] = ideal_ms / state.counters["ms"];
+            if (n.k == kind::wavefront) state.counters["rounds"] = mc().wavefront_rounds();
           })
           ->UseManualTime()
           ->Iterations(1)
@@ -681,6 +759,161 @@ void register_raycast_quorum() {
   }
 }
 
+//! The ray caster against the baselines a demanding user would write, step 0.0125, Sobel
+//! Hessian, at 512x512 and 2048x2048, with and without empty-space skipping (see the header
+//! comment). The baselines of a (size, skip) pair are measured once, on first use.
+struct rc_baseline_set {
+  double textbook_ms = 0;  //!< vanilla, window 1, row-major
+  vanilla_search vanilla;  //!< the fastest windowed vanilla (window x task order)
+  double wavefront_ms = 0;
+  std::string wavefront_label;
+};
+constexpr int rc_base_repetitions = 5;
+constexpr int rc_base_windows[] = {16, 32, 64, 256};
+struct rc_wave_order {
+  const char* name;
+  int tile_w, tile_h, window;
+  bool center_first;
+};
+constexpr rc_wave_order rc_wave_orders[] = {{"8x4", 8, 4, 64, false},
+                                            {"8x4", 8, 4, 16, false},
+                                            {"center_first", 0, 0, 64, true},
+                                            {"rows", 0, 0, 64, false}};
+
+raycast_runner& rc_base_set(int size, bool skip) {
+  auto& r = rc_set(size, true, 0.0125f, 16);
+  r.set_skip_empty(skip);
+  return r;
+}
+
+//! Times one wavefront order (checked once against vanilla: every ray once, within tolerance 2).
+double rc_wavefront_ms(int size, bool skip, const rc_wave_order& o) {
+  const std::string key = std::string("rcW") + std::to_string(size) + (skip ? "s" : "n") + o.name +
+                          "w" + std::to_string(o.window);
+  auto& cache = vanilla_cache();
+  if (!cache.count(key)) {
+    auto& r = rc_base_set(size, skip);
+    r.set_march_window(o.window);
+    r.set_tile(o.tile_w, o.tile_h);
+    r.set_center_first(o.center_first);
+    const auto c = r.check_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
+    if (!c.tasks.passed) {
+      throw std::runtime_error("raycast wavefront differs from vanilla: " + c.tasks.detail);
+    }
+    cache[key] = r.time_wavefront({1, rc_base_repetitions}).median_ms;
+  }
+  return cache[key];
+}
+
+rc_baseline_set& rc_baselines(int size, bool skip) {
+  static std::map<std::pair<int, bool>, rc_baseline_set> sets;
+  const auto key = std::make_pair(size, skip);
+  auto it = sets.find(key);
+  if (it != sets.end()) return it->second;
+  rc_baseline_set b;
+  auto& r = rc_base_set(size, skip);
+  r.set_march_window(1);
+  b.textbook_ms = r.time_vanilla({1, rc_base_repetitions}).median_ms;
+  b.vanilla =
+      r.time_vanilla_best(std::vector<int>(std::begin(rc_base_windows), std::end(rc_base_windows)),
+                          {1, rc_base_repetitions});
+  b.wavefront_ms = 1e30;
+  for (const auto& o : rc_wave_orders) {
+    const double ms = rc_wavefront_ms(size, skip, o);
+    if (ms < b.wavefront_ms) {
+      b.wavefront_ms = ms;
+      b.wavefront_label = std::string(o.name) + " w" + std::to_string(o.window);
+    }
+  }
+  return sets.emplace(key, b).first->second;
+}
+
+void register_raycast_baselines() {
+  struct sw {
+    const char* name;
+    int blocks, contexts, chunk, window, every;
+    bool fifo, center;
+  };
+  for (const int size : {512, 2048}) {
+    for (const bool skip : {true, false}) {
+      const std::string group = "rc_base/" + std::to_string(size) + (skip ? "/skip/" : "/noskip/");
+      const auto add_row = [&](const std::string& row, auto&& time) {
+        benchmark::RegisterBenchmark(
+            (group + row).c_str(),
+            [=](benchmark::State& state) {
+              rc_baseline_set* b = nullptr;
+              try {
+                b = &rc_baselines(size, skip);
+              } catch (const std::exception& e) {
+                state.SkipWithError(e.what());
+                return;
+              }
+              std::string label;
+              run_manual(state, [&] { return time(*b, label); });
+              if (!label.empty()) state.SetLabel(label);
+              state.counters["textbook_ms"] = b->textbook_ms;
+              state.counters["vanilla_best_ms"] = b->vanilla.stats.median_ms;
+              state.counters["wavefront_ms"] = b->wavefront_ms;
+              state.counters["x_textbook"] = b->textbook_ms / state.counters["ms"];
+              state.counters["x_vanilla_best"] = b->vanilla.stats.median_ms / state.counters["ms"];
+              state.counters["x_wavefront"] = b->wavefront_ms / state.counters["ms"];
+              const double best = std::min(b->vanilla.stats.median_ms, b->wavefront_ms);
+              state.counters["x_best_baseline"] = best / state.counters["ms"];
+            })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
+      };
+      add_row("vanilla_textbook", [](rc_baseline_set& b, std::string& label) {
+        label = "rows w1";
+        timing_stats t;
+        t.median_ms = b.textbook_ms;
+        return t;
+      });
+      add_row("vanilla_best", [](rc_baseline_set& b, std::string& label) {
+        label = b.vanilla.order + " w" + std::to_string(b.vanilla.window);
+        return b.vanilla.stats;
+      });
+      for (const auto& o : rc_wave_orders) {
+        add_row(std::string("wavefront_") + o.name + "_w" + std::to_string(o.window),
+                [size, skip, o](rc_baseline_set&, std::string& label) {
+                  label = "checked";
+                  timing_stats t;
+                  t.median_ms = rc_wavefront_ms(size, skip, o);
+                  return t;
+                });
+      }
+      std::vector<sw> rows;
+      const int blocks = size == 512 ? 3 : 0;
+      const int contexts = size == 512 ? 128 : 64;
+      for (const int w : {16, 32, 64}) {
+        for (const int every : {1, 2}) {
+          rows.push_back({"switching", blocks, contexts, 4, w, every, true, true});
+        }
+      }
+      rows.push_back({"switching", blocks, contexts, 32, 16, 1, false, false});
+      rows.push_back({"switching", blocks, contexts == 64 ? 128 : 64, 4, 16, 1, true, true});
+      rows.push_back({"switching", size == 512 ? 4 : 4, contexts, 4, 16, 1, true, true});
+      for (const auto& row : rows) {
+        const std::string name =
+            std::string(row.name) + "/blocks_per_sm=" + std::to_string(row.blocks) +
+            "/contexts=" + std::to_string(row.contexts) + "/chunk=" + std::to_string(row.chunk) +
+            "/window=" + std::to_string(row.window) + "/every=" + std::to_string(row.every) +
+            (row.fifo ? "/fifo" : "/lifo") + (row.center ? "/center_first" : "/rows");
+        add_row(name, [size, skip, row](rc_baseline_set&, std::string&) {
+          auto& r = rc_base_set(size, skip);
+          r.set_march_window(row.window);
+          r.set_center_first(row.center);
+          variant v = make_variant(row.blocks, row.contexts, row.every, 33);
+          v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
+          v.schedule.switching.fifo = row.fifo;
+          return r.time_switching(v, {1, rc_base_repetitions});
+        });
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -702,6 +935,7 @@ int main(int argc, char** argv) {
     register_raycast_hessian();
     register_raycast_tiles();
     register_raycast_quorum();
+    register_raycast_baselines();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

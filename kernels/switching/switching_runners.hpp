@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "microsched/measure/timing_stats.hpp"
@@ -41,6 +42,9 @@ struct montecarlo_branch_settings {
   std::uint32_t outer = 1000;
   std::uint32_t inner = 1000;
   unsigned long long seed = 1234;
+  //! Outer iterations one step marches at most, stopping at the first that enters the branch
+  //! (1..4096); the sums do not depend on it.
+  std::uint32_t march_window = 1;
 };
 
 class montecarlo_branch_runner {
@@ -53,14 +57,24 @@ class montecarlo_branch_runner {
   [[nodiscard]] const montecarlo_branch_settings& settings() const;
   //! Changes p (the reference is recomputed on the next check).
   void set_probability(float p);
+  //! Outer iterations per step (1..4096), for every kernel; the outputs stay the same.
+  void set_march_window(std::uint32_t window);
   [[nodiscard]] std::string describe() const;
 
   timing_stats time_vanilla(const timing_options& options);
   //! The termination-divergence driver on the same program (branches stay divergent).
   timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
   timing_stats time_switching(const variant& v, const timing_options& options);
+  //! The wavefront baseline (wavefront.cuh): each task steps until it needs the branch or
+  //! ends; the tasks waiting for the branch are compacted into a queue (CUB block scans) and
+  //! the next round's kernel runs the branch for them in full warps; rounds until none waits.
+  timing_stats time_wavefront(const timing_options& options);
   //! Poisons outputs, runs with per-task counters, compares sums and entries with vanilla.
   workloads::check_report check(const variant& v);
+  //! check() for the wavefront baseline.
+  workloads::check_report check_wavefront();
+  //! Rounds of the last wavefront run (0 before the first).
+  [[nodiscard]] int wavefront_rounds() const;
   //! Registers, shared memory, occupancy and grid of the switching kernel for `v`.
   [[nodiscard]] std::string resources(const variant& v);
   //! Mean branch entries per task in the last vanilla reference (sizes the ideal line).
@@ -121,6 +135,16 @@ struct image_check {
   int max_channel_difference = 0;
 };
 
+//! The fastest vanilla of a search over march windows and task orders
+//! (raycast_runner::time_vanilla_best).
+struct vanilla_search {
+  timing_stats stats;  //!< the fastest one's timing
+  int window = 1;
+  //! "rows", "8x4", "16x16" (tiles), "center_first" (8x4 tiles, expensive first)
+  std::string order;
+  std::vector<std::pair<std::string, double>> tried;  //!< "8x4 w64" -> median ms, every one
+};
+
 class raycast_runner {
  public:
   explicit raycast_runner(const raycast_settings& settings);
@@ -148,8 +172,21 @@ class raycast_runner {
   //! Vanilla in the scheduled runs' task order (center_first's expensive tiles first when set):
   //! the order microsched gets, given to vanilla too, so that a speedup is not an order effect.
   timing_stats time_vanilla_scheduled_order(const timing_options& options);
+  //! The windowed vanilla a user tunes by hand: vanilla at each of `windows` in each task order
+  //! (rows, 8x4 and 16x16 tiles where they divide the image, expensive 8x4 tiles first); the
+  //! fastest, and every time tried. The settings are as before afterwards.
+  vanilla_search time_vanilla_best(const std::vector<int>& windows, const timing_options& options);
   timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
   timing_stats time_switching(const variant& v, const timing_options& options);
+  //! The wavefront baseline (wavefront.cuh) under the current settings (march window,
+  //! skipping, and the scheduled runs' task order: center_first honoured): every ray marches to
+  //! its next crossing or its end; the crossed rays are compacted into a queue (CUB block
+  //! scans) and the next round's kernel shades them in full warps and marches them on.
+  timing_stats time_wavefront(const timing_options& options);
+  //! check() for the wavefront baseline.
+  image_check check_wavefront(int tolerance, double allowed_fraction);
+  //! Rounds of the last wavefront run (0 before the first).
+  [[nodiscard]] int wavefront_rounds() const;
   //! Exactly once, and every channel within `tolerance` of vanilla on all but
   //! `allowed_fraction` of the pixels.
   image_check check(const variant& v, int tolerance, double allowed_fraction);

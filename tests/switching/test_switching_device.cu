@@ -2,9 +2,11 @@
 // outputs equal the vanilla kernel's (the same program with ordinary branches), for several pool
 // sizes and task-pool strategies, with and without deferred switching and the vote threshold,
 // with one managed branch (Monte Carlo branch test) and two (one of them if/else with work on
-// both paths).
+// both paths). The wavefront baseline (kernels/switching/wavefront.cuh) is checked the same
+// way, and through the runners' public API, as is the windowed-vanilla search.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -15,6 +17,8 @@
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
+#include "switching_runners.hpp"
+#include "wavefront.cuh"
 
 using namespace microsched;
 using namespace microsched::switching;
@@ -201,6 +205,25 @@ void check_fetch_control(const Program& program, task_id n, const outputs& want)
   }
 }
 
+//! The wavefront baseline on `program`, counted, outputs poisoned first. Runs twice on the same
+//! buffers: the second run must not see the first one's queues.
+template <class Program>
+outputs run_wavefront(const Program& program, task_id n, int* rounds = nullptr) {
+  device_buffer<std::uint32_t> a(n), b(n), counts(n);
+  switching_workloads::detail::wavefront<typename Program::context, Program::managed_branches> wave(
+      n);
+  using counted = counted_program<Program>;
+  for (int run = 0; run < 2; ++run) {
+    a.fill_bytes(0xff, nullptr);
+    b.fill_bytes(0xff, nullptr);
+    counts.fill_bytes(0, nullptr);
+    wave.run(counted{with_outputs(program, a.data(), b.data()), counts.data()}, nullptr);
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  }
+  if (rounds != nullptr) *rounds = wave.rounds();
+  return {a.to_host(nullptr), b.to_host(nullptr), counts.to_host(nullptr)};
+}
+
 //! The Monte Carlo branch workload of the device tests.
 kernels::montecarlo_branch_program montecarlo_branch_test_program() {
   kernels::montecarlo_branch_program p;
@@ -266,5 +289,107 @@ TEST_CASE("a pool that does not fit in shared memory is refused with the sizes")
     INFO(what);
     CHECK(what.find("does not fit in shared memory") != std::string::npos);
     CHECK(what.find("ContextsPerWarp") != std::string::npos);
+  }
+}
+
+TEST_CASE("wavefront baseline, one managed branch (Monte Carlo branch): exactly once, equal") {
+  for (const float probability : {0.0f, 0.15f, 1.0f}) {
+    kernels::montecarlo_branch_program p = montecarlo_branch_test_program();
+    p.probability = probability;
+    // 1 and 37: one partial block; 30011: many blocks and a partial one.
+    for (const task_id n :
+         {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
+      int rounds = 0;
+      const auto got = run_wavefront(p, n, &rounds);
+      check_equal(run_vanilla(p, n), got,
+                  "wavefront, p " + std::to_string(probability) + ", tasks " + std::to_string(n));
+      // Round 0 begins the tasks; every branch entry needs one round more; the last round
+      // finds the queues empty. p = 0: nothing waits; p = 1: every one of 40 steps enters.
+      if (probability == 0.0f) CHECK(rounds == 2);
+      if (probability == 1.0f) CHECK(rounds == 2 + 40);
+    }
+  }
+}
+
+TEST_CASE("wavefront baseline, two managed branches, if/else with work on both paths") {
+  two_branch_program p;
+  for (const task_id n : {task_id{5}, task_id{257}, small_run() ? task_id{2000} : task_id{20000}}) {
+    check_equal(run_vanilla(p, n), run_wavefront(p, n), "wavefront, tasks " + std::to_string(n));
+  }
+}
+
+TEST_CASE(
+    "wavefront baseline through the runners: Monte Carlo bit-equal, ray caster in tolerance") {
+  switching_workloads::montecarlo_branch_settings ms;
+  ms.tasks = small_run() ? 1000 : 20000;
+  ms.outer = 50;
+  ms.inner = 40;
+  switching_workloads::montecarlo_branch_runner mc(ms);
+  for (const float probability : {0.01f, 0.5f}) {
+    mc.set_probability(probability);
+    const auto r = mc.check_wavefront();
+    INFO(r.detail);
+    CHECK(r.passed);
+    CHECK(r.missing == 0);
+    CHECK(r.duplicated == 0);
+    CHECK(mc.wavefront_rounds() > 2);
+  }
+
+  const int size = small_run() ? 32 : 96;
+  switching_workloads::raycast_runner rc({size, size, 0.05f});
+  for (const bool skip : {false, true}) {
+    for (const int window : {1, 16}) {
+      rc.set_skip_empty(skip);
+      rc.set_march_window(window);
+      rc.set_tile(8, 4);
+      rc.set_center_first(window == 16);
+      const auto r = rc.check_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
+      INFO(r.tasks.detail);
+      CHECK(r.tasks.passed);
+      CHECK(r.tasks.missing == 0);
+      CHECK(r.tasks.duplicated == 0);
+    }
+  }
+}
+
+TEST_CASE("the windowed-vanilla search tries every order and window and keeps the settings") {
+  switching_workloads::raycast_runner rc({64, 64, 0.05f});
+  rc.set_march_window(3);
+  rc.set_tile(16, 16);
+  const auto best = rc.time_vanilla_best({1, 8}, {0, 1});
+  CHECK(best.tried.size() == 4 * 2);  // rows, 8x4, 16x16, expensive tiles first
+  double fastest = 1e300;
+  for (const auto& [name, ms] : best.tried) fastest = std::min(fastest, ms);
+  CHECK(best.stats.median_ms == fastest);
+  CHECK((best.window == 1 || best.window == 8));
+  CHECK(rc.settings().march_window == 3);
+  CHECK(rc.settings().tile_width == 16);
+  CHECK_FALSE(rc.settings().center_first);
+  CHECK_THROWS_WITH_AS(rc.time_vanilla_best({}, {0, 1}), doctest::Contains("windows"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rc.time_vanilla_best({0}, {0, 1}), doctest::Contains("window"),
+                       std::invalid_argument);
+}
+
+TEST_CASE_TEMPLATE("a march window in the Monte Carlo step changes no output", C,
+                   std::integral_constant<int, 8>, std::integral_constant<int, 64>) {
+  kernels::montecarlo_branch_program p = montecarlo_branch_test_program();
+  const task_id n = small_run() ? 2001 : 30011;
+  const auto want = run_vanilla(p, n);  // window 1: one outer iteration per step
+  for (const std::uint32_t window : {2u, 7u, 64u}) {
+    p.window = window;
+    const auto vanilla = run_vanilla(p, n);
+    CHECK(vanilla.a == want.a);
+    CHECK(vanilla.b == want.b);
+    check_equal(want, run_wavefront(p, n), "wavefront, window " + std::to_string(window));
+    for (const int every : {1, 4}) {
+      if (small_run() && every != 1) continue;
+      schedule_arguments args;
+      args.chunk = 16;
+      args.switching.switch_every = every;
+      check_equal(want, run_switching<kernels::montecarlo_branch_program, C::value>(p, n, args),
+                  "switching, window " + std::to_string(window) + ", every " +
+                      std::to_string(every) + ", contexts " + std::to_string(C::value));
+    }
   }
 }

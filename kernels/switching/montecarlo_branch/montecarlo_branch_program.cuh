@@ -2,7 +2,9 @@
 //! @file montecarlo_branch_program.cuh
 //! Branch divergence test (frey2012 §5.1): an outer loop of `outer` iterations; each draws a
 //! uniform number and, with probability p, enters a branch that sums `inner` more. One step is
-//! one outer iteration; the branch is managed branch 0.
+//! one outer iteration, or with a march window of w, up to w outer iterations that stop at the
+//! first that enters the branch (the numbers and the sums are the same for every window: the
+//! per-visit cost of the scheduler is paid once per window); the branch is managed branch 0.
 //!
 //! Random numbers are counter-based Philox4x32-10 keyed by the seed, with the counter (outer
 //! iteration, block of four, task): a task's numbers depend only on the task, never on the lane
@@ -32,6 +34,7 @@ struct montecarlo_branch_program {
   std::uint32_t outer = 1000;
   std::uint32_t inner = 1000;
   unsigned long long seed = 1234;
+  std::uint32_t window = 1;              //!< outer iterations one step marches at most (>= 1)
   std::uint32_t* sum_out = nullptr;      //!< bits of the float sum per task
   std::uint32_t* entered_out = nullptr;  //!< branch entries per task
 
@@ -56,7 +59,16 @@ struct montecarlo_branch_program {
   template <class Gate>
   __device__ bool step(context& c, Gate& gate) const {
     bool enter = false;
-    if (gate.active()) enter = uniform(draw4(c, 0).x) < probability;
+    if (gate.active()) {
+      // Iterations that skip the branch end inside the window; the window stops at the first
+      // that enters it, at its last iteration, or at the task's last.
+#pragma unroll 1
+      for (std::uint32_t w = 1;; ++w) {
+        enter = uniform(draw4(c, 0).x) < probability;
+        if (enter || w >= window || c.iteration + 1 >= outer) break;
+        ++c.iteration;
+      }
+    }
     if (gate.take(switching::branch<0>, enter)) {
       float sum = c.sum;
       for (std::uint32_t k = 0; k < inner; k += 4) {

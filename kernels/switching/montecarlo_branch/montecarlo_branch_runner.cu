@@ -2,6 +2,7 @@
 
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
 #include "switching_runner.cuh"
+#include "wavefront.cuh"
 
 namespace microsched::switching_workloads {
 
@@ -13,6 +14,15 @@ struct montecarlo_branch_runner::impl {
   event_timer timer;
   device_buffer<std::uint32_t> sum, entered, ref_sum, ref_entered, counts;
   bool have_reference = false;
+  //! The wavefront baseline's buffers, made on first use.
+  std::unique_ptr<detail::wavefront<montecarlo_branch_program::context, 1>> wave;
+
+  detail::wavefront<montecarlo_branch_program::context, 1>& wavefront() {
+    if (!wave)
+      wave = std::make_unique<detail::wavefront<montecarlo_branch_program::context, 1>>(
+          settings.tasks);
+    return *wave;
+  }
 
   explicit impl(const montecarlo_branch_settings& s)
       : settings(s),
@@ -29,6 +39,7 @@ struct montecarlo_branch_runner::impl {
     p.outer = settings.outer;
     p.inner = settings.inner;
     p.seed = settings.seed;
+    p.window = settings.march_window;
     p.sum_out = sum_out;
     p.entered_out = entered_out;
     return p;
@@ -45,6 +56,11 @@ struct montecarlo_branch_runner::impl {
     stream.synchronize();
     have_reference = true;
   }
+
+  //! Poisons the outputs, zeroes the counters, calls run(counted program, stream) and compares
+  //! with vanilla.
+  template <class Run>
+  workloads::check_report check_with(Run&& run);
 };
 
 montecarlo_branch_runner::montecarlo_branch_runner(const montecarlo_branch_settings& settings) {
@@ -53,6 +69,9 @@ montecarlo_branch_runner::montecarlo_branch_runner(const montecarlo_branch_setti
     throw_invalid("probability", settings.probability, "must be in [0, 1]");
   }
   if (settings.outer == 0) throw_invalid("outer", settings.outer, "must be at least 1");
+  if (settings.march_window < 1 || settings.march_window > 4096) {
+    throw_invalid("march window", settings.march_window, "must be in 1..4096");
+  }
   impl_ = std::make_unique<impl>(settings);
 }
 montecarlo_branch_runner::~montecarlo_branch_runner() = default;
@@ -67,11 +86,16 @@ void montecarlo_branch_runner::set_probability(float p) {
   impl_->have_reference = false;
 }
 
+void montecarlo_branch_runner::set_march_window(std::uint32_t window) {
+  if (window < 1 || window > 4096) throw_invalid("march window", window, "must be in 1..4096");
+  impl_->settings.march_window = window;
+}
+
 std::string montecarlo_branch_runner::describe() const {
   const auto& s = impl_->settings;
   return "montecarlo_branch tasks=" + std::to_string(s.tasks) +
          " p=" + std::to_string(s.probability) + " outer=" + std::to_string(s.outer) +
-         " inner=" + std::to_string(s.inner);
+         " inner=" + std::to_string(s.inner) + " window=" + std::to_string(s.march_window);
 }
 
 timing_stats montecarlo_branch_runner::time_vanilla(const timing_options& options) {
@@ -93,22 +117,15 @@ timing_stats montecarlo_branch_runner::time_switching(const variant& v,
                                 impl_->stream.get());
 }
 
-workloads::check_report montecarlo_branch_runner::check(const variant& v) {
-  impl_->ensure_reference();
-  auto& m = *impl_;
-  const cudaStream_t s = m.stream.get();
-  m.sum.fill_bytes(0xff, s);
-  m.entered.fill_bytes(0xff, s);
-  m.counts.fill_bytes(0, s);
-  detail::run_counted(m.program(), m.counts.data(), m.settings.tasks, v, s);
-  m.stream.synchronize();
+namespace {
+//! Exactly once and bit-equal sums and entry counts, from the host copies of a counted run.
+workloads::check_report compare(const std::vector<std::uint32_t>& counts,
+                                const std::vector<std::uint32_t>& sum,
+                                const std::vector<std::uint32_t>& entered,
+                                const std::vector<std::uint32_t>& ref_sum,
+                                const std::vector<std::uint32_t>& ref_entered) {
   workloads::check_report r;
-  r.tasks = m.settings.tasks;
-  const auto counts = m.counts.to_host(s);
-  const auto sum = m.sum.to_host(s);
-  const auto entered = m.entered.to_host(s);
-  const auto ref_sum = m.ref_sum.to_host(s);
-  const auto ref_entered = m.ref_entered.to_host(s);
+  r.tasks = counts.size();
   for (std::size_t t = 0; t < counts.size(); ++t) {
     if (counts[t] == 0) ++r.missing;
     if (counts[t] > 1) ++r.duplicated;
@@ -125,6 +142,42 @@ workloads::check_report montecarlo_branch_runner::check(const variant& v) {
   }
   r.passed = r.missing == 0 && r.duplicated == 0 && r.mismatched == 0;
   return r;
+}
+}  // namespace
+
+template <class Run>
+workloads::check_report montecarlo_branch_runner::impl::check_with(Run&& run) {
+  ensure_reference();
+  const cudaStream_t s = stream.get();
+  sum.fill_bytes(0xff, s);
+  entered.fill_bytes(0xff, s);
+  counts.fill_bytes(0, s);
+  run(counted_program<montecarlo_branch_program>{program(), counts.data()}, s);
+  stream.synchronize();
+  return compare(counts.to_host(s), sum.to_host(s), entered.to_host(s), ref_sum.to_host(s),
+                 ref_entered.to_host(s));
+}
+
+workloads::check_report montecarlo_branch_runner::check(const variant& v) {
+  const task_id n = impl_->settings.tasks;
+  return impl_->check_with(
+      [&](const auto& counted, cudaStream_t s) { detail::run_switching(counted, n, v, s); });
+}
+
+timing_stats montecarlo_branch_runner::time_wavefront(const timing_options& options) {
+  auto& wave = impl_->wavefront();
+  const auto program = impl_->program();
+  return impl_->timer.time([&](cudaStream_t s) { wave.run(program, s); }, options,
+                           impl_->stream.get());
+}
+
+workloads::check_report montecarlo_branch_runner::check_wavefront() {
+  auto& wave = impl_->wavefront();
+  return impl_->check_with([&](const auto& counted, cudaStream_t s) { wave.run(counted, s); });
+}
+
+int montecarlo_branch_runner::wavefront_rounds() const {
+  return impl_->wave ? impl_->wave->rounds() : 0;
 }
 
 std::string montecarlo_branch_runner::resources(const variant& v) {

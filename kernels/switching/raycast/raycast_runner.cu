@@ -5,6 +5,7 @@
 #include "raycast/raycast_switching.cuh"
 #include "switching_runner.cuh"
 #include "visit_stats.cuh"
+#include "wavefront.cuh"
 
 namespace microsched::switching_workloads {
 
@@ -98,6 +99,16 @@ struct raycast_runner::impl {
     return p;
   }
   [[nodiscard]] raycast_program scheduled() { return scheduled(image.data()); }
+
+  using wavefront_t = detail::wavefront<kernels::raycast::ray_state, 1>;
+  std::unique_ptr<wavefront_t> wave;  //!< the wavefront baseline's buffers, made on first use
+  wavefront_t& wavefront() {
+    if (!wave || wave->tasks() != pixels()) wave = std::make_unique<wavefront_t>(pixels());
+    return *wave;
+  }
+
+  //! Compares the image and the counters of a counted run with the reference.
+  image_check compare(int tolerance, double allowed_fraction);
 
   void ensure_reference() {
     if (have_reference) return;
@@ -210,15 +221,9 @@ timing_stats raycast_runner::time_switching(const variant& v, const timing_optio
   });
 }
 
-image_check raycast_runner::check(const variant& v, int tolerance, double allowed_fraction) {
-  impl_->ensure_reference();
-  auto& m = *impl_;
+image_check raycast_runner::impl::compare(int tolerance, double allowed_fraction) {
+  auto& m = *this;
   const cudaStream_t s = m.stream.get();
-  m.image.fill_bytes(0xff, s);
-  m.counts.fill_bytes(0, s);
-  detail::with_register_cap(
-      v, [&](auto cap) { cap.run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s); });
-  m.stream.synchronize();
   image_check r;
   r.tasks.tasks = m.pixels();
   const auto counts = m.counts.to_host(s);
@@ -252,6 +257,86 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
       static_cast<std::uint64_t>(allowed_fraction * static_cast<double>(m.pixels()));
   r.tasks.passed = r.tasks.missing == 0 && r.tasks.duplicated == 0 && r.tasks.mismatched <= allowed;
   return r;
+}
+
+image_check raycast_runner::check(const variant& v, int tolerance, double allowed_fraction) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  m.image.fill_bytes(0xff, s);
+  m.counts.fill_bytes(0, s);
+  detail::with_register_cap(
+      v, [&](auto cap) { cap.run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s); });
+  m.stream.synchronize();
+  return m.compare(tolerance, allowed_fraction);
+}
+
+image_check raycast_runner::check_wavefront(int tolerance, double allowed_fraction) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  auto& wave = m.wavefront();
+  m.image.fill_bytes(0xff, s);
+  m.counts.fill_bytes(0, s);
+  wave.run(counted_program<raycast_program>{m.scheduled(), m.counts.data()}, s);
+  m.stream.synchronize();
+  return m.compare(tolerance, allowed_fraction);
+}
+
+timing_stats raycast_runner::time_wavefront(const timing_options& options) {
+  auto& wave = impl_->wavefront();
+  const auto program = impl_->scheduled();
+  return impl_->timer.time([&](cudaStream_t s) { wave.run(program, s); }, options,
+                           impl_->stream.get());
+}
+
+int raycast_runner::wavefront_rounds() const {
+  return impl_->wave ? impl_->wave->rounds() : 0;
+}
+
+vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows,
+                                                 const timing_options& options) {
+  if (windows.empty()) throw_invalid("windows", "(none)", "name at least one march window");
+  for (const int w : windows) {
+    if (w < 1 || w > 4096) throw_invalid("window", w, "must be in 1..4096");
+  }
+  auto& st = impl_->settings;
+  const raycast_settings saved = st;
+  struct order {
+    const char* name;
+    int w, h;
+    bool center_first;
+  };
+  const order orders[] = {{"rows", 0, 0, false},
+                          {"8x4", 8, 4, false},
+                          {"16x16", 16, 16, false},
+                          {"center_first", 0, 0, true}};
+  vanilla_search best;
+  best.stats.median_ms = 1e300;
+  try {
+    for (const auto& o : orders) {
+      if (o.w > 0 && (st.width % o.w != 0 || st.height % o.h != 0)) continue;
+      for (const int w : windows) {
+        st.march_window = w;
+        st.tile_width = o.w;
+        st.tile_height = o.h;
+        st.center_first = o.center_first;
+        const timing_stats t =
+            o.center_first ? time_vanilla_scheduled_order(options) : time_vanilla(options);
+        best.tried.push_back({std::string(o.name) + " w" + std::to_string(w), t.median_ms});
+        if (t.median_ms < best.stats.median_ms) {
+          best.stats = t;
+          best.window = w;
+          best.order = o.name;
+        }
+      }
+    }
+  } catch (...) {
+    st = saved;
+    throw;
+  }
+  st = saved;
+  return best;
 }
 
 std::vector<std::uint32_t> raycast_runner::render_vanilla() {
