@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,11 @@ class workload {
   //! takes its default. Throws std::invalid_argument naming the value for a bad value or for a
   //! combination this workload was not compiled for (the sweep records that point as skipped).
   //! Workloads without tunables accept only an empty map.
-  virtual void set_tunables(const options_map& values);
+  virtual void set_tunables(const options_map& values) {
+    if (values.empty()) return;
+    throw std::invalid_argument(name() + ": takes no tunable '" + values.begin()->first +
+                                "' (its options are set when it is built)");
+  }
 
   virtual timing_stats time_vanilla(const timing_options& options) = 0;
   virtual timing_stats time_warp_persistent(const timing_options& options) = 0;

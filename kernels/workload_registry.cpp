@@ -59,12 +59,6 @@ const adapters::entry& find(const std::string& name) {
 
 }  // namespace
 
-void workload::set_tunables(const options_map& values) {
-  if (values.empty()) return;
-  throw std::invalid_argument(name() + ": takes no tunable '" + values.begin()->first +
-                              "' (its options are set when it is built)");
-}
-
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& e : registry()) names.push_back(e.name);

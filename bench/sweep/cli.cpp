@@ -25,7 +25,10 @@ constexpr const char* journal_name = "results.jsonl";
 const std::string footer = R"(
 Parameters (NAME=VALUES, any number of them):
   schedule:  strategy=local,global,hybrid   fetch=any,all,ballot:N,atomic:N
-             chunk=N   deferral=N   blocks-per-sm=N|auto
+             chunk=N   deferral=N   blocks-per-sm=N|auto   (workloads that take a schedule)
+  tunables:  the workload's own settings per point (see --list), e.g. contexts=64,128
+             switch-every=1,4 (switching), method=hot,dgi neighbouring=4,16,64 (remap),
+             depth=1:4 helpers=1,2,4 method=auto (pipeline)
   workload:  its options (see --list), e.g. crunch=4096,16384 offset=0,1,2 precision=float,double;
              several values make several scenarios (every combination).
   Unswept schedule fields keep the library defaults: )";
@@ -47,6 +50,9 @@ Examples:
   sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,global,hybrid offset=0,1,2
   sweep julia --out julia-sweep --resume ...same parameters...    (continue a stopped sweep)
   sweep montecarlo fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
+  sweep raycast contexts=64,128 switch-every=1,4 strategy=hybrid chunk=32
+  sweep micro-branch paths=4 method=original,dgi neighbouring=4,16,64
+  sweep gafort depth=1:3 helpers=1,2,4
 Plots: the sweep writes them with plot_sweep.py (python3 with matplotlib) from sweep.json;
 without python3 or matplotlib it prints the command to run where they are.
 Exit codes: 0 done, 1 a point failed its exactly-once check, 2 bad input, 77 no GPU (nothing
@@ -54,28 +60,73 @@ was run), 130 interrupted.)";
 
 void list_workloads(const cli_environment& env) {
   for (const auto& name : env.workload_names()) {
-    *env.out << name << "\n";
+    const auto traits = env.factory.traits_of(name);
+    *env.out << name << "  (" << traits.area
+             << (traits.takes_schedule ? "; takes the schedule" : "; no schedule") << ")\n";
+    const auto note = reference_note(traits);
+    if (!note.empty()) *env.out << "  references: " << note << "\n";
     for (const auto& p : env.factory.parameters(name)) {
       *env.out << "  " << p.name << "=" << p.default_value << "  " << p.help << "\n";
+    }
+    for (const auto& p : env.factory.tunables_of(name)) {
+      *env.out << "  " << p.name << "=" << p.default_value << "  (tunable) " << p.help << "\n";
     }
   }
 }
 
-//! Builds every scenario's workload once, so that bad option values (offset=7) are refused now,
-//! before the GPU is looked for and not hours into a sweep. Building a registered workload
-//! parses its options before it touches the device: a device error after that means the
-//! options passed, and the GPU is checked next.
-void check_scenarios(const std::string& workload, const std::vector<options_map>& scenarios,
-                     const workload_factory& factory) {
-  for (const auto& options_of : scenarios) {
+//! Checks every scenario's options with every combination of the swept tunables, so that bad
+//! values (offset=7, contexts=48) are refused now, before the GPU is looked for and not hours
+//! into a sweep. With the factory's host-only check that is all; without one, each scenario's
+//! workload is built once: a registered workload parses its options before it touches the
+//! device, so a device error after that means the options passed, and the GPU is checked next.
+void check_scenarios(const sweep_plan& plan, const workload_factory& factory) {
+  const auto settings = plan.settings();
+  for (const auto& options_of : plan.scenarios()) {
     try {
-      (void)factory.make(workload, options_of);
+      if (factory.check) {
+        for (const auto& s : settings) {
+          options_map all = options_of;
+          all.insert(s.tunables.begin(), s.tunables.end());
+          factory.check(plan.workload, all);
+        }
+        continue;
+      }
+      (void)factory.make(plan.workload, options_of);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("scenario '" + scenario_key(workload, options_of) +
+      throw std::invalid_argument("scenario '" + scenario_key(plan.workload, options_of) +
                                   "': " + e.what());
     } catch (const no_device_error&) {
     } catch (const cuda_error&) {
     }
+  }
+}
+
+void print_plan(const sweep_plan& plan, std::ostream& out) {
+  const auto scenarios = plan.scenarios();
+  out << scenarios.size() << " scenario(s) x " << plan.settings().size()
+      << " setting(s) = " << plan.size() << " points\n";
+  for (const auto& s : scenarios) out << "  scenario " << scenario_key(plan.workload, s) << "\n";
+  if (!plan.takes_schedule) out << "  (no schedule: the workload runs without the scheduler)\n";
+  for (const auto* axes : {&plan.schedule_axes, &plan.tunable_axes}) {
+    for (const auto& a : *axes) {
+      out << "  " << a.name << ":";
+      for (const auto& v : a.values) out << " " << v;
+      out << "\n";
+    }
+  }
+}
+
+//! The tuning file holds schedules; a point that differs by its tunables cannot be stored there.
+void check_tuning_fits(const sweep_plan& plan) {
+  if (!plan.takes_schedule) {
+    throw std::invalid_argument("--save-tuning: workload " + plan.workload +
+                                " takes no schedule, and the tuning file holds schedules only");
+  }
+  if (!plan.tunable_axes.empty()) {
+    throw std::invalid_argument(
+        "--save-tuning: the tuning file holds schedules only, and this sweep's points differ by "
+        "the tunable '" +
+        plan.tunable_axes.front().name + "'; sweep the schedule alone to store it");
   }
 }
 
@@ -175,9 +226,12 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
                  "Timed runs per point; the median is reported")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
-  app.add_option("--heatmap-x", axes.x, "Heat map columns: chunk, deferral, fetch or blocks-per-sm")
-      ->capture_default_str();
-  app.add_option("--heatmap-y", axes.y, "Heat map rows")->capture_default_str();
+  auto* heatmap_x =
+      app.add_option("--heatmap-x", axes.x,
+                     "Heat map columns: chunk, deferral, fetch, blocks-per-sm or a tunable "
+                     "(default: chunk, or the first tunable where the schedule does not apply)");
+  auto* heatmap_y = app.add_option("--heatmap-y", axes.y,
+                                   "Heat map rows (default: deferral, or the second tunable)");
   app.add_flag("--no-plots", no_plots, "Write no PNGs");
   app.add_option("--save-tuning", tuning_file,
                  "Store the best settings in this tuning file (keyed by GPU and workload; "
@@ -210,21 +264,21 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       for (const auto& n : names) known += " " + n;
       throw std::invalid_argument("workload '" + workload + "' is not registered; known:" + known);
     }
-    const sweep_plan plan = make_plan(workload, params, env.factory.parameters(workload));
-    validate(axes);
-    const auto scenarios = plan.scenarios();
-    const auto schedules = plan.schedules();
-    check_scenarios(workload, scenarios, env.factory);
+    const sweep_plan plan = plan_for(workload, params, env.factory);
+    std::vector<std::string> tunables;
+    for (const auto& p : env.factory.tunables_of(workload)) tunables.push_back(p.name);
+    if (!no_plots || heatmap_x->count() + heatmap_y->count() > 0) {
+      const heatmap_axes fallback =
+          default_axes(plan.tunable_names(), tunables, plan.takes_schedule);
+      if (heatmap_x->count() == 0) axes.x = fallback.x;
+      if (heatmap_y->count() == 0) axes.y = fallback.y;
+      axes.line = plan.takes_schedule ? "chunk" : axes.x;
+      validate(axes, tunables, plan.takes_schedule);
+    }
+    if (!tuning_file.empty()) check_tuning_fits(plan);
+    check_scenarios(plan, env.factory);
     if (dry_run) {
-      *env.out << scenarios.size() << " scenario(s) x " << schedules.size()
-               << " schedule(s) = " << plan.size() << " points\n";
-      for (const auto& s : scenarios)
-        *env.out << "  scenario " << scenario_key(workload, s) << "\n";
-      for (const auto& a : plan.schedule_axes) {
-        *env.out << "  " << a.name << ":";
-        for (const auto& v : a.values) *env.out << " " << v;
-        *env.out << "\n";
-      }
+      print_plan(plan, *env.out);
       return exit_ok;
     }
 

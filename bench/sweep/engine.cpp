@@ -4,31 +4,40 @@ namespace microsched::sweep {
 
 namespace {
 
-std::string label_of(const std::string& scenario, const schedule_arguments& args) {
-  return scenario + ": " + schedule_key(args);
+std::string label_of(const std::string& scenario, const point_setting& s) {
+  return scenario + ": " + setting_key(s.schedule, s.tunables);
 }
 
+//! The references the workload has; one it lacks stays untimed (n/a in every output). The
+//! tunables are the defaults while they run.
 baseline_record time_baseline(workloads::workload& w, const std::string& key,
                               const options_map& options, const timing_options& timing) {
+  const workloads::workload_traits traits = w.traits();
+  w.set_tunables({});
   baseline_record b;
   b.scenario = key;
   b.options = options;
   b.describe = w.describe();
   b.tasks = w.num_tasks();
   b.total_steps = w.total_steps();
-  b.vanilla = w.time_vanilla(timing);
-  b.persistent = w.time_warp_persistent(timing);
-  b.floor = w.time_floor(timing);
+  b.references = reference_note(traits);
+  if (!traits.baselines.vanilla.empty()) b.vanilla = w.time_vanilla(timing);
+  if (!traits.baselines.persistent.empty()) b.persistent = w.time_warp_persistent(timing);
+  if (!traits.baselines.floor.empty()) b.floor = w.time_floor(timing);
   return b;
 }
 
-//! Checks, then times one point. Configurations that cannot run come back as skipped.
-point_record run_point(workloads::workload& w, const std::string& key,
-                       const schedule_arguments& args, const timing_options& timing) {
+//! Sets the tunables, checks, then times one point. Configurations that cannot run (a schedule
+//! that does not fit, tunables the workload was not compiled for) come back as skipped.
+point_record run_point(workloads::workload& w, const std::string& key, const point_setting& s,
+                       const timing_options& timing) {
   point_record p;
   p.scenario = key;
-  p.schedule = args;
+  p.schedule = s.schedule;
+  p.tunables = s.tunables;
+  const schedule_arguments& args = s.schedule;
   try {
+    w.set_tunables(s.tunables);
     const workloads::check_report check = w.check_scheduled(args);
     p.check_passed = check.passed;
     p.check_tasks = check.tasks;
@@ -51,7 +60,7 @@ point_record run_point(workloads::workload& w, const std::string& key,
 }
 
 std::string check_failure_message(const point_record& p) {
-  return "exactly-once check failed for " + label_of(p.scenario, p.schedule) + ": " +
+  return "exactly-once check failed for " + label_of(p.scenario, {p.schedule, p.tunables}) + ": " +
          std::to_string(p.missing) + " missing, " + std::to_string(p.duplicated) + " duplicated, " +
          std::to_string(p.mismatched) + " mismatched of " + std::to_string(p.check_tasks) +
          " tasks" + (p.reason.empty() ? "" : " (" + p.reason + ")") +
@@ -60,15 +69,40 @@ std::string check_failure_message(const point_record& p) {
 
 }  // namespace
 
+std::string reference_note(const workloads::workload_traits& traits) {
+  const workloads::baseline_names defaults;
+  const workloads::baseline_names& names = traits.baselines;
+  std::string note;
+  const auto add = [&](const std::string& reference, const std::string& name,
+                       const std::string& usual) {
+    if (name == usual) return;
+    note += (note.empty() ? "" : "; ") + reference + ": " + (name.empty() ? "n/a" : name);
+  };
+  add("vanilla", names.vanilla, defaults.vanilla);
+  add("persistent threads", names.persistent, defaults.persistent);
+  add("floor", names.floor, defaults.floor);
+  if (!names.missing.empty()) note += " (" + names.missing + ")";
+  return note;
+}
+
+sweep_plan plan_for(const std::string& workload, const std::vector<std::string>& axis_arguments,
+                    const workload_factory& factory) {
+  return make_plan(workload, axis_arguments, factory.parameters(workload),
+                   factory.tunables_of(workload), factory.traits_of(workload).takes_schedule);
+}
+
 bool run_sweep(const sweep_plan& plan, const workload_factory& factory, journal& log,
                const run_options& options) {
   const auto scenarios = plan.scenarios();
-  const auto schedules = plan.schedules();
+  const auto settings = plan.settings();
   progress_event progress;
-  progress.total = scenarios.size() * schedules.size();
+  progress.total = scenarios.size() * settings.size();
+  const auto find = [&](const std::string& key, const point_setting& s) {
+    return log.find_point(key, s.schedule, s.tunables);
+  };
   for (const auto& options_of : scenarios) {
     const auto key = scenario_key(plan.workload, options_of);
-    for (const auto& s : schedules) progress.resumed += log.find_point(key, s) != nullptr;
+    for (const auto& s : settings) progress.resumed += find(key, s) != nullptr;
   }
   progress.done = progress.resumed;
   const auto report = [&](const std::string& label) {
@@ -82,11 +116,11 @@ bool run_sweep(const sweep_plan& plan, const workload_factory& factory, journal&
   for (const auto& options_of : scenarios) {
     const auto key = scenario_key(plan.workload, options_of);
     bool all_done = log.find_baseline(key) != nullptr;
-    for (const auto& s : schedules) all_done = all_done && log.find_point(key, s) != nullptr;
+    for (const auto& s : settings) all_done = all_done && find(key, s) != nullptr;
     if (all_done) continue;
     if (stopped()) return false;
 
-    report(key + ": building the workload and timing vanilla, persistent threads, floor");
+    report(key + ": building the workload and timing its references");
     std::unique_ptr<workloads::workload> w;
     try {
       w = factory.make(plan.workload, options_of);
@@ -96,8 +130,8 @@ bool run_sweep(const sweep_plan& plan, const workload_factory& factory, journal&
     if (log.find_baseline(key) == nullptr) {
       log.append(time_baseline(*w, key, options_of, options.timing));
     }
-    for (const auto& s : schedules) {
-      if (log.find_point(key, s) != nullptr) continue;
+    for (const auto& s : settings) {
+      if (find(key, s) != nullptr) continue;
       if (stopped()) return false;
       report(label_of(key, s));
       point_record p = run_point(*w, key, s, options.timing);
@@ -116,15 +150,19 @@ sweep_results collect_results(const sweep_plan& plan, const journal& log) {
   sweep_results results;
   results.header = log.header();
   results.option_names = plan.option_names();
-  const auto schedules = plan.schedules();
+  results.tunable_names = plan.tunable_names();
+  results.takes_schedule = plan.takes_schedule;
+  const auto settings = plan.settings();
   for (const auto& options_of : plan.scenarios()) {
     const auto key = scenario_key(plan.workload, options_of);
     const baseline_record* b = log.find_baseline(key);
     if (b == nullptr) continue;
     scenario_results s;
     s.baseline = *b;
-    for (const auto& args : schedules) {
-      if (const point_record* p = log.find_point(key, args)) s.points.push_back(*p);
+    for (const auto& setting : settings) {
+      if (const point_record* p = log.find_point(key, setting.schedule, setting.tunables)) {
+        s.points.push_back(*p);
+      }
     }
     results.scenarios.push_back(std::move(s));
   }

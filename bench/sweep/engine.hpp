@@ -16,13 +16,32 @@
 namespace microsched::sweep {
 
 //! Where workloads come from: the registry (make_workload) in the sweep program, a test double
-//! in the tests.
+//! in the tests. Only `parameters` and `make` are required: without `tunables` a workload has
+//! none, without `traits` it has every reference and takes the schedule, and without `check`
+//! options are checked by building the workload.
 struct workload_factory {
   std::function<std::vector<workloads::parameter>(const std::string& name)> parameters;
   std::function<std::unique_ptr<workloads::workload>(const std::string& name,
                                                      const options_map& options)>
       make;
+  std::function<std::vector<workloads::parameter>(const std::string& name)> tunables;
+  std::function<workloads::workload_traits(const std::string& name)> traits;
+  //! Checks options and tunables on the host; throws std::invalid_argument naming a bad value.
+  std::function<void(const std::string& name, const options_map& options)> check;
+
+  [[nodiscard]] std::vector<workloads::parameter> tunables_of(const std::string& name) const {
+    return tunables ? tunables(name) : std::vector<workloads::parameter>{};
+  }
+  [[nodiscard]] workloads::workload_traits traits_of(const std::string& name) const {
+    return traits ? traits(name) : workloads::workload_traits{};
+  }
 };
+
+//! The plan for `workload` from "name=values" arguments, with the factory's options, tunables
+//! and traits (make_plan).
+[[nodiscard]] sweep_plan plan_for(const std::string& workload,
+                                  const std::vector<std::string>& axis_arguments,
+                                  const workload_factory& factory);
 
 //! The registered workloads of the library (workload_parameters, make_workload).
 [[nodiscard]] workload_factory registry_factory();
@@ -45,7 +64,9 @@ struct scenario_results {
 
 struct sweep_results {
   sweep_header header;
-  std::vector<std::string> option_names;  //!< workload options that scenarios set
+  std::vector<std::string> option_names;   //!< workload options that scenarios set
+  std::vector<std::string> tunable_names;  //!< workload tunables that points set
+  bool takes_schedule = true;              //!< false: points differ by their tunables only
   std::vector<scenario_results> scenarios;
 };
 
@@ -62,6 +83,10 @@ struct run_options {
   std::function<void(const progress_event&)> on_progress;  //!< may be empty
   const std::atomic<bool>* stop = nullptr;  //!< set (e.g. by SIGINT): stop between points
 };
+
+//! "persistent threads: termination-only driver; floor: n/a (why)": how this workload's references
+//! read where they differ from the termination workloads' (empty when they do not).
+[[nodiscard]] std::string reference_note(const workloads::workload_traits& traits);
 
 //! Runs what the journal does not hold yet. Returns true when every point is finished, false
 //! when stopped early through run_options::stop. Throws check_failed_error (after journaling the

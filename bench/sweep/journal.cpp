@@ -87,7 +87,7 @@ journal journal::resume(const std::filesystem::path& file, const sweep_header& e
       } else if (type == "point") {
         auto p = point_from_json(j);
         if (p.status != point_status::check_failed) {
-          points[{p.scenario, schedule_key(p.schedule)}] = std::move(p);
+          points[{p.scenario, setting_key(p.schedule, p.tunables)}] = std::move(p);
         }
       } else {
         throw std::invalid_argument("unknown record type '" + type + "'");
@@ -138,7 +138,7 @@ void journal::append(const baseline_record& record) {
 void journal::append(const point_record& record) {
   write_line(to_json(record).dump());
   if (record.status != point_status::check_failed) {
-    points_[{record.scenario, schedule_key(record.schedule)}] = record;
+    points_[{record.scenario, setting_key(record.schedule, record.tunables)}] = record;
   }
 }
 
@@ -148,8 +148,9 @@ const baseline_record* journal::find_baseline(const std::string& scenario) const
 }
 
 const point_record* journal::find_point(const std::string& scenario,
-                                        const schedule_arguments& schedule) const {
-  const auto it = points_.find({scenario, schedule_key(schedule)});
+                                        const schedule_arguments& schedule,
+                                        const options_map& tunables) const {
+  const auto it = points_.find({scenario, setting_key(schedule, tunables)});
   return it == points_.end() ? nullptr : &it->second;
 }
 

@@ -40,7 +40,8 @@ class journal {
   //! The finished (ok or skipped) record of this point, if any. A check_failed record does not
   //! count: the point runs again on resume.
   [[nodiscard]] const point_record* find_point(const std::string& scenario,
-                                               const schedule_arguments& schedule) const;
+                                               const schedule_arguments& schedule,
+                                               const options_map& tunables = {}) const;
   //! Lines cut off when the journal was reopened (0 or 1).
   [[nodiscard]] int repaired_lines() const { return repaired_; }
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
@@ -53,7 +54,7 @@ class journal {
   std::FILE* file_ = nullptr;
   sweep_header header_;
   std::map<std::string, baseline_record> baselines_;
-  std::map<std::pair<std::string, std::string>, point_record> points_;  // (scenario, schedule)
+  std::map<std::pair<std::string, std::string>, point_record> points_;  // (scenario, setting)
   int repaired_ = 0;
 };
 

@@ -49,11 +49,34 @@ std::vector<schedule_arguments> sweep_plan::schedules() const {
   return out;
 }
 
+std::vector<point_setting> sweep_plan::settings() const {
+  std::vector<options_map> tunable_sets;
+  for_each_combination(tunable_axes, [&](const std::vector<std::size_t>& index) {
+    options_map values;
+    for (std::size_t a = 0; a < tunable_axes.size(); ++a) {
+      values[tunable_axes[a].name] = tunable_axes[a].values[index[a]];
+    }
+    tunable_sets.push_back(std::move(values));
+  });
+  std::vector<point_setting> out;
+  for (const auto& schedule : schedules()) {
+    for (const auto& values : tunable_sets) out.push_back({schedule, values});
+  }
+  return out;
+}
+
 std::size_t sweep_plan::size() const {
   std::size_t n = 1;
   for (const auto& a : schedule_axes) n *= a.values.size();
   for (const auto& a : workload_axes) n *= a.values.size();
+  for (const auto& a : tunable_axes) n *= a.values.size();
   return n;
+}
+
+std::vector<std::string> sweep_plan::tunable_names() const {
+  std::vector<std::string> names;
+  for (const auto& a : tunable_axes) names.push_back(a.name);
+  return names;
 }
 
 std::vector<std::string> sweep_plan::option_names() const {
@@ -62,35 +85,58 @@ std::vector<std::string> sweep_plan::option_names() const {
   return names;
 }
 
+namespace {
+bool lists(const std::vector<workloads::parameter>& known, const std::string& name) {
+  return std::any_of(known.begin(), known.end(),
+                     [&](const workloads::parameter& p) { return p.name == name; });
+}
+}  // namespace
+
 sweep_plan make_plan(const std::string& workload, const std::vector<std::string>& axis_arguments,
-                     const std::vector<workloads::parameter>& known) {
+                     const std::vector<workloads::parameter>& known,
+                     const std::vector<workloads::parameter>& tunables, bool takes_schedule) {
   sweep_plan plan;
   plan.workload = workload;
+  plan.takes_schedule = takes_schedule;
   std::vector<axis> schedule;
   for (const auto& text : axis_arguments) {
     axis a = parse_axis(text);
     const auto same_name = [&](const axis& other) { return other.name == a.name; };
     if (std::any_of(schedule.begin(), schedule.end(), same_name) ||
-        std::any_of(plan.workload_axes.begin(), plan.workload_axes.end(), same_name)) {
+        std::any_of(plan.workload_axes.begin(), plan.workload_axes.end(), same_name) ||
+        std::any_of(plan.tunable_axes.begin(), plan.tunable_axes.end(), same_name)) {
       throw std::invalid_argument("'" + a.name + "' is given twice; put all its values in one " +
                                   a.name + "=... list");
     }
-    if (is_schedule_axis(a.name)) {
+    // A workload's own name wins over a schedule axis of the same spelling: it is what the
+    // workload means by it.
+    if (lists(tunables, a.name)) {
+      plan.tunable_axes.push_back(std::move(a));
+      continue;
+    }
+    if (lists(known, a.name)) {
+      plan.workload_axes.push_back(std::move(a));
+      continue;
+    }
+    if (is_schedule_axis(a.name) && takes_schedule) {
       schedule.push_back(std::move(a));
       continue;
     }
-    const bool listed = std::any_of(known.begin(), known.end(), [&](const workloads::parameter& p) {
-      return p.name == a.name;
-    });
-    if (!listed) {
-      std::string names;
+    std::string names;
+    if (takes_schedule) {
       for (const auto& n : schedule_axis_names()) names += " " + n;
-      for (const auto& p : known) names += " " + p.name;
-      throw std::invalid_argument("'" + a.name +
-                                  "' is neither a schedule parameter nor an option of workload " +
-                                  workload + "; the parameters are:" + names);
     }
-    plan.workload_axes.push_back(std::move(a));
+    for (const auto& p : tunables) names += " " + p.name;
+    for (const auto& p : known) names += " " + p.name;
+    if (is_schedule_axis(a.name)) {
+      throw std::invalid_argument("'" + a.name + "': workload " + workload +
+                                  " runs without microsched's scheduler, so the schedule does not "
+                                  "apply; its parameters are:" +
+                                  names);
+    }
+    throw std::invalid_argument(
+        "'" + a.name + "' is neither " + (takes_schedule ? "a schedule parameter nor " : "") +
+        "a tunable or an option of workload " + workload + "; the parameters are:" + names);
   }
   for (const auto& name : schedule_axis_names()) {
     for (auto& a : schedule) {
@@ -108,6 +154,13 @@ std::string scenario_key(const std::string& workload, const options_map& options
 
 std::string schedule_key(const schedule_arguments& args) {
   return to_string(args);
+}
+
+std::string setting_key(const schedule_arguments& schedule, const options_map& tunables,
+                        bool takes_schedule) {
+  std::string key = takes_schedule ? schedule_key(schedule) : "";
+  for (const auto& [name, value] : tunables) key += (key.empty() ? "" : " ") + name + "=" + value;
+  return key.empty() ? "defaults" : key;
 }
 
 }  // namespace microsched::sweep

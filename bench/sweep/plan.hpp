@@ -1,7 +1,9 @@
 #pragma once
 //! @file plan.hpp
 //! What one sweep runs: a workload, its scenarios (the product of the workload-option axes) and
-//! the schedules (the product of the schedule axes), every scenario with every schedule.
+//! its settings (the product of the schedule axes and the workload's tunable axes), every
+//! scenario with every setting. A scenario builds the workload and times its references once;
+//! a setting is one point of it.
 
 #include <string>
 #include <vector>
@@ -13,28 +15,52 @@ namespace microsched::sweep {
 
 using workloads::options_map;
 
+//! One point of a scenario: a schedule and the workload's tunables (only the swept ones; the
+//! others keep their defaults).
+struct point_setting {
+  schedule_arguments schedule;
+  options_map tunables;
+  friend bool operator==(const point_setting&, const point_setting&) = default;
+};
+
 struct sweep_plan {
   std::string workload;
   std::vector<axis> schedule_axes;  //!< the swept schedule fields, in schedule_axis_names() order
   std::vector<axis> workload_axes;  //!< workload options, in the order given
+  std::vector<axis> tunable_axes;   //!< the workload's tunables, in the order given
+  bool takes_schedule = true;       //!< false: the workload ignores the schedule (no axes)
 
   [[nodiscard]] std::vector<options_map> scenarios() const;
   [[nodiscard]] std::vector<schedule_arguments> schedules() const;
+  //! Every schedule with every combination of the tunables, the last tunable fastest.
+  [[nodiscard]] std::vector<point_setting> settings() const;
   [[nodiscard]] std::size_t size() const;
   //! Names of the workload options that scenarios set, in the order given.
   [[nodiscard]] std::vector<std::string> option_names() const;
+  //! Names of the tunables that settings set, in the order given.
+  [[nodiscard]] std::vector<std::string> tunable_names() const;
 };
 
 //! Builds a plan from "name=values" arguments. Throws std::invalid_argument for a bad range, a
-//! name given twice, or a workload option that `known` does not list (naming the ones it does).
+//! name given twice, a name that is neither a schedule axis nor listed in `known` (options) or
+//! `tunables` (naming the ones that are), or a schedule axis for a workload that takes no
+//! schedule (`takes_schedule` false).
 [[nodiscard]] sweep_plan make_plan(const std::string& workload,
                                    const std::vector<std::string>& axis_arguments,
-                                   const std::vector<workloads::parameter>& known);
+                                   const std::vector<workloads::parameter>& known,
+                                   const std::vector<workloads::parameter>& tunables = {},
+                                   bool takes_schedule = true);
 
 //! "julia crunch=4096 offset=0": the workload and the options a scenario sets, sorted by name.
 [[nodiscard]] std::string scenario_key(const std::string& workload, const options_map& options);
 
 //! Schedule as one stable line: "hybrid any chunk=64 deferral=8 blocks/SM=auto".
 [[nodiscard]] std::string schedule_key(const schedule_arguments& args);
+
+//! A point's setting as one stable line: the schedule's key, then the tunables sorted by name
+//! ("hybrid any chunk=64 deferral=8 blocks/SM=auto contexts=64"); without the schedule when the
+//! workload takes none ("method=dgi neighbouring=16", or "defaults" when nothing is swept).
+[[nodiscard]] std::string setting_key(const schedule_arguments& schedule,
+                                      const options_map& tunables, bool takes_schedule = true);
 
 }  // namespace microsched::sweep

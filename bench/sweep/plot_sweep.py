@@ -2,14 +2,19 @@
 """Plots of a parameter sweep, drawn with matplotlib from the sweep's sweep.json.
 
 For every scenario it writes, next to sweep.json (or into --out):
-  heatmap-<scenario>.png  speedup against vanilla over two schedule axes, one panel per strategy,
-                          each cell the best over the axes not shown, with a colour bar; the best
-                          point framed, points that could not run hatched
-  speedup-<scenario>.png  best speedup against vanilla at each chunk size (log scale), one line
-                          per strategy, with vanilla (1x), persistent threads and the
-                          uniform-work floor (the limit) as reference lines
+  heatmap-<scenario>.png  speedup against vanilla over two axes (schedule axes or the workload's
+                          tunables), one panel per strategy, each cell the best over the axes
+                          not shown, with a colour bar; the best point framed, points that could
+                          not run hatched
+  speedup-<scenario>.png  best speedup against vanilla along one axis (chunk size, log scale, or
+                          a tunable), one line per strategy, with vanilla (1x), persistent
+                          threads and the uniform-work floor (the limit) as reference lines where
+                          the workload has them
 
-Usage: plot_sweep.py FOLDER [--heatmap-x chunk] [--heatmap-y deferral] [--out FOLDER]
+Usage: plot_sweep.py FOLDER [--heatmap-x chunk] [--heatmap-y deferral] [--line-x chunk]
+                            [--out FOLDER]
+An axis is a schedule axis (chunk, deferral, fetch, blocks-per-sm) or a tunable of the workload;
+an empty --heatmap-y draws one row.
 Exit codes: 0 done, 2 bad input, 3 matplotlib is not installed (apt-get install python3-matplotlib).
 """
 import argparse
@@ -40,17 +45,22 @@ def file_slug(text):
     return out.rstrip("_") or "scenario"
 
 
-def axis_value(schedule, axis):
-    value = schedule[AXES[axis]]
-    if axis == "blocks-per-sm" and value == 0:
-        return "auto"
-    return str(value)
+def axis_value(point, axis):
+    """The point's value on a schedule axis or a tunable ("default" where the sweep left it)."""
+    if not axis:
+        return ""
+    if axis in AXES:
+        value = point["schedule"][AXES[axis]]
+        if axis == "blocks-per-sm" and value == 0:
+            return "auto"
+        return str(value)
+    return str(point.get("tunables", {}).get(axis, "default"))
 
 
 def sort_values(values):
     """Numeric order where every value is a number ("auto" first), else first-seen order."""
     def key(v):
-        return -1.0 if v == "auto" else float(v)
+        return -1.0 if v in ("auto", "default") else float(v)
     try:
         return sorted(values, key=key)
     except ValueError:
@@ -72,22 +82,27 @@ def strategies_of(points):
 
 
 def references(scenario):
+    """Speedups of the references over vanilla; None where the workload has no such reference."""
     vanilla = scenario["vanilla"]["median_ms"]
-    return {
-        "vanilla_ms": vanilla,
-        "persistent": vanilla / scenario["persistent"]["median_ms"],
-        "floor": vanilla / scenario["floor"]["median_ms"],
-    }
+
+    def speedup(name):
+        ref = scenario.get(name)
+        return vanilla / ref["median_ms"] if ref else None
+    return {"vanilla_ms": vanilla, "persistent": speedup("persistent"), "floor": speedup("floor")}
+
+
+def times(value):
+    return "n/a" if value is None else f"{value:.2f}x"
 
 
 def subtitle(doc, scenario):
     r = references(scenario)
     best = scenario.get("best")
     best_text = "no point ran" if not best else (
-        f"best {best['speedup_vs_vanilla']:.2f}x ({best['median_ms']:.3f} ms, "
-        f"{best['over_floor']:.2f}x the floor's time)")
+        f"best {best['speedup_vs_vanilla']:.2f}x ({best['median_ms']:.3f} ms"
+        + (f", {best['over_floor']:.2f}x the floor's time)" if best.get("over_floor") else ")"))
     return (f"{doc['gpu']}; vanilla {r['vanilla_ms']:.3f} ms, persistent threads "
-            f"{r['persistent']:.2f}x, uniform-work floor {r['floor']:.2f}x (the limit); {best_text}")
+            f"{times(r['persistent'])}, floor {times(r['floor'])} (the limit); {best_text}")
 
 
 def save(fig, path):
@@ -105,8 +120,8 @@ def save(fig, path):
 
 def heatmap(plt, doc, scenario, x_axis, y_axis, path):
     points = scenario["points"]
-    xs = sort_values(unique(axis_value(p["schedule"], x_axis) for p in points))
-    ys = sort_values(unique(axis_value(p["schedule"], y_axis) for p in points))
+    xs = sort_values(unique(axis_value(p, x_axis) for p in points))
+    ys = sort_values(unique(axis_value(p, y_axis) for p in points))
     strategies = strategies_of(points) or ["-"]
     nan = float("nan")
     grids = {s: [[nan] * len(xs) for _ in ys] for s in strategies}
@@ -115,8 +130,8 @@ def heatmap(plt, doc, scenario, x_axis, y_axis, path):
     best_value = -math.inf
     for p in points:
         s = p["schedule"]["strategy"]
-        xi = xs.index(axis_value(p["schedule"], x_axis))
-        yi = ys.index(axis_value(p["schedule"], y_axis))
+        xi = xs.index(axis_value(p, x_axis))
+        yi = ys.index(axis_value(p, y_axis))
         if p["status"] != "ok":
             skipped[s][yi][xi] = True
             continue
@@ -160,46 +175,59 @@ def heatmap(plt, doc, scenario, x_axis, y_axis, path):
         panel.set_xticks(range(len(xs)), xs, rotation=45 if len(xs) > 8 else 0)
         panel.set_yticks(range(len(ys)), ys)
         panel.set_xlabel(x_axis)
-        panel.set_title(f"strategy {s}", fontsize=10)
+        if doc.get("takes_schedule", True):
+            panel.set_title(f"strategy {s}", fontsize=10)
     panels[0][0].set_ylabel(y_axis)
     bar = fig.colorbar(image, ax=panels[0].tolist(), shrink=0.9)
     bar.set_label("speedup vs vanilla (x)")
-    others = [a for a in AXES if a not in (x_axis, y_axis)]
+    others = [a for a in list(AXES) + doc.get("tunables", []) if a not in (x_axis, y_axis)]
+    if not doc.get("takes_schedule", True):
+        others = [a for a in doc.get("tunables", []) if a not in (x_axis, y_axis)]
     fig.suptitle(f"Speedup vs vanilla: {scenario['scenario']}\n"
                  + textwrap.fill(subtitle(doc, scenario), int(width * 14)) + "\n"
-                 f"cells: best over {', '.join(others)}; framed: the best point", fontsize=9)
+                 f"cells: best over {', '.join(others) or 'nothing else'}; framed: the best point",
+                 fontsize=9)
     save(fig, path)
     plt.close(fig)
 
 
-def speedup_plot(plt, doc, scenario, path):
+def speedup_plot(plt, doc, scenario, path, line_x):
     points = [p for p in scenario["points"] if p["status"] == "ok"]
     r = references(scenario)
     fig, ax = plt.subplots(figsize=(7.5, 4.8), constrained_layout=True)
+    chunk = line_x == "chunk"
+    xs = sort_values(unique(axis_value(p, line_x) for p in points))
     for s in strategies_of(points):
         best = {}
         for p in points:
             if p["schedule"]["strategy"] != s:
                 continue
-            c = p["schedule"]["chunk"]
+            c = p["schedule"]["chunk"] if chunk else xs.index(axis_value(p, line_x))
             best[c] = max(best.get(c, -math.inf), p["speedup_vs_vanilla"])
         if best:
-            chunks = sorted(best)
-            ax.plot(chunks, [best[c] for c in chunks], marker="o", color=COLOURS.get(s),
-                    label=f"microsched, {s} pools")
-    ax.axhline(r["floor"], color="firebrick", linestyle="--",
-               label=f"uniform-work floor {r['floor']:.2f}x (the limit)")
-    ax.axhline(r["persistent"], color="dimgray", linestyle=":",
-               label=f"persistent threads {r['persistent']:.2f}x")
+            at = sorted(best)
+            label = f"microsched, {s} pools" if doc.get("takes_schedule", True) else "the area's method"
+            ax.plot(at, [best[c] for c in at], marker="o", color=COLOURS.get(s), label=label)
+    if r["floor"] is not None:
+        ax.axhline(r["floor"], color="firebrick", linestyle="--",
+                   label=f"floor {r['floor']:.2f}x (the limit)")
+    if r["persistent"] is not None:
+        ax.axhline(r["persistent"], color="dimgray", linestyle=":",
+                   label=f"persistent threads {r['persistent']:.2f}x")
     ax.axhline(1.0, color="black", linewidth=0.8, label="vanilla (1x)")
-    ax.set_xscale("log", base=2)
-    chunks = sorted({p["schedule"]["chunk"] for p in points})
-    if chunks:
-        ax.set_xticks(chunks, [str(c) for c in chunks])
-        ax.minorticks_off()
-    ax.set_xlabel("chunk (tasks per grab, log scale)")
+    if chunk:
+        ax.set_xscale("log", base=2)
+        chunks = sorted({p["schedule"]["chunk"] for p in points})
+        if chunks:
+            ax.set_xticks(chunks, [str(c) for c in chunks])
+            ax.minorticks_off()
+        ax.set_xlabel("chunk (tasks per grab, log scale)")
+    else:
+        ax.set_xticks(range(len(xs)), xs)
+        ax.set_xlabel(line_x)
     ax.set_ylabel("speedup vs vanilla (x), best over the other axes")
-    top = max([r["floor"], r["persistent"], 1.0] + [p["speedup_vs_vanilla"] for p in points])
+    refs = [v for v in (r["floor"], r["persistent"]) if v is not None]
+    top = max(refs + [1.0] + [p["speedup_vs_vanilla"] for p in points])
     ax.set_ylim(0, top * 1.1)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="best")
@@ -212,8 +240,9 @@ def speedup_plot(plt, doc, scenario, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", help="the sweep's output folder (holds sweep.json)")
-    parser.add_argument("--heatmap-x", default="chunk", choices=list(AXES))
-    parser.add_argument("--heatmap-y", default="deferral", choices=list(AXES))
+    parser.add_argument("--heatmap-x", default="chunk")
+    parser.add_argument("--heatmap-y", default="deferral")
+    parser.add_argument("--line-x", default="chunk")
     parser.add_argument("--out", help="folder for the PNGs (default: FOLDER)")
     args = parser.parse_args()
     if args.heatmap_x == args.heatmap_y:
@@ -227,6 +256,15 @@ def main():
     if doc.get("format") != "microsched-sweep-results":
         print(f"plot_sweep: {args.folder}/sweep.json is not a sweep results file", file=sys.stderr)
         return 2
+    known = (list(AXES) if doc.get("takes_schedule", True) else []) + doc.get("tunables", [])
+    for name, value in (("--heatmap-x", args.heatmap_x), ("--heatmap-y", args.heatmap_y),
+                        ("--line-x", args.line_x)):
+        if value not in known and not (name == "--heatmap-y" and value == ""):
+            # A tunable the sweep left at its default is an axis too (one value: "default").
+            if value in AXES or not value:
+                print(f"plot_sweep: {name} {value!r}: expected one of {', '.join(known)}",
+                      file=sys.stderr)
+                return 2
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -242,7 +280,8 @@ def main():
         for path, draw in (
                 (f"heatmap-{slug}.png",
                  lambda p: heatmap(plt, doc, scenario, args.heatmap_x, args.heatmap_y, p)),
-                (f"speedup-{slug}.png", lambda p: speedup_plot(plt, doc, scenario, p))):
+                (f"speedup-{slug}.png",
+                 lambda p: speedup_plot(plt, doc, scenario, p, args.line_x))):
             draw(os.path.join(out, path))
             print(os.path.join(out, path))
     return 0

@@ -3,6 +3,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -21,13 +22,35 @@ extern char** environ;
 namespace microsched::sweep {
 
 void validate(const heatmap_axes& axes) {
-  for (const auto* name : {&axes.x, &axes.y}) {
-    if (!is_schedule_axis(*name) || *name == "strategy") {
-      throw std::invalid_argument("heat map axis '" + *name +
-                                  "': expected chunk, deferral, fetch or blocks-per-sm");
+  validate(axes, {}, true);
+}
+
+void validate(const heatmap_axes& axes, const std::vector<std::string>& tunables,
+              bool takes_schedule) {
+  std::vector<std::string> allowed;
+  if (takes_schedule) allowed = {"chunk", "deferral", "fetch", "blocks-per-sm"};
+  allowed.insert(allowed.end(), tunables.begin(), tunables.end());
+  std::string names;
+  for (const auto& n : allowed) names += (names.empty() ? "" : ", ") + n;
+  for (const auto* name : {&axes.x, &axes.y, &axes.line}) {
+    if (name == &axes.y && name->empty() && !takes_schedule) continue;  // a one-row heat map
+    if (std::find(allowed.begin(), allowed.end(), *name) == allowed.end()) {
+      throw std::invalid_argument((name == &axes.line ? "line plot axis '" : "heat map axis '") +
+                                  *name + "': expected " + names);
     }
   }
   if (axes.x == axes.y) throw std::invalid_argument("heat map axes are both '" + axes.x + "'");
+}
+
+heatmap_axes default_axes(const std::vector<std::string>& swept_tunables,
+                          const std::vector<std::string>& tunables, bool takes_schedule) {
+  if (takes_schedule) return {};
+  std::vector<std::string> order = swept_tunables;
+  for (const auto& t : tunables) {
+    if (std::find(order.begin(), order.end(), t) == order.end()) order.push_back(t);
+  }
+  if (order.empty()) throw std::invalid_argument("nothing to plot: the workload has no tunables");
+  return {order[0], order.size() > 1 ? order[1] : "", order[0]};
 }
 
 std::vector<std::string> plot_command(const std::string& folder, const heatmap_axes& axes) {
@@ -38,7 +61,9 @@ std::vector<std::string> plot_command(const std::string& folder, const heatmap_a
           "--heatmap-x",
           axes.x,
           "--heatmap-y",
-          axes.y};
+          axes.y,
+          "--line-x",
+          axes.line};
 }
 
 int run_command(const std::vector<std::string>& command) {

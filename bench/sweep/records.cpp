@@ -40,14 +40,14 @@ bool operator==(const baseline_record& a, const baseline_record& b) {
   return a.scenario == b.scenario && a.options == b.options && a.describe == b.describe &&
          a.tasks == b.tasks && a.total_steps == b.total_steps &&
          same_timing(a.vanilla, b.vanilla) && same_timing(a.persistent, b.persistent) &&
-         same_timing(a.floor, b.floor);
+         same_timing(a.floor, b.floor) && a.references == b.references;
 }
 
 bool operator==(const point_record& a, const point_record& b) {
-  return a.scenario == b.scenario && a.schedule == b.schedule && a.status == b.status &&
-         a.reason == b.reason && same_timing(a.time, b.time) && a.check_passed == b.check_passed &&
-         a.check_tasks == b.check_tasks && a.missing == b.missing && a.duplicated == b.duplicated &&
-         a.mismatched == b.mismatched;
+  return a.scenario == b.scenario && a.schedule == b.schedule && a.tunables == b.tunables &&
+         a.status == b.status && a.reason == b.reason && same_timing(a.time, b.time) &&
+         a.check_passed == b.check_passed && a.check_tasks == b.check_tasks &&
+         a.missing == b.missing && a.duplicated == b.duplicated && a.mismatched == b.mismatched;
 }
 
 json to_json(const sweep_header& h) {
@@ -62,6 +62,7 @@ json to_json(const sweep_header& h) {
 }
 
 json to_json(const timing_stats& s) {
+  if (!timed(s)) return nullptr;  // a reference the workload does not have: n/a, not a number
   return {{"median_ms", s.median_ms},
           {"min_ms", s.min_ms},
           {"max_ms", s.max_ms},
@@ -85,13 +86,15 @@ json to_json(const baseline_record& r) {
           {"total_steps", r.total_steps},
           {"vanilla", to_json(r.vanilla)},
           {"persistent", to_json(r.persistent)},
-          {"floor", to_json(r.floor)}};
+          {"floor", to_json(r.floor)},
+          {"references", r.references}};
 }
 
 json to_json(const point_record& r) {
   return {{"type", "point"},
           {"scenario", r.scenario},
           {"schedule", to_json(r.schedule)},
+          {"tunables", r.tunables},
           {"status", to_string(r.status)},
           {"reason", r.reason},
           {"time", to_json(r.time)},
@@ -130,6 +133,7 @@ sweep_header header_from_json(const json& j) {
 }
 
 timing_stats timing_from_json(const json& j) {
+  if (j.is_null()) return {};
   return {field<double>(j, "median_ms"), field<double>(j, "min_ms"), field<double>(j, "max_ms"),
           field<int>(j, "repetitions")};
 }
@@ -155,6 +159,7 @@ baseline_record baseline_from_json(const json& j) {
   r.vanilla = timing_from_json(j.at("vanilla"));
   r.persistent = timing_from_json(j.at("persistent"));
   r.floor = timing_from_json(j.at("floor"));
+  r.references = j.value("references", "");
   return r;
 }
 
@@ -163,6 +168,7 @@ point_record point_from_json(const json& j) {
   r.scenario = field<std::string>(j, "scenario");
   if (!j.contains("schedule")) throw std::invalid_argument("field \"schedule\" is missing");
   r.schedule = schedule_from_json(j.at("schedule"));
+  if (j.contains("tunables")) r.tunables = field<options_map>(j, "tunables");
   r.status = parse_point_status(field<std::string>(j, "status"));
   r.reason = field<std::string>(j, "reason");
   if (!j.contains("time")) throw std::invalid_argument("field \"time\" is missing");

@@ -22,6 +22,12 @@ struct sweep_header {
 //! Field-by-field equality (timing_stats and timing_options have none of their own).
 [[nodiscard]] bool same_timing(const timing_stats& a, const timing_stats& b);
 
+//! True when a reference was timed; a workload without it (workload_traits) leaves it empty
+//! (no repetitions), which the outputs write as n/a (CSV: empty, JSON: null).
+[[nodiscard]] inline bool timed(const timing_stats& t) {
+  return t.repetitions > 0;
+}
+
 //! The three references of one scenario, timed once in the same run as its points.
 struct baseline_record {
   std::string scenario;  //!< scenario_key()
@@ -32,6 +38,10 @@ struct baseline_record {
   timing_stats vanilla;
   timing_stats persistent;  //!< warp-granular persistent threads
   timing_stats floor;       //!< uniform-work floor: the same steps without divergence
+  //! What the references are for this workload where its area names them otherwise, and why an
+  //! absent one is absent ("persistent threads: termination-only driver; floor: n/a (...)");
+  //! empty for the termination workloads.
+  std::string references;
 };
 
 enum class point_status {
@@ -46,6 +56,7 @@ enum class point_status {
 struct point_record {
   std::string scenario;
   schedule_arguments schedule;
+  options_map tunables;  //!< the workload's swept tunables (empty: none swept)
   point_status status = point_status::ok;
   std::string reason;  //!< why it was skipped, or what the check found
   timing_stats time;   //!< zero unless ok

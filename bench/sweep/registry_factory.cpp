@@ -10,6 +10,11 @@ workload_factory registry_factory() {
   f.make = [](const std::string& name, const options_map& options) {
     return workloads::make_workload(name, options);
   };
+  f.tunables = [](const std::string& name) { return workloads::workload_tunables(name); };
+  f.traits = [](const std::string& name) { return workloads::traits_of(name); };
+  f.check = [](const std::string& name, const options_map& options) {
+    workloads::check_workload_options(name, options);
+  };
   return f;
 }
 

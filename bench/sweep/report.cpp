@@ -16,9 +16,9 @@ point_ratios ratios(const point_record& p, const baseline_record& b) {
   point_ratios r;
   if (p.status != point_status::ok || p.time.median_ms <= 0) return r;
   const double t = p.time.median_ms;
-  r.speedup_vs_vanilla = b.vanilla.median_ms / t;
-  r.speedup_vs_persistent = b.persistent.median_ms / t;
-  r.over_floor = b.floor.median_ms > 0 ? t / b.floor.median_ms : 0;
+  r.speedup_vs_vanilla = timed(b.vanilla) ? b.vanilla.median_ms / t : 0;
+  r.speedup_vs_persistent = timed(b.persistent) ? b.persistent.median_ms / t : 0;
+  r.over_floor = timed(b.floor) && b.floor.median_ms > 0 ? t / b.floor.median_ms : 0;
   r.noise = (p.time.max_ms - p.time.min_ms) / t;
   return r;
 }
@@ -35,8 +35,8 @@ std::optional<std::size_t> best_point(const scenario_results& s) {
 
 std::optional<constant_setting> best_constant(const sweep_results& results) {
   if (results.scenarios.empty()) return std::nullopt;
-  // schedule key -> median per scenario (NaN where it did not run there)
-  std::map<std::string, std::pair<schedule_arguments, std::vector<double>>> table;
+  // setting key -> median per scenario (NaN where it did not run there)
+  std::map<std::string, std::pair<point_setting, std::vector<double>>> table;
   std::vector<std::string> order;  // first-seen order, so ties resolve the same way every time
   std::vector<double> best_ms;
   const std::size_t n = results.scenarios.size();
@@ -46,17 +46,19 @@ std::optional<constant_setting> best_constant(const sweep_results& results) {
     best_ms.push_back(best ? sc.points[*best].time.median_ms : NAN);
     for (const auto& p : sc.points) {
       if (p.status != point_status::ok) continue;
-      const auto key = schedule_key(p.schedule);
-      auto [it, inserted] = table.try_emplace(key, p.schedule, std::vector<double>(n, NAN));
+      const auto key = setting_key(p.schedule, p.tunables);
+      auto [it, inserted] = table.try_emplace(key, point_setting{p.schedule, p.tunables},
+                                              std::vector<double>(n, NAN));
       if (inserted) order.push_back(key);
       it->second.second[s] = p.time.median_ms;
     }
   }
   std::optional<constant_setting> chosen;
   for (const auto& key : order) {
-    const auto& [schedule, times] = table.at(key);
+    const auto& [setting, times] = table.at(key);
     constant_setting c;
-    c.schedule = schedule;
+    c.schedule = setting.schedule;
+    c.tunables = setting.tunables;
     double log_sum = 0;
     bool everywhere = true;
     for (std::size_t s = 0; s < n; ++s) {
@@ -91,6 +93,16 @@ std::string number(double v) {
   char buf[64];
   const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, ec == std::errc{} ? ptr : buf);
+}
+
+//! A reference's median, or an empty field where the workload has no such reference.
+std::string reference(const timing_stats& t) {
+  return timed(t) ? number(t.median_ms) : "";
+}
+
+//! A ratio for JSON: null where its reference is absent.
+json ratio_json(double value, const timing_stats& reference) {
+  return timed(reference) ? json(value) : json(nullptr);
 }
 
 std::string csv_field(const std::string& s) {
@@ -143,6 +155,7 @@ std::string to_csv(const sweep_results& results) {
     first = false;
   }
   for (const auto& name : results.option_names) out << "," << csv_field(name);
+  for (const auto& name : results.tunable_names) out << "," << csv_field(name);
   out << "\n";
   for (const auto& sc : results.scenarios) {
     const auto& b = sc.baseline;
@@ -165,12 +178,12 @@ std::string to_csv(const sweep_results& results) {
           ok ? number(p.time.max_ms) : "",
           ok ? std::to_string(p.time.repetitions) : "",
           ok ? number(r.noise) : "",
-          number(b.vanilla.median_ms),
-          number(b.persistent.median_ms),
-          number(b.floor.median_ms),
-          ok ? number(r.speedup_vs_vanilla) : "",
-          ok ? number(r.speedup_vs_persistent) : "",
-          ok ? number(r.over_floor) : "",
+          reference(b.vanilla),
+          reference(b.persistent),
+          reference(b.floor),
+          ok && timed(b.vanilla) ? number(r.speedup_vs_vanilla) : "",
+          ok && timed(b.persistent) ? number(r.speedup_vs_persistent) : "",
+          ok && timed(b.floor) ? number(r.over_floor) : "",
           p.check_passed ? "true" : "false",
           std::to_string(p.check_tasks),
           std::to_string(p.missing),
@@ -184,6 +197,10 @@ std::string to_csv(const sweep_results& results) {
       for (const auto& name : results.option_names) {
         const auto it = b.options.find(name);
         out << "," << csv_field(it == b.options.end() ? "" : it->second);
+      }
+      for (const auto& name : results.tunable_names) {
+        const auto it = p.tunables.find(name);
+        out << "," << csv_field(it == p.tunables.end() ? "" : it->second);
       }
       out << "\n";
     }
@@ -252,9 +269,9 @@ std::string to_json_text(const sweep_results& results) {
       pj.erase("scenario");
       if (p.status == point_status::ok) {
         const auto r = ratios(p, sc.baseline);
-        pj["speedup_vs_vanilla"] = r.speedup_vs_vanilla;
-        pj["speedup_vs_persistent"] = r.speedup_vs_persistent;
-        pj["over_floor"] = r.over_floor;
+        pj["speedup_vs_vanilla"] = ratio_json(r.speedup_vs_vanilla, sc.baseline.vanilla);
+        pj["speedup_vs_persistent"] = ratio_json(r.speedup_vs_persistent, sc.baseline.persistent);
+        pj["over_floor"] = ratio_json(r.over_floor, sc.baseline.floor);
         pj["noise"] = r.noise;
       }
       points.push_back(std::move(pj));
@@ -264,9 +281,10 @@ std::string to_json_text(const sweep_results& results) {
       const auto& p = sc.points[*best];
       const auto r = ratios(p, sc.baseline);
       j["best"] = {{"schedule", to_json(p.schedule)},
+                   {"tunables", p.tunables},
                    {"median_ms", p.time.median_ms},
-                   {"speedup_vs_vanilla", r.speedup_vs_vanilla},
-                   {"over_floor", r.over_floor}};
+                   {"speedup_vs_vanilla", ratio_json(r.speedup_vs_vanilla, sc.baseline.vanilla)},
+                   {"over_floor", ratio_json(r.over_floor, sc.baseline.floor)}};
     } else {
       j["best"] = nullptr;
     }
@@ -276,6 +294,8 @@ std::string to_json_text(const sweep_results& results) {
   doc.erase("type");
   doc["format"] = "microsched-sweep-results";
   doc["options"] = results.option_names;
+  doc["tunables"] = results.tunable_names;
+  doc["takes_schedule"] = results.takes_schedule;
   doc["scenarios"] = std::move(scenarios);
   if (const auto c = best_constant(results)) {
     json losses = json::array();
@@ -286,6 +306,7 @@ std::string to_json_text(const sweep_results& results) {
                         {"loss", c->loss[s]}});
     }
     doc["best_constant"] = {{"schedule", to_json(c->schedule)},
+                            {"tunables", c->tunables},
                             {"mean_loss", c->mean_loss},
                             {"worst_loss", c->worst_loss},
                             {"per_scenario", losses}};
@@ -305,6 +326,8 @@ sweep_results results_from_json_text(const std::string& text) {
     doc["format"] = "microsched-sweep";
     results.header = header_from_json(doc);
     results.option_names = doc.at("options").get<std::vector<std::string>>();
+    results.tunable_names = doc.value("tunables", std::vector<std::string>{});
+    results.takes_schedule = doc.value("takes_schedule", true);
     for (const auto& sj : doc.at("scenarios")) {
       scenario_results sc;
       sc.baseline = baseline_from_json(sj);
@@ -342,7 +365,14 @@ std::string fixed(double v, int digits) {
 std::string percent(double fraction) {
   return fixed(fraction * 100, 1) + "%";
 }
+std::string time_or_na(const timing_stats& t) {
+  return timed(t) ? format_ms(t.median_ms) : "n/a";
+}
 }  // namespace
+
+std::string setting_label(const sweep_results& results, const point_record& point) {
+  return setting_key(point.schedule, point.tunables, results.takes_schedule);
+}
 
 std::string summary_text(const sweep_results& results) {
   std::ostringstream out;
@@ -360,17 +390,28 @@ std::string summary_text(const sweep_results& results) {
   for (const auto& sc : results.scenarios) {
     const auto& b = sc.baseline;
     out << "\n" << b.scenario << "  (" << b.describe << ")\n";
-    out << "  vanilla " << format_ms(b.vanilla.median_ms) << ", persistent threads "
-        << format_ms(b.persistent.median_ms) << ", floor " << format_ms(b.floor.median_ms)
-        << " (vanilla is " << fixed(b.vanilla.median_ms / b.floor.median_ms, 2) << "x the floor)\n";
+    out << "  vanilla " << time_or_na(b.vanilla) << ", persistent threads "
+        << time_or_na(b.persistent) << ", floor " << time_or_na(b.floor);
+    if (timed(b.vanilla) && timed(b.floor)) {
+      out << " (vanilla is " << fixed(b.vanilla.median_ms / b.floor.median_ms, 2) << "x the floor)";
+    }
+    out << "\n";
+    if (!b.references.empty()) out << "  references: " << b.references << "\n";
     if (const auto best = best_point(sc)) {
       const auto& p = sc.points[*best];
       const auto r = ratios(p, b);
-      out << "  best: " << schedule_key(p.schedule) << "\n"
+      out << "  best: " << setting_label(results, p) << "\n"
           << "        " << format_ms(p.time.median_ms) << " (" << format_ms(p.time.min_ms) << " to "
-          << format_ms(p.time.max_ms) << "), " << fixed(r.speedup_vs_vanilla, 2) << "x vanilla, "
-          << fixed(r.speedup_vs_persistent, 2) << "x persistent threads, " << fixed(r.over_floor, 2)
-          << "x the floor (" << percent(r.over_floor - 1) << " above it)\n";
+          << format_ms(p.time.max_ms) << ")";
+      if (timed(b.vanilla)) out << ", " << fixed(r.speedup_vs_vanilla, 2) << "x vanilla";
+      if (timed(b.persistent)) {
+        out << ", " << fixed(r.speedup_vs_persistent, 2) << "x persistent threads";
+      }
+      if (timed(b.floor)) {
+        out << ", " << fixed(r.over_floor, 2) << "x the floor (" << percent(r.over_floor - 1)
+            << " above it)";
+      }
+      out << "\n";
     } else {
       out << "  no point ran\n";
     }
@@ -385,8 +426,11 @@ std::string summary_text(const sweep_results& results) {
   if (results.scenarios.size() > 1) {
     out << "\n";
     if (const auto c = best_constant(results)) {
+      point_record constant_point;
+      constant_point.schedule = c->schedule;
+      constant_point.tunables = c->tunables;
       out << "best constant setting across " << results.scenarios.size()
-          << " scenarios: " << schedule_key(c->schedule) << "\n";
+          << " scenarios: " << setting_label(results, constant_point) << "\n";
       for (std::size_t s = 0; s < results.scenarios.size(); ++s) {
         out << "  " << results.scenarios[s].baseline.scenario << ": "
             << format_ms(c->constant_ms[s]) << " against its best "

@@ -12,7 +12,8 @@
 
 namespace microsched::sweep {
 
-//! Ratios of one timed point against its scenario's references (all from medians).
+//! Ratios of one timed point against its scenario's references (all from medians); 0 where the
+//! point did not run or the workload has no such reference (written as n/a).
 struct point_ratios {
   double speedup_vs_vanilla = 0;     //!< vanilla / point: above 1 is faster than vanilla
   double speedup_vs_persistent = 0;  //!< persistent threads / point
@@ -25,11 +26,12 @@ struct point_ratios {
 //! Index of the fastest ok point (smallest median), if any point ran.
 [[nodiscard]] std::optional<std::size_t> best_point(const scenario_results& scenario);
 
-//! The one setting that is best across all scenarios: the schedule, among those that ran in
-//! every scenario, with the smallest geometric mean of (its time / the scenario's best time);
-//! ties go to the smaller worst loss.
+//! The one setting that is best across all scenarios: the setting (schedule and tunables), among
+//! those that ran in every scenario, with the smallest geometric mean of (its time / the
+//! scenario's best time); ties go to the smaller worst loss.
 struct constant_setting {
   schedule_arguments schedule;
+  options_map tunables;
   std::vector<double> scenario_best_ms;  //!< per scenario, its own best median
   std::vector<double> constant_ms;       //!< per scenario, the constant setting's median
   std::vector<double> loss;              //!< per scenario, constant / best - 1 (0.03 = 3% slower)
@@ -56,6 +58,10 @@ struct constant_setting {
 //! The summary the program prints: per scenario its references, best setting and distance from
 //! the floor, skipped points, then the best constant setting and its loss per scenario.
 [[nodiscard]] std::string summary_text(const sweep_results& results);
+
+//! A point's setting as the summary prints it (setting_key, without the schedule when the
+//! workload takes none).
+[[nodiscard]] std::string setting_label(const sweep_results& results, const point_record& point);
 
 //! "1.23 ms" / "456 us": a time with three significant digits.
 [[nodiscard]] std::string format_ms(double ms);

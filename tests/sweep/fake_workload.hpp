@@ -148,4 +148,110 @@ inline workload_factory fake_factory(std::shared_ptr<fake_counters> counters) {
   return f;
 }
 
+//! A test double of an area workload without a schedule (like remap and pipeline): two
+//! tunables, `method` (a, b) and `level` (1..8), method b compiled for levels up to 4 only (a
+//! point beyond is skipped), no persistent-threads and no floor reference.
+class fake_area_workload final : public workloads::workload {
+ public:
+  explicit fake_area_workload(std::shared_ptr<fake_counters> counters)
+      : counters_(std::move(counters)) {}
+  std::string name() const override { return "fake-area"; }
+  std::string describe() const override { return "fake-area"; }
+  std::uint64_t num_tasks() const override { return 100; }
+  std::uint64_t total_steps() override { return 0; }
+  workloads::workload_traits traits() const override { return fake_area_traits(); }
+  static workloads::workload_traits fake_area_traits() {
+    workloads::workload_traits t;
+    t.area = "remap";
+    t.takes_schedule = false;
+    t.baselines.persistent = "";
+    t.baselines.floor = "";
+    t.baselines.missing = "no persistent driver, no divergence-free input";
+    return t;
+  }
+  static std::vector<workloads::parameter> tunables() {
+    return {{"method", "a", "a or b"}, {"level", "1", "1..8"}};
+  }
+  //! Host-only check of the values (the registry's check_workload_options).
+  static void check(const options_map& values) {
+    for (const auto& [name, value] : values) {
+      if (name == "method" && value != "a" && value != "b")
+        throw std::invalid_argument("method = " + value + ": expected a or b");
+      if (name == "level" && (value.size() != 1 || value[0] < '1' || value[0] > '8'))
+        throw std::invalid_argument("level = " + value + ": expected 1..8");
+      if (name != "method" && name != "level")
+        throw std::invalid_argument("fake-area: unknown option '" + name + "'");
+    }
+  }
+  void set_tunables(const options_map& values) override {
+    check(values);
+    const auto m = values.find("method");
+    const auto l = values.find("level");
+    method_ = m == values.end() ? "a" : m->second;
+    level_ = l == values.end() ? 1 : l->second[0] - '0';
+    if (method_ == "b" && level_ > 4)
+      throw std::invalid_argument("method b is not compiled for level " + std::to_string(level_));
+  }
+  timing_stats time_vanilla(const timing_options& o) override {
+    ++counters_->baselines;
+    return stats(4.0, o);
+  }
+  timing_stats time_warp_persistent(const timing_options&) override {
+    throw std::invalid_argument("fake-area has no persistent-threads reference");
+  }
+  timing_stats time_floor(const timing_options&) override {
+    throw std::invalid_argument("fake-area has no floor reference");
+  }
+  timing_stats time_scheduled(const schedule_arguments&, const timing_options& o) override {
+    ++counters_->timed[method_ + std::to_string(level_)];
+    return stats((method_ == "a" ? 3.0 : 2.0) + 0.1 * std::abs(level_ - 3), o);
+  }
+  workloads::check_report check_scheduled(const schedule_arguments&) override {
+    ++counters_->checks;
+    workloads::check_report r;
+    r.tasks = 100;
+    r.passed = true;
+    return r;
+  }
+  std::vector<workloads::resource_report> resources(const schedule_arguments&) override {
+    return {};
+  }
+
+ private:
+  static timing_stats stats(double ms, const timing_options& o) {
+    return {ms, ms * 0.99, ms * 1.02, o.repetitions};
+  }
+  std::shared_ptr<fake_counters> counters_;
+  std::string method_ = "a";
+  int level_ = 1;
+};
+
+//! The fake and the fake area workload, with tunables, traits and a host-only check.
+inline workload_factory fake_area_factory(std::shared_ptr<fake_counters> counters) {
+  workload_factory f = fake_factory(counters);
+  const auto fake = f;
+  f.parameters = [fake](const std::string& name) {
+    return name == "fake-area" ? std::vector<workloads::parameter>{} : fake.parameters(name);
+  };
+  f.make = [fake, counters](const std::string& name,
+                            const options_map& options) -> std::unique_ptr<workloads::workload> {
+    if (name != "fake-area") return fake.make(name, options);
+    ++counters->made;
+    return std::make_unique<fake_area_workload>(counters);
+  };
+  f.tunables = [](const std::string& name) {
+    return name == "fake-area" ? fake_area_workload::tunables()
+                               : std::vector<workloads::parameter>{};
+  };
+  f.traits = [](const std::string& name) {
+    return name == "fake-area" ? fake_area_workload::fake_area_traits()
+                               : workloads::workload_traits{};
+  };
+  f.check = [](const std::string& name, const options_map& options) {
+    if (name == "fake-area") return fake_area_workload::check(options);
+    (void)fake_workload(options, std::make_shared<fake_counters>());  // parses, counts nothing
+  };
+  return f;
+}
+
 }  // namespace microsched::sweep::testing

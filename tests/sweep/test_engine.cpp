@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "fake_workload.hpp"
 #include "microsched/error.hpp"
 #include "sweep/cli.hpp"
@@ -193,18 +194,13 @@ TEST_CASE("a journal is resumed only for the same workload, GPU and timing") {
 // ---------------------------------------------------------------------------------------------
 // The program, in-process, with the fake workload
 
-namespace {
-struct cli_run {
-  int rc = -1;
-  std::string out, err, progress;
-};
-
-cli_run run_cli(std::vector<std::string> args, std::shared_ptr<testing::fake_counters> counters,
-                const std::atomic<bool>* stop = nullptr, bool have_gpu = true) {
+namespace microsched::sweep::testing {
+cli_run run_cli(std::vector<std::string> args, std::shared_ptr<fake_counters> counters,
+                const std::atomic<bool>* stop, bool have_gpu) {
   std::ostringstream out, err;
   cli_environment env;
-  env.factory = testing::fake_factory(std::move(counters));
-  env.workload_names = [] { return std::vector<std::string>{"fake"}; };
+  env.factory = testing::fake_area_factory(std::move(counters));
+  env.workload_names = [] { return std::vector<std::string>{"fake", "fake-area"}; };
   env.gpu_name = [have_gpu] {
     if (!have_gpu) throw microsched::no_device_error("no NVIDIA driver is installed");
     return std::string("Fake GPU");
@@ -225,7 +221,8 @@ cli_run run_cli(std::vector<std::string> args, std::shared_ptr<testing::fake_cou
   r.err = err.str();
   return r;
 }
-}  // namespace
+}  // namespace microsched::sweep::testing
+using microsched::sweep::testing::run_cli;
 
 TEST_CASE("the sweep program writes every output and prints the best setting") {
   temp_folder dir;

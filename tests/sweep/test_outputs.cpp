@@ -178,11 +178,13 @@ TEST_CASE("heat map axes and the plot command") {
   CHECK_THROWS_AS(validate(heatmap_axes{"chunk", "colour"}), std::invalid_argument);
   CHECK_NOTHROW(validate(heatmap_axes{"fetch", "blocks-per-sm"}));
   const auto command = plot_command("out dir", heatmap_axes{"fetch", "chunk"});
-  REQUIRE(command.size() == 7);
+  REQUIRE(command.size() == 9);
   CHECK(command[1].ends_with("plot_sweep.py"));
   CHECK(command[2] == "out dir");
   CHECK(command[4] == "fetch");
   CHECK(command[6] == "chunk");
+  CHECK(command[7] == "--line-x");
+  CHECK(command[8] == "chunk");
   CHECK(shell_line({"python3", "a b", "it's", "x=1"}) == "python3 'a b' 'it'\\''s' x=1");
 }
 
