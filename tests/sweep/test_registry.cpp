@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "microsched/error.hpp"
 #include "sweep/cli.hpp"
@@ -11,6 +12,22 @@
 
 using namespace microsched;
 using namespace microsched::workloads;
+
+// example-begin registry-use
+#include "workload.hpp"
+
+//! DGI's speedup over the original kernel on lin2018's micro-benchmark (4 paths), through the
+//! one workload interface every area registers under: build, set the tunables, check against
+//! the reference, time.
+double dgi_speedup() {
+  using namespace microsched::workloads;
+  auto w = make_workload("micro-branch", {{"paths", "4"}, {"n", "1048576"}});
+  w->set_tunables({{"method", "dgi"}, {"neighbouring", "16"}});
+  if (!w->check_scheduled({}).passed) throw std::runtime_error("DGI differs from the original");
+  const microsched::timing_options timing{2, 7};
+  return w->time_vanilla(timing).median_ms / w->time_scheduled({}, timing).median_ms;
+}
+// example-end registry-use
 
 namespace {
 
