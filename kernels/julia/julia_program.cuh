@@ -36,8 +36,7 @@ struct julia_program {
   }
 
   //! One iteration; true when the orbit escaped.
-  __device__ bool iterate(context& c) const { return iterate(c, cx, cy); }
-  __device__ static bool iterate(context& c, T cx, T cy) {
+  __device__ bool iterate(context& c) const {
     const T x = fma(c.x, c.x, fma(-c.y, c.y, cx));  // x^2 - y^2 + cx
     const T y = fma(T(2) * c.x, c.y, cy);           // 2xy + cy
     c.x = x;
@@ -57,13 +56,9 @@ struct julia_program {
   __device__ bool advance(context& c, int budget) const {
     const std::uint32_t window_end = c.iterations + static_cast<std::uint32_t>(budget);
     const std::uint32_t stop = window_end < crunch ? window_end : crunch;
-    // c in registers for the whole window: read from the parameters inside the loop, the
-    // compiler reloads them from the constant bank on every iteration in some kernels.
-    const T cx_window = cx;
-    const T cy_window = cy;
     bool escaped;
     do {
-      escaped = iterate(c, cx_window, cy_window);
+      escaped = iterate(c);
     } while (!escaped && c.iterations < stop);
     return escaped || c.iterations >= crunch;
   }
