@@ -42,6 +42,8 @@ TEST_CASE("the candidates start with the direct mapping") {
     CHECK(list[0].strategy == pool_strategy::direct);
     for (const auto& a : list) CHECK_NOTHROW(validate(a));
   }
+  // Runs of tasks begun inside the window need plain task programs: never for switching.
+  for (const auto& a : automatic_candidates(true)) CHECK(a.strategy != pool_strategy::stream);
   switching_arguments deferred;
   deferred.switch_every = 4;
   for (const auto& a : automatic_candidates(true, deferred)) CHECK(a.switching == deferred);
