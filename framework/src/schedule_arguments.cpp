@@ -69,8 +69,10 @@ pool_strategy parse_pool_strategy(const std::string& text) {
   if (text == "global") return pool_strategy::global;
   if (text == "hybrid") return pool_strategy::hybrid;
   if (text == "stream") return pool_strategy::stream;
-  throw std::invalid_argument("strategy '" + text +
-                              "': expected automatic, direct, local, global, hybrid or stream");
+  if (text == "remapped") return pool_strategy::remapped;
+  throw std::invalid_argument(
+      "strategy '" + text +
+      "': expected automatic, direct, local, global, hybrid, stream or remapped");
 }
 
 std::string to_string(pool_strategy strategy) {
@@ -87,6 +89,8 @@ std::string to_string(pool_strategy strategy) {
       return "hybrid";
     case pool_strategy::stream:
       return "stream";
+    case pool_strategy::remapped:
+      return "remapped";
   }
   return "?";
 }

@@ -90,6 +90,11 @@ class scheduler {
           "strategy stream: runs plain task programs only; a managed-branch program parks "
           "contexts, use local, global or hybrid");
     }
+    if (!routed && args_.strategy == pool_strategy::remapped) {
+      throw std::invalid_argument(
+          "strategy remapped: the program must say which path each task takes (`static "
+          "constexpr unsigned paths` and `unsigned path(task_id) const`, task_program.hpp)");
+    }
     const device_info device = current_device();
     sm_count_ = device.sm_count;
     if (args_.strategy == pool_strategy::automatic) {
@@ -180,6 +185,8 @@ class scheduler {
   }
 
  private:
+  //! The program says which path each task takes, so the remapped strategy can run it.
+  static constexpr bool routed = !Policy::switches_contexts && routed_task_program<Program>;
   using kernel_t = void(Program, driver_params, typename Policy::params);
   using direct_t = void(Program, task_id);
 
@@ -263,6 +270,9 @@ class scheduler {
         if constexpr (!Policy::switches_contexts) {
           return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo>>();
         }
+        break;
+      case pool_strategy::remapped:
+        if constexpr (routed) return entry<kernel_variant<pool_strategy::remapped, false, false>>();
         break;
       default:
         break;

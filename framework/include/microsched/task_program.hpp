@@ -45,6 +45,20 @@ concept has_advance = requires(const P& program, typename P::context& context, i
   { program.advance(context, budget) } -> std::same_as<bool>;
 };
 
+//! A task program whose tasks each take one of `paths` paths of a branch, known from the task id
+//! before the task begins (its input data says which): the remapped strategy regroups the tasks
+//! of a block by path before they begin, so that whole warps take one path (lin2018).
+//!
+//! \code
+//!   static constexpr unsigned paths = 4;                      // 2 to 32
+//!   __device__ unsigned path(microsched::task_id t) const;    // in [0, paths)
+//! \endcode
+template <class P>
+concept routed_task_program = task_program<P> && requires(const P& program, task_id task) {
+  { P::paths } -> std::convertible_to<unsigned>;
+  { program.path(task) } -> std::same_as<unsigned>;
+} &&(P::paths >= 2 && P::paths <= 32);
+
 //! static_asserts naming the first missing or wrong piece of a task program, for a readable
 //! error where the scheduler or a baseline instantiates it (a concept failure says only
 //! "constraints not satisfied").

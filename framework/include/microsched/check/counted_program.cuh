@@ -18,8 +18,22 @@
 
 namespace microsched {
 
+namespace detail {
+//! A routed program's path count, 0 for the others (which the routed concept then rejects).
+template <class Program>
+constexpr unsigned paths_of() {
+  if constexpr (routed_task_program<Program>) {
+    return Program::paths;
+  } else {
+    return 0;
+  }
+}
+}  // namespace detail
+
 template <class Program>
 struct counted_program {
+  //! Forwarded from a routed program (task_program.hpp); 0 otherwise.
+  static constexpr unsigned paths = detail::paths_of<Program>();
   using context = typename Program::context;
   Program inner;
   std::uint32_t* counts = nullptr;  //!< one counter per task, zeroed before the run
@@ -29,6 +43,9 @@ struct counted_program {
   __device__ __forceinline__ bool advance(context& c,
                                           int budget) const requires has_advance<Program> {
     return inner.advance(c, budget);
+  }
+  __device__ __forceinline__ unsigned path(task_id t) const requires routed_task_program<Program> {
+    return inner.path(t);
   }
   __device__ __forceinline__ void end(task_id t, const context& c) const {
     inner.end(t, c);

@@ -8,6 +8,7 @@
 
 #include "microsched/config.hpp"
 #include "microsched/driver/driver_params.hpp"
+#include "microsched/driver/remapped_loop.cuh"
 #include "microsched/driver/task_source.cuh"
 #include "microsched/fetch/idle_count.cuh"
 #include "microsched/fetch/should_leave.hpp"
@@ -86,7 +87,11 @@ template <class Program, class Policy, class Variant>
 __global__ void __launch_bounds__(Policy::block_threads)
     persistent_kernel(const Program program, const driver_params params,
                       const typename Policy::params policy_params) {
-  detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
+  if constexpr (Variant::strategy == pool_strategy::remapped) {
+    detail::remapped_loop<Program, Policy::block_threads>(program, params);
+  } else {
+    detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
+  }
 }
 
 //! The same with a register cap: Policy::min_blocks_per_sm blocks must fit an SM's registers.

@@ -20,6 +20,10 @@ enum class pool_strategy {
   //! next task of its run inside the window as soon as one ends (pool/lane_run.hpp). Plain task
   //! programs only.
   stream,
+  //! Block-synchronous rounds of one task per thread from the global pool, regrouped by the
+  //! program's path(task) with Head-or-Tail or Data Group Indexing before they begin
+  //! (driver/remapped_loop.cuh). Programs with paths only (routed_task_program).
+  remapped,
 };
 
 }  // namespace microsched
