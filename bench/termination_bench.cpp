@@ -74,6 +74,7 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
   const timing_stats persistent = w->time_warp_persistent(kTiming);
   const schedule_arguments defaults{};
   const timing_stats scheduled_default = w->time_scheduled(defaults, kTiming);
+  const std::string default_choice = w->schedule_report(defaults);
   schedule_arguments best = defaults;
   double best_quick = 1e300;
   for (const auto& candidate : candidates()) {
@@ -104,7 +105,7 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
   state.counters["vanilla_over_floor"] = vanilla.median_ms / floor.median_ms;
   state.counters["noise_best_pct"] =
       100.0 * (scheduled_best.max_ms - scheduled_best.min_ms) / scheduled_best.median_ms;
-  state.SetLabel("best: " + to_string(best));
+  state.SetLabel("best: " + to_string(best) + "; default: " + default_choice);
 }
 
 void add_row(const std::string& row, const std::string& workload, const options_map& options) {
