@@ -116,6 +116,18 @@ void print_plan(const sweep_plan& plan, std::ostream& out) {
   }
 }
 
+//! The plot axes: the user's where given, else default_axes(); checked against the workload.
+void choose_axes(heatmap_axes& axes, bool x_given, bool y_given, const sweep_plan& plan,
+                 const workload_factory& factory) {
+  std::vector<std::string> tunables;
+  for (const auto& p : factory.tunables_of(plan.workload)) tunables.push_back(p.name);
+  const heatmap_axes fallback = default_axes(plan.tunable_names(), tunables, plan.takes_schedule);
+  if (!x_given) axes.x = fallback.x;
+  if (!y_given) axes.y = fallback.y;
+  axes.line = plan.takes_schedule ? "chunk" : axes.x;
+  validate(axes, tunables, plan.takes_schedule);
+}
+
 //! The tuning file holds schedules; a point that differs by its tunables cannot be stored there.
 void check_tuning_fits(const sweep_plan& plan) {
   if (!plan.takes_schedule) {
@@ -265,15 +277,8 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       throw std::invalid_argument("workload '" + workload + "' is not registered; known:" + known);
     }
     const sweep_plan plan = plan_for(workload, params, env.factory);
-    std::vector<std::string> tunables;
-    for (const auto& p : env.factory.tunables_of(workload)) tunables.push_back(p.name);
     if (!no_plots || heatmap_x->count() + heatmap_y->count() > 0) {
-      const heatmap_axes fallback =
-          default_axes(plan.tunable_names(), tunables, plan.takes_schedule);
-      if (heatmap_x->count() == 0) axes.x = fallback.x;
-      if (heatmap_y->count() == 0) axes.y = fallback.y;
-      axes.line = plan.takes_schedule ? "chunk" : axes.x;
-      validate(axes, tunables, plan.takes_schedule);
+      choose_axes(axes, heatmap_x->count() > 0, heatmap_y->count() > 0, plan, env.factory);
     }
     if (!tuning_file.empty()) check_tuning_fits(plan);
     check_scenarios(plan, env.factory);
