@@ -198,7 +198,7 @@ class scheduler {
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
     if (s.strategy == pool_strategy::direct) {
-      return {direct_blocks(num_tasks, block_threads), block_threads, 0,
+      return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
               resources_of(reinterpret_cast<const void*>(direct(num_tasks)), 0)};
     }
     const kernel_resources r =
@@ -210,8 +210,8 @@ class scheduler {
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
               cudaStream_t stream) {
     if (s.strategy == pool_strategy::direct) {
-      const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, block_threads));
-      direct(num_tasks)<<<blocks, block_threads, 0, stream>>>(program, num_tasks);
+      const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
+      direct(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
       MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
       return;
     }
@@ -241,8 +241,10 @@ class scheduler {
 
   [[nodiscard]] static direct_t* direct(task_id num_tasks) {
     constexpr task_id narrow_limit = task_id{1} << 31;
-    if (num_tasks <= narrow_limit) return direct_kernel<Program, block_threads, std::uint32_t>;
-    return direct_kernel<Program, block_threads, std::uint64_t>;
+    if (num_tasks <= narrow_limit) {
+      return direct_kernel<Program, direct_block_threads, std::uint32_t>;
+    }
+    return direct_kernel<Program, direct_block_threads, std::uint64_t>;
   }
 
   //! One kernel per (strategy, idle count, ring order): the choice is made here, once per
