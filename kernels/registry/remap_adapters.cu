@@ -92,10 +92,14 @@ class remap_workload : public workload {
 
 std::vector<parameter> method_tunable(const std::vector<std::string>& methods,
                                       const std::string& fallback) {
+  std::string meaning = "original: none, the reference";
+  for (const std::string& m : methods) {
+    if (m == "hot") meaning += "; hot: Head-or-Tail, 32-bit ids";
+    if (m == "hot16") meaning += "; hot16: Head-or-Tail, 16-bit ids";
+    if (m == "dgi") meaning += "; dgi: data group index";
+  }
   return {{"method", fallback,
-           "the remap before the branch: " + spell_list(methods) +
-               " (original: none, the reference; hot: Head-or-Tail, 32-bit ids; hot16: 16-bit "
-               "ids; dgi: data group index)"}};
+           "the remap before the branch: " + spell_list(methods) + " (" + meaning + ")"}};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ workload_traits raycast_traits() {
   t.baselines.persistent = "termination-only driver";
   t.baselines.floor = "";
   t.baselines.missing =
-      "floor: the ray caster has no divergence-free version of its work (the rays' sample counts "
+      "the ray caster has no divergence-free version of its work (the rays' sample counts "
       "and shading differ per pixel)";
   return t;
 }
