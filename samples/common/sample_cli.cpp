@@ -16,7 +16,8 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
   app.add_option("--strategy", strategy,
                  "automatic (times the direct mapping and the task pools on the first runs and "
                  "keeps the fastest), direct (one thread per task), or the task pools of "
-                 "frey2012 4.2: local, global, hybrid")
+                 "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
+                 "(runs of tasks per lane, the next begun inside the window)")
       ->capture_default_str();
 }
 

@@ -30,6 +30,12 @@ int main(int argc, char** argv) {
                         std::uint32_t{1}, std::uint32_t{1} << 20);
   programs::add_checked(app, "--seed", settings.seed, "Philox key", 0ull,
                         std::numeric_limits<unsigned long long>::max());
+  // 16: the fastest window of the switching bench at p = 0.01 (bench_switching mc_branch/).
+  settings.march_window = 16;
+  programs::add_checked(app, "--window", settings.march_window,
+                        "outer iterations one step marches at most, stopping at the first that "
+                        "enters the branch (for every kernel; the sums do not depend on it)",
+                        std::uint32_t{1}, std::uint32_t{4096});
   bool verify = false;
   app.add_flag("--verify", verify,
                "check every task's sum and branch count against vanilla (bit for bit: the "
