@@ -105,9 +105,29 @@ workload_traits mc_branch_traits() {
   return t;
 }
 
-class mc_branch_workload final : public workload {
+//! What both switching adapters share: the runner, the tunables, and the resources report (the
+//! runner reports its kernel's resources as text, in schedule_report()).
+template <class Runner>
+class switching_adapter : public workload {
  public:
-  explicit mc_branch_workload(const sw::montecarlo_branch_settings& s) : runner_(s) {}
+  template <class Settings>
+  explicit switching_adapter(const Settings& settings) : runner_(settings) {}
+  [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments&) override {
+    return {};
+  }
+  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override {
+    const auto v = make_variant(args, tunables_);
+    return sw::to_string(v) + "\n" + runner_.resources(v);
+  }
+
+ protected:
+  Runner runner_;
+  switching_tunable_values tunables_;
+};
+
+class mc_branch_workload final : public switching_adapter<sw::montecarlo_branch_runner> {
+ public:
+  explicit mc_branch_workload(const sw::montecarlo_branch_settings& s) : switching_adapter(s) {}
   [[nodiscard]] std::string name() const override { return "montecarlo-branch"; }
   [[nodiscard]] std::string describe() const override { return runner_.describe(); }
   [[nodiscard]] std::uint64_t num_tasks() const override { return runner_.settings().tasks; }
@@ -147,17 +167,6 @@ class mc_branch_workload final : public workload {
   check_report check_scheduled(const schedule_arguments& args) override {
     return runner_.check(make_variant(args, tunables_));
   }
-  [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments&) override {
-    return {};  // the runner reports its kernel's resources as text: schedule_report()
-  }
-  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override {
-    const auto v = make_variant(args, tunables_);
-    return sw::to_string(v) + "\n" + runner_.resources(v);
-  }
-
- private:
-  sw::montecarlo_branch_runner runner_;
-  switching_tunable_values tunables_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -222,9 +231,9 @@ workload_traits raycast_traits() {
   return t;
 }
 
-class raycast_workload final : public workload {
+class raycast_workload final : public switching_adapter<sw::raycast_runner> {
  public:
-  explicit raycast_workload(const sw::raycast_settings& s) : runner_(s) {}
+  explicit raycast_workload(const sw::raycast_settings& s) : switching_adapter(s) {}
   [[nodiscard]] std::string name() const override { return "raycast"; }
   [[nodiscard]] std::string describe() const override { return runner_.describe(); }
   [[nodiscard]] std::uint64_t num_tasks() const override {
@@ -265,17 +274,6 @@ class raycast_workload final : public workload {
     }
     return c;
   }
-  [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments&) override {
-    return {};  // the runner reports its kernel's resources as text: schedule_report()
-  }
-  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override {
-    const auto v = make_variant(args, tunables_);
-    return sw::to_string(v) + "\n" + runner_.resources(v);
-  }
-
- private:
-  sw::raycast_runner runner_;
-  switching_tunable_values tunables_;
 };
 
 template <class Workload, class Settings>
