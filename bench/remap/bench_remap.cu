@@ -18,6 +18,7 @@
 #include "microsched/device.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/remap/cfe_counter.hpp"
+#include "microsched/scheduler.cuh"
 #include "program_main.hpp"
 #include "remap/device_array.hpp"
 #include "remap/micro_branch.hpp"
@@ -173,6 +174,89 @@ void bm_model_tree(benchmark::State& state, remap_variant variant, int block) {
   run_side_by_side(state, original, remapped, nullptr);
 }
 
+//! The micro-benchmark's branch as a routed task program (task_program.hpp): each step is one of
+//! four 8-FMA sequences, chosen by the element's path, `micro_work` steps per task. The
+//! scheduler's direct mapping runs it as the original kernel does; the remapped strategy
+//! regroups each block's tasks by path between fetches (driver/remapped_loop.cuh).
+struct routed_micro {
+  static constexpr unsigned paths = 4;
+  struct context {
+    float x = 0;
+    std::uint32_t left = 0;
+    unsigned path = 0;
+  };
+  const float* operand = nullptr;
+  const std::uint8_t* path_of = nullptr;
+  float* out = nullptr;
+  std::uint32_t work = micro_work;
+
+  __device__ unsigned path(task_id t) const { return path_of[t]; }
+  __device__ context begin(task_id t) const { return {operand[t], work, path_of[t]}; }
+  __device__ bool step(context& c) const {
+    float a = c.x;
+    switch (c.path) {  // constants differ per path, so the paths stay apart in the code
+      case 0:
+#pragma unroll
+        for (int k = 0; k < 8; ++k) a = fmaf(a, 0.999f, 0.001f);
+        break;
+      case 1:
+#pragma unroll
+        for (int k = 0; k < 8; ++k) a = fmaf(a, 0.998f, 0.002f);
+        break;
+      case 2:
+#pragma unroll
+        for (int k = 0; k < 8; ++k) a = fmaf(a, 0.997f, 0.003f);
+        break;
+      default:
+#pragma unroll
+        for (int k = 0; k < 8; ++k) a = fmaf(a, 0.996f, 0.004f);
+        break;
+    }
+    c.x = a;
+    return --c.left == 0;
+  }
+  __device__ void end(task_id t, const context& c) const {
+    out[t] = c.x;
+  }
+};
+
+//! The scheduler's remapped strategy against its direct mapping of the same program, and the
+//! direct mapping on input where every element takes path 0 (the floor). Outputs are checked
+//! bit for bit against the direct mapping before anything is timed.
+void bm_driver(benchmark::State& state, path_distribution dist) {
+  auto& d = micro();
+  routed_micro program{d.operand.data(), d.path(4, 256, dist), d.out.data()};
+  routed_micro flat = program;
+  flat.path_of = d.path(4, 256, path_distribution::uniform);
+  schedule_arguments direct_args;
+  direct_args.strategy = pool_strategy::direct;
+  schedule_arguments remapped_args;
+  remapped_args.strategy = pool_strategy::remapped;
+  scheduler<routed_micro> direct(direct_args);
+  scheduler<routed_micro> remapped(remapped_args);
+  direct.run(program, micro_n);
+  const std::vector<float> want = d.out.to_host();
+  d.out.fill_bytes(0xff);
+  remapped.run(program, micro_n);
+  if (d.out.to_host() != want) {
+    state.SkipWithError("remapped outputs differ from the direct mapping");
+    return;
+  }
+  event_timer timer;
+  const timing_stats base =
+      timer.time([&](cudaStream_t s) { direct.run(program, micro_n, s); }, baseline_timing);
+  const timing_stats regrouped =
+      timer.time([&](cudaStream_t s) { remapped.run(program, micro_n, s); }, baseline_timing);
+  const timing_stats floor =
+      timer.time([&](cudaStream_t s) { direct.run(flat, micro_n, s); }, baseline_timing);
+  for (auto _ : state) state.SetIterationTime(regrouped.median_ms * 1e-3);
+  state.counters["orig_ms"] = base.median_ms;
+  state.counters["remap_ms"] = regrouped.median_ms;
+  state.counters["floor_ms"] = floor.median_ms;
+  state.counters["speedup"] = base.median_ms / regrouped.median_ms;
+  state.counters["remap_vs_floor"] = regrouped.median_ms / floor.median_ms;
+}
+
 void register_all() {
   const auto add = [](const std::string& name, auto fn, auto... args) {
     benchmark::RegisterBenchmark(name.c_str(), fn, args...)
@@ -197,6 +281,14 @@ void register_all() {
         micro_config{4, 1024, 16, micro_work, remap_variant::data_group_index}, dist);
     add("micro/paths:8/" + d + "/block:256/dgi/N:16", bm_micro,
         micro_config{8, 256, 16, micro_work, remap_variant::data_group_index}, dist);
+  }
+  for (const auto dist : {path_distribution::balanced, path_distribution::iid}) {
+    benchmark::RegisterBenchmark(
+        ("driver/paths:4/" + std::string(distribution_name(dist)) + "/remapped").c_str(), bm_driver,
+        dist)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
   }
   for (const int block : {256, 1024}) {
     const std::string b = "/block:" + std::to_string(block);
