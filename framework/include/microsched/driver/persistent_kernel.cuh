@@ -12,7 +12,6 @@
 #include "microsched/driver/task_source.cuh"
 #include "microsched/fetch/idle_count.cuh"
 #include "microsched/fetch/should_leave.hpp"
-#include "microsched/policy/stream_lane.cuh"
 #include "microsched/schedule/pool_strategy.hpp"
 
 namespace microsched {
@@ -28,25 +27,17 @@ struct kernel_variant {
 };
 
 namespace detail {
-//! The lane a launch runs: the stream strategy's lane works through runs of tasks whatever the
-//! policy (only termination_policy offers that strategy); otherwise the policy's lane.
-template <class Program, class Policy, class Variant>
-using lane_t = std::conditional_t<Variant::strategy == pool_strategy::stream, stream_lane<Program>,
-                                  typename Policy::template lane<Program, Variant::fifo>>;
-
 template <class Variant, int BlockThreads>
 struct driver_storage {
   typename task_source_t<Variant::strategy>::temp_storage source;
   typename idle_count<Variant::atomic_count, BlockThreads / warp_size>::temp_storage idle;
 };
-}  // namespace detail
 
-namespace detail {
 //! The driver loop, shared by both kernel entry points below.
 template <class Program, class Policy, class Variant>
 __device__ __forceinline__ void persistent_loop(const Program& program, const driver_params& params,
                                                 const typename Policy::params& policy_params) {
-  using lane_type = lane_t<Program, Policy, Variant>;
+  using lane_type = typename Policy::template lane<Program, Variant>;
   using source_type = task_source_t<Variant::strategy>;
   __shared__ detail::driver_storage<Variant, Policy::block_threads> storage;
   __shared__ typename lane_type::temp_storage lane_storage;

@@ -106,8 +106,8 @@ struct switching_policy {
     return args.switch_every;
   }
 
-  template <class Program, bool Fifo>
-  using lane = detail::switching_lane<Program, ContextsPerWarp, Fifo>;
+  template <class Program, class Variant>
+  using lane = detail::switching_lane<Program, ContextsPerWarp, Variant::fifo>;
   //! Shared memory per block (one context pool per warp), known at compile time.
   template <class Program>
   static constexpr std::size_t dynamic_shared_bytes = switching::pool_shared_bytes(

@@ -6,7 +6,11 @@
 //! leaves the compute loop, and the driver refills them. The per-step cost is the step itself
 //! plus a predicate; ballots, pools and atomics are paid once per check or refill.
 
+#include <type_traits>
+
 #include "microsched/config.hpp"
+#include "microsched/policy/stream_lane.cuh"
+#include "microsched/schedule/pool_strategy.hpp"
 #include "microsched/schedule/switching_arguments.hpp"
 #include "microsched/task_program.hpp"
 
@@ -136,8 +140,11 @@ struct termination_policy {
   //! Runs plain task programs; no parked contexts, so no ring order to compile.
   static constexpr bool switches_contexts = false;
 
-  template <class Program, bool Fifo>
-  using lane = detail::termination_lane<Program, BlockThreads>;
+  //! One task per lane, or under the stream strategy a run of tasks begun inside the window.
+  template <class Program, class Variant>
+  using lane =
+      std::conditional_t<Variant::strategy == pool_strategy::stream, detail::stream_lane<Program>,
+                         detail::termination_lane<Program, BlockThreads>>;
   template <class Program>
   static constexpr std::size_t dynamic_shared_bytes = 0;
 };
