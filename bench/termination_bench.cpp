@@ -65,6 +65,14 @@ std::vector<schedule_arguments> candidates() {
   l.fetch = fetch_control::any();
   l.deferral = 64;
   list.push_back(l);
+  // Runs of tasks begun inside the window (short tasks of heavy steps: Monte Carlo kill 0.1).
+  for (int run : {8, 16}) {
+    schedule_arguments s;
+    s.strategy = pool_strategy::stream;
+    s.chunk = run;
+    s.deferral = run;
+    list.push_back(s);
+  }
   return list;
 }
 

@@ -103,6 +103,13 @@ int calibration::next() const {
   return best < 0 ? 0 : best;
 }
 
+bool calibration::next_run_timed() {
+  if (!decided()) return true;
+  if (++untimed_ < drift_every) return false;
+  untimed_ = 0;
+  return true;
+}
+
 void calibration::record(int i, double ms, std::uint64_t tasks) {
   (void)candidate(i);
   if (!(ms > 0) || !std::isfinite(ms))
@@ -167,6 +174,7 @@ void calibration::decide_if_done() {
   chosen_ = entries_[static_cast<std::size_t>(best)].best_ms < direct * (1.0 - settings_.margin)
                 ? best
                 : 0;
+  untimed_ = 0;
 }
 
 double calibration::extra_ms() const {

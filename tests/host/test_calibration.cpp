@@ -141,3 +141,28 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   CHECK_THROWS_AS(c.record(0, 1.0, 0), std::invalid_argument);
   CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.0}), std::invalid_argument);
 }
+
+TEST_CASE("every calibrating run is timed; once decided, one run in drift_every") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25});
+  for (int guard = 0; !c.decided() && guard < 100; ++guard) {
+    CHECK(c.next_run_timed());
+    const int i = c.next();
+    c.record(i, i == 1 ? 0.5 : 1.0);
+  }
+  REQUIRE(c.chosen() == 1);
+  std::vector<bool> timed;
+  for (int k = 0; k < 3 * calibration::drift_every; ++k) timed.push_back(c.next_run_timed());
+  for (int k = 0; k < 3 * calibration::drift_every; ++k) {
+    CHECK(timed[static_cast<std::size_t>(k)] == ((k + 1) % calibration::drift_every == 0));
+  }
+  // A restart times every run again until the new choice, whose count starts afresh.
+  c.record(1, 1.0);
+  c.record(1, 1.0);
+  REQUIRE_FALSE(c.decided());
+  CHECK(c.next_run_timed());
+  CHECK(c.next_run_timed());
+  for (int guard = 0; !c.decided() && guard < 100; ++guard) c.record(c.next(), 1.0);
+  REQUIRE(c.decided());
+  for (int k = 1; k < calibration::drift_every; ++k) CHECK_FALSE(c.next_run_timed());
+  CHECK(c.next_run_timed());
+}

@@ -157,9 +157,7 @@ class scheduler {
       launch(args_, program, num_tasks, stream);
       return;
     }
-    automatic_.run(num_tasks, stream, [&](const schedule_arguments& chosen) {
-      launch(chosen, program, num_tasks, stream);
-    });
+    run_automatic(program, num_tasks, stream, false);
   }
 
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
@@ -176,7 +174,7 @@ class scheduler {
     if (automatic_.decided(num_tasks)) {
       for (int i = 0; i < calibration::drift_runs; ++i) {
         MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
-        run(program, num_tasks, stream);
+        run_automatic(program, num_tasks, stream, true);
       }
       MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     }
@@ -194,6 +192,14 @@ class scheduler {
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
     if (args_.strategy != pool_strategy::automatic) return {args_};
     return automatic_candidates(Policy::switches_contexts, args_.switching);
+  }
+
+  void run_automatic(const Program& program, task_id num_tasks, cudaStream_t stream,
+                     bool always_time) {
+    automatic_.run(
+        num_tasks, stream,
+        [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
+        always_time);
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
@@ -216,15 +222,17 @@ class scheduler {
       return;
     }
     const launch_plan p = plan_of(s, num_tasks);
-    pool_.reset(stream);
+    pool_.prime(stream);
     kernel(s)<<<static_cast<unsigned>(p.blocks), block_threads, dynamic_shared_bytes, stream>>>(
         program, make_params(s, num_tasks), policy_params(s));
     MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
+    pool_.launched();
   }
 
   [[nodiscard]] driver_params make_params(const schedule_arguments& s, task_id num_tasks) const {
     driver_params params;
     params.pool = pool_.ref(num_tasks);
+    params.next_counter = pool_.next_counter();
     params.chunk = s.chunk;
     params.deferral = s.deferral > 0 ? s.deferral : Policy::default_deferral(s.switching);
     params.idle_threshold = s.fetch.idle_threshold;

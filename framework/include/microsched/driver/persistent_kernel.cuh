@@ -27,6 +27,11 @@ struct kernel_variant {
 };
 
 namespace detail {
+//! Zeroes the pool counter of the next launch, so that no memset runs between launches.
+__device__ __forceinline__ void zero_next_counter(const driver_params& params) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *params.next_counter = 0;
+}
+
 template <class Variant, int BlockThreads>
 struct driver_storage {
   typename task_source_t<Variant::strategy>::temp_storage source;
@@ -78,6 +83,7 @@ template <class Program, class Policy, class Variant>
 __global__ void __launch_bounds__(Policy::block_threads)
     persistent_kernel(const Program program, const driver_params params,
                       const typename Policy::params policy_params) {
+  detail::zero_next_counter(params);
   if constexpr (Variant::strategy == pool_strategy::remapped) {
     detail::remapped_loop<Program, Policy::block_threads>(program, params);
   } else {
@@ -90,6 +96,7 @@ template <class Program, class Policy, class Variant>
 __global__ void __launch_bounds__(Policy::block_threads, Policy::min_blocks_per_sm)
     persistent_kernel_capped(const Program program, const driver_params params,
                              const typename Policy::params policy_params) {
+  detail::zero_next_counter(params);
   detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
 }
 

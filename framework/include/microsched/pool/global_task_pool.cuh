@@ -1,7 +1,7 @@
 #pragma once
 //! @file global_task_pool.cuh
-//! The host owner of the global task pool's counter (frey2012 §4.1): allocates it and resets it
-//! before each launch; kernels receive the trivially copyable global_pool_ref by value.
+//! The host owner of the global task pool's counter (frey2012 §4.1); kernels receive the
+//! trivially copyable global_pool_ref by value.
 
 #include <cuda_runtime_api.h>
 
@@ -11,21 +11,38 @@
 
 namespace microsched {
 
-//! Owns the counter. reset() must be enqueued before every launch that uses the pool.
+//! Owns two counters. A launch takes the current one, ref(), and gets a zero counter one of two
+//! ways:
+//! - reset() enqueues a memset of it before the launch;
+//! - or the kernel zeroes next_counter() and the host calls launched() once the launch is
+//!   enqueued: launches of one stream alternate the two counters, each zeroing the other for
+//!   the launch after it. No memset runs between launches (one operation less per run: 1-2 us
+//!   of runs of 0.1 ms). prime() zeroes both once, on the stream of the first launch.
 class global_task_pool {
  public:
-  global_task_pool() { MICROSCHED_CUDA_TRY(cudaMalloc(&counter_, sizeof(*counter_))); }
-  ~global_task_pool() { cudaFree(counter_); }
+  global_task_pool() { MICROSCHED_CUDA_TRY(cudaMalloc(&counters_, 2 * sizeof(*counters_))); }
+  ~global_task_pool() { cudaFree(counters_); }
   global_task_pool(const global_task_pool&) = delete;
   global_task_pool& operator=(const global_task_pool&) = delete;
 
   void reset(cudaStream_t stream) {
-    MICROSCHED_CUDA_TRY(cudaMemsetAsync(counter_, 0, sizeof(*counter_), stream));
+    MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_ + turn_, 0, sizeof(*counters_), stream));
   }
-  [[nodiscard]] global_pool_ref ref(task_id total) const { return {counter_, total}; }
+  //! Before a launch that zeroes next_counter(): zeroes both counters the first time.
+  void prime(cudaStream_t stream) {
+    if (primed_) return;
+    MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_, 0, 2 * sizeof(*counters_), stream));
+    primed_ = true;
+  }
+  [[nodiscard]] global_pool_ref ref(task_id total) const { return {counters_ + turn_, total}; }
+  [[nodiscard]] unsigned long long* next_counter() const { return counters_ + (1 - turn_); }
+  //! The launch that zeroes next_counter() is enqueued: the next launch takes that counter.
+  void launched() { turn_ = 1 - turn_; }
 
  private:
-  unsigned long long* counter_ = nullptr;
+  unsigned long long* counters_ = nullptr;
+  int turn_ = 0;
+  bool primed_ = false;
 };
 
 }  // namespace microsched

@@ -103,17 +103,21 @@ class automatic_schedule {
 
   //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
   //! candidate that throws std::invalid_argument (it cannot launch here) is dropped with the
-  //! reason and the direct mapping runs instead.
+  //! reason and the direct mapping runs instead. `always_time`: time this run even once decided
+  //! (calibrate()'s drift runs), waiting for a timed run in flight first.
   template <class Launch>
-  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch) {
+  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch, bool always_time = false) {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
-    // Calibrating: wait for the previous timed run. Decided: never block the host; the chosen
-    // schedule runs timed whenever the last timed run has finished, so a drift (other work) shows.
-    const bool free = state->collect(!tuning.decided());
-    if (!free) {
+    // Calibrating: wait for the previous timed run, whose time decides what runs next.
+    if (!tuning.decided() || always_time) (void)state->collect();
+    // Decided: never block the host, and put no event before most launches. A timed run in
+    // flight is read after this launch, while the kernel runs.
+    const bool timed = always_time || (state->pending < 0 && tuning.next_run_timed());
+    if (!timed) {
       launch(tuning.candidate(tuning.chosen()));
+      (void)state->collect(false);
       return;
     }
     const int candidate = tuning.next();
