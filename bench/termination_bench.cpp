@@ -66,7 +66,7 @@ std::vector<schedule_arguments> candidates() {
   l.deferral = 64;
   list.push_back(l);
   // Runs of tasks begun inside the window (short tasks of heavy steps: Monte Carlo kill 0.1).
-  for (int run : {8, 16}) {
+  for (int run : {8, 16, 32}) {
     schedule_arguments s;
     s.strategy = pool_strategy::stream;
     s.chunk = run;

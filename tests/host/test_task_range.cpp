@@ -118,27 +118,44 @@ TEST_CASE("hybrid grab size is zero when the local pool covers the idle lanes") 
   CHECK(hybrid_grab_size({0, 0}, 32, 1) == 33);
 }
 
-TEST_CASE("stream runs: lanes sharing a grab cover it exactly once, interleaved") {
-  for (const task_id total : {task_id{0}, task_id{1}, task_id{31}, task_id{33}, task_id{1000}}) {
-    for (const unsigned lanes : {1u, 5u, 32u}) {
-      for (const task_id per_lane : {task_id{1}, task_id{3}, task_id{16}}) {
-        for (const task_id base : {task_id{0}, task_id{7}, total}) {
-          const task_range got = clamp_grab(base, per_lane * lanes, total);
-          std::vector<int> seen(static_cast<std::size_t>(total + 1), 0);
-          for (unsigned rank = 0; rank < lanes; ++rank) {
-            const lane_run run = stream_run_of(got, rank, lanes, per_lane);
-            CHECK(run.count <= per_lane);
-            CHECK(run.stride == lanes);
-            for (task_id j = 0; j < run.count; ++j) ++seen[run.first + j * run.stride];
-          }
-          for (task_id t = 0; t < total; ++t) {
-            CAPTURE(t);
-            CHECK(seen[t] == ((t >= got.next && t < got.end) ? 1 : 0));
-          }
+TEST_CASE("stream: lanes taking from the warp's range in ballots cover it exactly once") {
+  std::mt19937 rng(7);
+  for (const task_id size : {task_id{0}, task_id{1}, task_id{31}, task_id{33}, task_id{1000}}) {
+    const task_id first = 5;
+    task_id next = first;  // every lane's copy: take_in_order keeps them equal
+    const task_id end = first + size;
+    std::vector<int> seen(static_cast<std::size_t>(end + 1), 0);
+    int past_end = 0;
+    for (int ballot = 0; ballot < 400; ++ballot) {
+      const unsigned takers = static_cast<unsigned>(rng());
+      task_id after = next;
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        task_id copy = next;
+        const task_id t = take_in_order(copy, end, takers, lane);
+        after = copy;
+        if (((takers >> lane) & 1u) == 0) continue;
+        if (t < end) {
+          ++seen[t];
+        } else {
+          CHECK(t == end);
+          ++past_end;
         }
       }
+      next = after;
     }
+    CHECK(next == end);
+    for (task_id t = 0; t < end; ++t) {
+      CAPTURE(t);
+      CHECK(seen[t] == (t >= first ? 1 : 0));
+    }
+    CHECK(past_end > 0);  // the ballots outlast the range: later takers get none
   }
+  // Lanes take in lane order: the lowest taker first.
+  task_id next = 10;
+  CHECK(take_in_order(next, 100, 0b1010u, 1) == 10);
+  next = 10;
+  CHECK(take_in_order(next, 100, 0b1010u, 3) == 11);
+  CHECK(next == 12);
 }
 
 TEST_CASE("stream run length shrinks as the pool drains") {

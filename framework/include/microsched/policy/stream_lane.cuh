@@ -1,9 +1,10 @@
 #pragma once
 //! @file stream_lane.cuh
-//! One lane's state under the stream strategy (driver/stream_task_source.cuh): a run of tasks
-//! that the lane works through on its own. When a task ends inside a window the lane ends it and
-//! begins the next of its run at once; it idles only when the whole run is done. Short tasks
-//! then cost a begin and an end each, with no ballot, atomic or wait for the warp between them.
+//! One lane's state under the stream strategy (driver/stream_task_source.cuh). The warp holds a
+//! range of tasks; when a lane's task ends inside a window the lane ends it and takes the next
+//! task of the range at once, in lane order by a ballot. A lane idles only once the range is
+//! spent, and a refill then gives the warp a new range. Short tasks cost a begin and an end
+//! each, with no atomic or wait for the warp between them.
 
 #include "microsched/config.hpp"
 #include "microsched/pool/lane_run.hpp"
@@ -20,40 +21,55 @@ class stream_lane {
 
   template <class PolicyParams>
   __device__ __forceinline__ stream_lane(temp_storage&, const PolicyParams&, unsigned char*,
-                                         unsigned, unsigned) {}
+                                         unsigned, unsigned lane)
+      : lane_(lane) {}
 
-  //! This lane's run is done: the driver may refill it.
-  [[nodiscard]] __device__ __forceinline__ bool empty() const { return left_ == 0; }
+  //! This lane holds no task: the driver may refill the warp.
+  [[nodiscard]] __device__ __forceinline__ bool empty() const { return !running_; }
 
-  __device__ __forceinline__ void begin(const Program& program, const lane_run& run) {
-    task_ = run.first;
-    stride_ = static_cast<unsigned>(run.stride);
-    left_ = static_cast<unsigned>(run.count);
-    context_ = program.begin(task_);
+  //! Warp-collective (every lane, after a refill): the warp's new range; each idle lane begins
+  //! its first task from it.
+  __device__ __forceinline__ void begin(const Program& program, const warp_run& run) {
+    next_ = run.got.next;
+    end_ = run.got.end;
+    const unsigned takers = run.idle;
+    const task_id t = take_in_order(next_, end_, takers, lane_);
+    if (((takers >> lane_) & 1u) != 0 && t < end_) {
+      task_ = t;
+      context_ = program.begin(t);
+      running_ = true;
+    }
   }
 
   //! Warp-collective, after a refill: no lane holds a task, so the warp's work is done.
   [[nodiscard]] __device__ __forceinline__ bool done(bool /*source_exhausted*/) const {
-    return !__any_sync(full_mask, left_ != 0);
+    return !__any_sync(full_mask, running_);
   }
 
-  //! Runs up to `steps` steps across the tasks of the run; true when the run is done. One loop,
-  //! no inner one: the lanes whose task ended run end() and begin() while the others wait at
-  //! the end of that iteration's branch, then all step on together. (A nested loop per task
-  //! would make a finished lane wait at the inner loop's exit for every lane of the warp.)
-  //! Always step(): advance() does not say how many steps it ran.
+  //! Warp-collective: `steps` steps; a lane whose task ends takes the next of the range. True
+  //! when this lane holds no task (the range is spent). Always step(): advance() does not say
+  //! how many steps it ran.
   __device__ __forceinline__ bool compute(const Program& program, int steps) {
-    if (left_ == 0) return true;
 #pragma unroll 4
     for (int s = 0; s < steps; ++s) {
-      if (program.step(context_)) {
-        program.end(task_, context_);
-        if (--left_ == 0) return true;
-        task_ += stride_;
-        context_ = program.begin(task_);
+      bool ended = false;
+      if (running_) {
+        ended = program.step(context_);
+        if (ended) program.end(task_, context_);
+      }
+      const unsigned takers = __ballot_sync(full_mask, ended);
+      if (takers != 0) {
+        const task_id t = take_in_order(next_, end_, takers, lane_);
+        if (ended) {
+          running_ = t < end_;
+          if (running_) {
+            task_ = t;
+            context_ = program.begin(t);
+          }
+        }
       }
     }
-    return false;
+    return !running_;
   }
 
   //! Tasks end inside compute(): nothing is left to end here.
@@ -62,8 +78,10 @@ class stream_lane {
  private:
   context context_{};
   task_id task_ = 0;
-  unsigned stride_ = 1;
-  unsigned left_ = 0;  // tasks of the run not yet ended, the running one included
+  task_id next_ = 0;  // the warp's range [next_, end_), the same in every lane
+  task_id end_ = 0;
+  unsigned lane_;
+  bool running_ = false;
 };
 
 }  // namespace microsched::detail

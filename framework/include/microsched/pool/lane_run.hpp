@@ -1,20 +1,20 @@
 #pragma once
 //! @file lane_run.hpp
-//! The stream strategy's private pools (frey2012 §4.1's lowest level): a lane owns a run of tasks
-//! and begins the next one inside the compute window as soon as its task ends, so a finished
-//! task costs no ballot, no atomic and no wait for the warp's next check. Pure arithmetic, shared
-//! by the device source and the host tests.
+//! The stream strategy's private pool (frey2012 §4.1's lowest level), held by a warp: a range of
+//! tasks from which a lane takes its next task inside the compute window as soon as its task
+//! ends, so a finished task costs no atomic and no wait for the warp's next check. Pure
+//! arithmetic, shared by the device source and lane and the host tests.
 
 #include "microsched/config.hpp"
+#include "microsched/lane/lane_mask.hpp"
 #include "microsched/pool/task_range.hpp"
 
 namespace microsched {
 
-//! Tasks first, first + stride, ..., first + (count - 1) * stride: one lane's private pool.
-struct lane_run {
-  task_id first = 0;
-  task_id stride = 1;
-  task_id count = 0;
+//! What a stream refill hands a warp: the range it grabbed and the lanes that were idle.
+struct warp_run {
+  task_range got;
+  unsigned idle = 0;
 };
 
 //! Tasks per lane for a grab: the remaining tasks shared over twice the resident lanes (guided
@@ -31,16 +31,16 @@ struct lane_run {
   return guided < 1 ? 1 : (guided > longest ? longest : guided);
 }
 
-//! The run of the lane of rank `rank` among `lanes` lanes that shared the grab `got` of
-//! lanes * per_lane tasks (clamped at the pool's end): tasks got.next + rank + j * lanes. The
-//! runs interleave, so each lane's tasks spread over the whole grab (neighbouring tasks, often
-//! of similar length, go to different lanes) and together they cover `got` exactly once.
-[[nodiscard]] MICROSCHED_HD lane_run stream_run_of(task_range got, unsigned rank, unsigned lanes,
-                                                   task_id per_lane) {
-  const task_id size = got.size();
-  if (rank >= size || lanes == 0) return {got.next + rank, lanes, 0};
-  const task_id reach = (size - rank + lanes - 1) / lanes;  // tasks of this lane below got.end
-  return {got.next + rank, lanes, reach < per_lane ? reach : per_lane};
+//! The lanes of `takers` (a ballot) each take the next task of the warp's range [next, end), in
+//! lane order: `lane` takes next + its rank. Returns the task, or `end` where the range ran out
+//! before this lane; every lane advances its copy of `next` alike, so the range stays uniform.
+//! Over any sequence of ballots the tasks taken cover [next, end) once.
+[[nodiscard]] MICROSCHED_HD task_id take_in_order(task_id& next, task_id end, unsigned takers,
+                                                  unsigned lane) {
+  const task_id mine = next + static_cast<task_id>(rank_in_mask(takers, lane));
+  const task_id after = next + static_cast<task_id>(popcount(takers));
+  next = after < end ? after : end;
+  return mine < end ? mine : end;
 }
 
 }  // namespace microsched

@@ -16,8 +16,8 @@ enum class pool_strategy {
            //!< tasks/chunk
   global,  //!< per-lane private pool in registers refilled from the global pool, `chunk` per lane
   hybrid,  //!< per-warp local pool refilled from the global pool by one atomic per grab
-  //! Per-lane runs of up to `chunk` interleaved tasks from the global pool; a lane begins the
-  //! next task of its run inside the window as soon as one ends (pool/lane_run.hpp). Plain task
+  //! Per-warp ranges of up to `chunk` tasks per lane from the global pool; a lane whose task
+  //! ends takes the next task of the range inside the window (pool/lane_run.hpp). Plain task
   //! programs only.
   stream,
   //! Block-synchronous rounds of one task per thread from the global pool, regrouped by the
