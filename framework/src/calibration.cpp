@@ -44,15 +44,16 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     blocks.strategy = pool_strategy::local;
     blocks.chunk = 4096;
     list.push_back(blocks);
-    // Runs of 8 tasks per lane begun inside a window of 8 steps: tasks of a few heavy steps,
-    // where a refill per task costs as much as the task (Monte Carlo kill 0.1, 2^24 tasks, on an
-    // H100: 1.25x vanilla against 1.03x for the best of the others; sweep montecarlo
-    // tasks=16777216 kill=0.1 strategy=stream chunk=2,8,32 deferral=8,32,128). Light steps
-    // lose there (Julia's escaping views 0.56-0.82x) and are dropped after one run.
+    // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: tasks of a few heavy
+    // steps, where a refill per task costs as much as the task. Monte Carlo kill 0.1, 2^24
+    // tasks, on an H100: 1.41x vanilla (chunk 16) and 1.39x (chunk 8) against 1.03x for the best
+    // of the others (bench_termination montecarlo/tasks:16777216/kill:0.1, whose best list has
+    // chunks 8, 16 and 32). Light steps lose there (Julia's escaping views 2-3x slower than
+    // direct) and are dropped after one run.
     schedule_arguments runs = pools;
     runs.strategy = pool_strategy::stream;
-    runs.chunk = 8;
-    runs.deferral = 8;
+    runs.chunk = 16;
+    runs.deferral = 16;
     list.push_back(runs);
   }
   return list;
