@@ -167,22 +167,3 @@ TEST_CASE("stream run length shrinks as the pool drains") {
   CHECK(stream_run_length(task_id{1} << 40, 0, 0, 16) == 16);  // no lanes known: the cap
   CHECK(stream_run_length(task_id{1} << 40, 0, resident, 1) == 1);
 }
-
-TEST_CASE("stream take interval follows the task lengths the warp sees") {
-  // Tasks of about 3 steps (32 lanes x 16 steps / 170 ended): take every step.
-  CHECK(stream_take_interval(1, 16, 170) == 1);
-  // Tasks of about 26 steps: about 8, reached by averaging with the previous interval.
-  int every = 1;
-  for (int window = 0; window < 8; ++window) every = stream_take_interval(every, 16, 20);
-  CHECK(every == 8);
-  // Nothing ended (long tasks): at most 16.
-  every = 1;
-  for (int window = 0; window < 8; ++window) every = stream_take_interval(every, 16, 0);
-  CHECK(every == 16);
-  CHECK(stream_take_interval(16, 0, 0) == 16);
-  for (unsigned ended = 0; ended < 600; ++ended) {
-    const int e = stream_take_interval(4, 16, ended);
-    CHECK(e >= 1);
-    CHECK(e <= 16);
-  }
-}

@@ -1,12 +1,10 @@
 #pragma once
 //! @file stream_lane.cuh
 //! One lane's state under the stream strategy (driver/stream_task_source.cuh). The warp holds a
-//! range of tasks; a lane whose task ends inside a window ends it, and the lanes whose tasks
-//! ended take the next tasks of the range together, in lane order by a ballot. A lane idles
-//! only once the range is spent, and a refill then gives the warp a new range. Short tasks cost
-//! a begin and an end each, with no atomic or wait for the warp's next check between them.
-//! How often the lanes take (every step for tasks of a few steps, up to every 16 for longer
-//! ones) follows the task lengths the warp sees: stream_take_interval() in pool/lane_run.hpp.
+//! range of tasks; when a lane's task ends inside a window the lane ends it and takes the next
+//! task of the range at once, in lane order by a ballot. A lane idles only once the range is
+//! spent, and a refill then gives the warp a new range. Short tasks cost a begin and an end
+//! each, with no atomic or wait for the warp between them.
 
 #include "microsched/config.hpp"
 #include "microsched/pool/lane_run.hpp"
@@ -48,35 +46,29 @@ class stream_lane {
     return !__any_sync(full_mask, running_);
   }
 
-  //! Warp-collective: `steps` steps. Lanes whose task ended take the next tasks of the range
-  //! together, every `every_` steps and at the end of the window (so that no ended lane is left
-  //! with tasks still in the range when the driver refills). True when this lane holds no task
-  //! (the range is spent). Always step(): advance() does not say how many steps it ran.
+  //! Warp-collective: `steps` steps; a lane whose task ends takes the next of the range. True
+  //! when this lane holds no task (the range is spent). Always step(): advance() does not say
+  //! how many steps it ran.
   __device__ __forceinline__ bool compute(const Program& program, int steps) {
-    unsigned ended_tasks = 0;
-    int since = 0;
 #pragma unroll 4
     for (int s = 0; s < steps; ++s) {
-      if (running_ && !ended_) {
-        ended_ = program.step(context_);
-        if (ended_) program.end(task_, context_);
+      bool ended = false;
+      if (running_) {
+        ended = program.step(context_);
+        if (ended) program.end(task_, context_);
       }
-      if (++since < every_ && s + 1 < steps) continue;  // warp-uniform
-      since = 0;
-      const unsigned takers = __ballot_sync(full_mask, ended_);
-      if (takers == 0) continue;
-      ended_tasks += static_cast<unsigned>(popcount(takers));
-      const task_id t = take_in_order(next_, end_, takers, lane_);
-      if (ended_) {
-        ended_ = false;
-        running_ = t < end_;
-        if (running_) {
-          task_ = t;
-          context_ = program.begin(t);
+      const unsigned takers = __ballot_sync(full_mask, ended);
+      if (takers != 0) {
+        const task_id t = take_in_order(next_, end_, takers, lane_);
+        if (ended) {
+          running_ = t < end_;
+          if (running_) {
+            task_ = t;
+            context_ = program.begin(t);
+          }
         }
       }
     }
-    every_ = stream_take_interval(every_, steps, ended_tasks);
     return !running_;
   }
 
@@ -89,9 +81,7 @@ class stream_lane {
   task_id next_ = 0;  // the warp's range [next_, end_), the same in every lane
   task_id end_ = 0;
   unsigned lane_;
-  int every_ = 1;         // steps between takes, the same in every lane
-  bool running_ = false;  // holds a task
-  bool ended_ = false;    // its task ended since the last take
+  bool running_ = false;
 };
 
 }  // namespace microsched::detail

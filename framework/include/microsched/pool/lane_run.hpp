@@ -43,18 +43,4 @@ struct warp_run {
   return mine < end ? mine : end;
 }
 
-//! Steps between takes under the stream strategy, from what the warp saw in its last window of
-//! `steps` steps, in which `ended` tasks ended: about a third of the mean task length (32 lanes
-//! x steps / ended), between 1 and 16, averaged with the previous interval `every`. A take costs
-//! a ballot and, for the lanes that take, a begin; a lane whose task ended waits for the next
-//! take, on average half the interval: a sixth of its task.
-[[nodiscard]] constexpr MICROSCHED_HD int stream_take_interval(int every, int steps,
-                                                               unsigned ended) {
-  constexpr int longest = 16;
-  const unsigned lane_steps = static_cast<unsigned>(steps > 0 ? steps : 0) * 32u;
-  const unsigned third = ended > 0 ? lane_steps / (3u * ended) : longest;
-  const int seen = third < 1 ? 1 : (third > longest ? longest : static_cast<int>(third));
-  return (every + seen + 1) / 2;
-}
-
 }  // namespace microsched
