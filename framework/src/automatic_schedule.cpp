@@ -50,6 +50,13 @@ void calibration_state::stop(cudaStream_t stream) {
   MICROSCHED_CUDA_TRY(cudaEventRecord(stop_event, stream));
 }
 
+double calibration_state::wait_elapsed() {
+  MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_event));
+  float ms = 0;
+  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
+  return ms > 0 ? static_cast<double>(ms) : 0.0005;
+}
+
 std::string full_key(const std::string& key, int size_class) {
   return key + "|" + std::to_string(size_class);
 }

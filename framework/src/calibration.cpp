@@ -124,14 +124,7 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
     drift_streak_ = off ? drift_streak_ + 1 : 0;
-    if (drift_streak_ >= drift_runs) {
-      drift_streak_ = 0;
-      entries_.assign(candidates_.size(), entry{});
-      chosen_ = -1;
-      runs_ = 0;
-      reference_tasks_ = 0;
-      ++restarts_;
-    }
+    if (drift_streak_ >= drift_runs) restart();
     return;
   }
   entry& e = entries_[static_cast<std::size_t>(i)];
@@ -148,6 +141,25 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     e.why = why;
   }
   decide_if_done();
+}
+
+void calibration::check_choice(double ms, std::uint64_t tasks) {
+  if (!(ms > 0) || !std::isfinite(ms))
+    throw_invalid("calibration time (ms)", ms, "must be positive");
+  if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
+  if (!decided() || candidates_.size() == 1) return;
+  ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
+  const double calibrated = entries_[static_cast<std::size_t>(chosen_)].best_ms;
+  if (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) restart();
+}
+
+void calibration::restart() {
+  drift_streak_ = 0;
+  entries_.assign(candidates_.size(), entry{});
+  chosen_ = -1;
+  runs_ = 0;
+  reference_tasks_ = 0;
+  ++restarts_;
 }
 
 void calibration::fail(int i, const std::string& why) {

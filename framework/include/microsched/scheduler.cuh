@@ -157,27 +157,25 @@ class scheduler {
       launch(args_, program, num_tasks, stream);
       return;
     }
-    run_automatic(program, num_tasks, stream, false);
+    automatic_.run(num_tasks, stream, [&](const schedule_arguments& chosen) {
+      launch(chosen, program, num_tasks, stream);
+    });
   }
 
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
   //! this size class is made (a few runs; at most rounds x candidates), then waits for the last
   //! one. Every run processes every task, so use it only where running the tasks again is
-  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it runs the
-  //! choice calibration::drift_runs times, to see whether the work drifted; a no-op for fixed
-  //! schedules.
+  //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it times the
+  //! choice calibration::drift_runs times and calibrates again if the fastest is off its
+  //! calibrated time (calibration::check_choice): the work may be other data of the same size
+  //! class. A no-op for fixed schedules.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
-    // Decided already (perhaps on other data of the same size class): timed runs of the choice,
-    // each waited for so that each is timed, enough for the drift rule to restart the
-    // calibration here, before the caller times or uses it, if the work changed.
-    if (automatic_.decided(num_tasks)) {
-      for (int i = 0; i < calibration::drift_runs; ++i) {
-        MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
-        run_automatic(program, num_tasks, stream, true);
-      }
-      MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
-    }
+    MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+    automatic_.check_choice(
+        num_tasks, stream,
+        [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
+        calibration::drift_runs);
     while (!automatic_.decided(num_tasks)) run(program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }
@@ -192,14 +190,6 @@ class scheduler {
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
     if (args_.strategy != pool_strategy::automatic) return {args_};
     return automatic_candidates(Policy::switches_contexts, args_.switching);
-  }
-
-  void run_automatic(const Program& program, task_id num_tasks, cudaStream_t stream,
-                     bool always_time) {
-    automatic_.run(
-        num_tasks, stream,
-        [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
-        always_time);
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,17 @@ struct calibration_state {
   void start(int candidate, task_id tasks, cudaStream_t stream);
   //! Records the stop event after it.
   void stop(cudaStream_t stream);
+  //! Times `launch()` on `stream` with the events and waits for it: milliseconds (at least the
+  //! events' resolution). Nothing may be pending.
+  template <class Launch>
+  double time_run(cudaStream_t stream, Launch&& launch) {
+    start(-1, 1, stream);  // pending stays -1: the caller reads the time here
+    launch();
+    stop(stream);
+    return wait_elapsed();
+  }
+  //! Waits for the stop event and returns the time since the start event.
+  double wait_elapsed();
 
   std::mutex mutex;
   calibration tuning;
@@ -103,18 +115,17 @@ class automatic_schedule {
 
   //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
   //! candidate that throws std::invalid_argument (it cannot launch here) is dropped with the
-  //! reason and the direct mapping runs instead. `always_time`: time this run even once decided
-  //! (calibrate()'s drift runs), waiting for a timed run in flight first.
+  //! reason and the direct mapping runs instead.
   template <class Launch>
-  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch, bool always_time = false) {
+  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch) {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
-    if (!tuning.decided() || always_time) (void)state->collect();
+    if (!tuning.decided()) (void)state->collect();
     // Decided: never block the host, and put no event before most launches. A timed run in
     // flight is read after this launch, while the kernel runs.
-    const bool timed = always_time || (state->pending < 0 && tuning.next_run_timed());
+    const bool timed = state->pending < 0 && tuning.next_run_timed();
     if (!timed) {
       launch(tuning.candidate(tuning.chosen()));
       (void)state->collect(false);
@@ -135,6 +146,24 @@ class automatic_schedule {
       throw;
     }
     state->stop(stream);
+  }
+
+  //! Once decided: times `runs` runs of the choice through `launch(schedule)`, each waited for,
+  //! and restarts the calibration if the fastest is off its calibrated time
+  //! (calibration::check_choice).
+  template <class Launch>
+  void check_choice(task_id num_tasks, cudaStream_t stream, Launch&& launch, int runs) {
+    const auto state = state_for(num_tasks);
+    std::lock_guard lock(state->mutex);
+    (void)state->collect();
+    calibration& tuning = state->tuning;
+    if (!tuning.decided()) return;
+    double fastest = 0;
+    for (int r = 0; r < runs; ++r) {
+      const double ms = state->time_run(stream, [&] { launch(tuning.candidate(tuning.chosen())); });
+      fastest = r == 0 ? ms : std::min(fastest, ms);
+    }
+    if (runs > 0) tuning.check_choice(fastest, num_tasks);
   }
 
  private:
