@@ -3,10 +3,13 @@
 // repetitions).
 //   mc_branch/<variant>/p=<p>      Monte Carlo branch test, time against p; counter ideal_ms is
 //                                  the vanilla time at p=1 scaled by the work done at p;
-//                                  vanilla: the textbook loop; microsched: a march window of 16
-//                                  outer iterations per step (_w<w>: another window); wavefront:
-//                                  CUB queues between kernels; rows with a suffix run at p = 0.01,
-//                                  0.9 and 1 only
+//                                  vanilla: the textbook loop; microsched: the library's default,
+//                                  the automatic schedule (the direct mapping or switching on
+//                                  hybrid pools, timed; the label names the choice), a march
+//                                  window of 16 outer iterations per step; microsched_hybrid:
+//                                  switching on hybrid pools, 4 blocks/SM (_w<w>: another
+//                                  window); wavefront: CUB queues between kernels; rows with
+//                                  another suffix run at p = 0.01, 0.9 and 1 only
 //   mc_branch_tune/...             pool size and blocks per SM at p=0.01
 //   raycast/<variant>/step=<h>     ray caster, time against the step size; immediate and deferred
 //                                  switching side by side; counter speedup against vanilla
@@ -42,8 +45,10 @@
 //                                  vanilla_best (the fastest of windows 16..256 x task orders
 //                                  rows, 8x4, 16x16, expensive tiles first; the label names it),
 //                                  wavefront_<order>_w<w> (wavefront.cuh; checked against vanilla
-//                                  first), switching/... rows; counters x_vanilla_best,
-//                                  x_wavefront, x_best_baseline (the better of the two)
+//                                  first), switching/... rows, ideal (the work counted, priced
+//                                  at the rates of kernels without divergence: raycast_ideal.cuh;
+//                                  the label gives the work per ray); counters x_vanilla_best,
+//                                  x_wavefront, x_best_baseline (the better of the two), of_ideal
 //   mc_branch/wavefront/p=<p>      the Monte Carlo wavefront baseline (checked at p = 0.001,
 //                                  0.01, 0.1, 1); counter of_ideal = ideal_ms / ms
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288).
@@ -198,10 +203,18 @@ void register_mc() {
   const auto sw = [](int blocks, int contexts, int every, int threshold) {
     return make_variant(blocks, contexts, every, threshold);
   };
+  // The library's default: the automatic schedule (the direct mapping or hybrid pools on an
+  // automatic grid, whichever is faster on this workload), a march window of 16.
+  const auto automatic = [](int threshold) {
+    variant v = make_variant(0, 128, 1, threshold);
+    v.schedule.strategy = pool_strategy::automatic;
+    return v;
+  };
   const named variants[] = {
       {"vanilla", kind::vanilla, 1, {}},
       {"wavefront", kind::wavefront, 1, {}},
-      {"microsched", kind::switching, 16, sw(4, 128, 1, 33)},
+      {"microsched", kind::switching, 16, automatic(33)},
+      {"microsched_hybrid", kind::switching, 16, sw(4, 128, 1, 33)},
       {"microsched_w1", kind::switching, 1, sw(4, 128, 1, 33)},
       {"vanilla_w16", kind::vanilla, 16, {}, false},
       {"vanilla_w64", kind::vanilla, 64, {}, false},
@@ -211,10 +224,9 @@ void register_mc() {
       {"microsched_w16_deferred2", kind::switching, 16, sw(4, 128, 2, 33), false},
       {"microsched_w16_threshold24", kind::switching, 16, sw(4, 128, 1, 24), false},
       {"microsched_w16_blocks8", kind::switching, 16, sw(8, 64, 1, 33), false},
-      {"microsched_w16_auto_occupancy", kind::switching, 16, sw(0, 64, 1, 33), false},
+      {"microsched_threshold24", kind::switching, 16, automatic(24), false},
       {"microsched_w1_threshold24", kind::switching, 1, sw(4, 128, 1, 24), false},
-      {"microsched_w1_deferred4", kind::switching, 1, sw(4, 128, 4, 33), false},
-      {"microsched_w1_auto_occupancy", kind::switching, 1, sw(0, 64, 1, 33), false}};
+      {"microsched_w1_deferred4", kind::switching, 1, sw(4, 128, 4, 33), false}};
   for (const auto& n : variants) {
     for (const float p : ps) {
       if (!n.sweep && p != 0.01f && p != 0.9f && p != 1.0f) continue;
@@ -254,6 +266,7 @@ void register_mc() {
               return mc().time_switching(n.v, {0, repetitions});
             });
             mc().set_march_window(1);
+            if (n.k == kind::switching) state.SetLabel(last_switching_schedule());
             state.counters["p"] = p;
             state.counters["window"] = n.window;
             state.counters["vanilla_ms"] = vanilla_ms;
@@ -767,6 +780,7 @@ struct rc_baseline_set {
   vanilla_search vanilla;  //!< the fastest windowed vanilla (window x task order)
   double wavefront_ms = 0;
   std::string wavefront_label;
+  raycast_ideal ideal;  //!< the work counted, at full SIMD efficiency
 };
 constexpr int rc_base_repetitions = 5;
 constexpr int rc_base_windows[] = {16, 32, 64, 256};
@@ -813,6 +827,7 @@ rc_baseline_set& rc_baselines(int size, bool skip) {
   rc_baseline_set b;
   auto& r = rc_base_set(size, skip);
   r.set_march_window(1);
+  b.ideal = r.measure_ideal({1, rc_base_repetitions});
   b.textbook_ms = r.time_vanilla({1, rc_base_repetitions}).median_ms;
   b.vanilla =
       r.time_vanilla_best(std::vector<int>(std::begin(rc_base_windows), std::end(rc_base_windows)),
@@ -859,6 +874,8 @@ void register_raycast_baselines() {
               state.counters["x_wavefront"] = b->wavefront_ms / state.counters["ms"];
               const double best = std::min(b->vanilla.stats.median_ms, b->wavefront_ms);
               state.counters["x_best_baseline"] = best / state.counters["ms"];
+              state.counters["ideal_ms"] = b->ideal.ideal_ms();
+              state.counters["of_ideal"] = b->ideal.ideal_ms() / state.counters["ms"];
             })
             ->UseManualTime()
             ->Iterations(1)
@@ -868,6 +885,21 @@ void register_raycast_baselines() {
         label = "rows w1";
         timing_stats t;
         t.median_ms = b.textbook_ms;
+        return t;
+      });
+      // The ideal: the counted work at the rates of kernels without divergence; the label
+      // gives the work per ray and the rates.
+      add_row("ideal", [](rc_baseline_set& b, std::string& label) {
+        const auto& i = b.ideal;
+        const double rays = static_cast<double>(i.rays);
+        char text[200];
+        std::snprintf(text, sizeof(text),
+                      "%.1f samples x %.3f ns + %.2f shades x %.2f ns per ray, rays %.3f ms",
+                      static_cast<double>(i.samples) / rays, i.sample_ns,
+                      static_cast<double>(i.shades) / rays, i.shade_ns, i.ray_ms);
+        label = std::string(i.image_matches ? "" : "COUNTED RUN DIFFERS FROM VANILLA: ") + text;
+        timing_stats t;
+        t.median_ms = i.ideal_ms();
         return t;
       });
       add_row("vanilla_best", [](rc_baseline_set& b, std::string& label) {

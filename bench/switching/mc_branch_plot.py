@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Draws the Monte Carlo branch test (frey2012 §5.1) with matplotlib: time against the branch
 probability p, log-log, for vanilla, the wavefront baseline (CUB queues between kernels),
-microsched and the ideal line (the vanilla time at p = 1 scaled by the work done at p), from the
-mc_branch/* rows of a bench_switching JSON file.
+microsched's default (the automatic schedule), context switching on hybrid pools and the ideal
+line (the vanilla time at p = 1 scaled by the work done at p), from the mc_branch/* rows of a
+bench_switching JSON file.
 
   bench_switching --benchmark_filter='mc_branch/' --benchmark_out=mc.json --benchmark_out_format=json
   python3 bench/switching/mc_branch_plot.py mc.json mc-branch.png
@@ -17,7 +18,9 @@ import tempfile
 SERIES = [  # (bench variant, legend, colour, line style)
     ("vanilla", "vanilla (one thread per task)", "tab:red", "-"),
     ("wavefront", "wavefront (CUB queues between kernels)", "tab:green", "-"),
-    ("microsched", "microsched (context switching)", "tab:blue", "-"),
+    ("microsched_hybrid", "microsched, context switching on hybrid pools", "tab:cyan", ":"),
+    ("microsched", "microsched default (automatic: switching or the direct mapping)", "tab:blue",
+     "-"),
 ]
 IDEAL = ("ideal: vanilla at p = 1 x work done at p", "0.35")
 

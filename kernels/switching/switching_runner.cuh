@@ -54,6 +54,7 @@ timing_stats time_switching(event_timer& timer, const Program& program, task_id 
     switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule);
     (void)sched.plan(n);
     sched.calibrate(program, n, stream);  // automatic: choose before timing
+    set_last_switching_schedule(sched.report(n));
     return timer.time([&](cudaStream_t s) { sched.run(program, n, s); }, options, stream);
   });
 }

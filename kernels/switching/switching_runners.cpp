@@ -1,6 +1,22 @@
 #include "switching_runners.hpp"
 
+#include <utility>
+
 namespace microsched::switching_workloads {
+
+namespace {
+std::string& last_schedule() {
+  static std::string report;
+  return report;
+}
+}  // namespace
+
+std::string last_switching_schedule() {
+  return last_schedule();
+}
+void detail::set_last_switching_schedule(std::string report) {
+  last_schedule() = std::move(report);
+}
 
 std::vector<int> compiled_pool_sizes() {
   return {64, 128};

@@ -34,6 +34,12 @@ struct variant {
 [[nodiscard]] std::vector<int> compiled_register_caps();
 //! "hybrid chunk=64 blocks/SM=4, 64 contexts/warp, immediate"
 [[nodiscard]] std::string to_string(const variant& v);
+//! What the last time_switching() of either runner ran: the automatic schedule's choice and
+//! each candidate's time, or "fixed schedule: ...".
+[[nodiscard]] std::string last_switching_schedule();
+namespace detail {
+void set_last_switching_schedule(std::string report);
+}  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
 struct montecarlo_branch_settings {
@@ -128,6 +134,24 @@ struct run_profile {
   std::vector<double> end_ms;     //!< time by which that fraction of the tasks had ended
 };
 
+//! The ray caster's ideal under the current settings (raycast_runner::measure_ideal): the work
+//! a run does, counted, priced at the rates of kernels without divergence.
+struct raycast_ideal {
+  std::uint64_t rays = 0;
+  std::uint64_t samples = 0;   //!< samples of psi taken (with skipping: those not skipped)
+  std::uint64_t shades = 0;    //!< crossings shaded
+  bool image_matches = false;  //!< the counting run's image equals vanilla's bit for bit
+  double ray_ms = 0;           //!< one thread per ray that begins and ends it, nothing between
+  double sample_ns = 0;  //!< per sample: every thread takes the same number (ray_ms taken off)
+  double shade_ns = 0;   //!< per shade: every thread shades the same number (ray_ms taken off)
+  //! ray_ms + samples x sample_ns + shades x shade_ns
+  [[nodiscard]] double ideal_ms() const {
+    return ray_ms +
+           (static_cast<double>(samples) * sample_ns + static_cast<double>(shades) * shade_ns) *
+               1e-6;
+  }
+};
+
 //! Result of comparing a scheduled image with the vanilla one.
 struct image_check {
   workloads::check_report tasks;       //!< exactly once; `mismatched` counts pixels over tolerance
@@ -172,6 +196,10 @@ class raycast_runner {
   //! Vanilla in the scheduled runs' task order (center_first's expensive tiles first when set):
   //! the order microsched gets, given to vanilla too, so that a speedup is not an order effect.
   timing_stats time_vanilla_scheduled_order(const timing_options& options);
+  //! The ideal under the current settings (step, skipping, shading; the window and the task
+  //! order change neither the work nor the image): counts the work with one vanilla run, checks
+  //! its image against vanilla's, and times the uniform-work kernels (raycast_ideal.cuh).
+  raycast_ideal measure_ideal(const timing_options& options);
   //! The windowed vanilla a user tunes by hand: vanilla at each of `windows` in each task order
   //! (rows, 8x4 and 16x16 tiles where they divide the image, expensive 8x4 tiles first); the
   //! fastest, and every time tried. The settings are as before afterwards.

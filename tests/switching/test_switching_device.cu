@@ -3,7 +3,8 @@
 // sizes and task-pool strategies, with and without deferred switching and the vote threshold,
 // with one managed branch (Monte Carlo branch test) and two (one of them if/else with work on
 // both paths). The wavefront baseline (kernels/switching/wavefront.cuh) is checked the same
-// way, and through the runners' public API, as is the windowed-vanilla search.
+// way, and through the runners' public API, as are the windowed-vanilla search and the ray
+// caster's ideal (the counted run's image).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -369,6 +370,32 @@ TEST_CASE("the windowed-vanilla search tries every order and window and keeps th
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(rc.time_vanilla_best({0}, {0, 1}), doctest::Contains("window"),
                        std::invalid_argument);
+}
+
+TEST_CASE(
+    "the ray caster's ideal: the counted run renders vanilla's image; skipping saves samples") {
+  const int size = small_run() ? 32 : 96;
+  switching_workloads::raycast_runner rc({size, size, 0.05f});
+  rc.set_march_window(16);  // the counting run takes one sample per iteration whatever the window
+  rc.set_tile(8, 4);
+  const auto full = rc.measure_ideal({0, 1});
+  rc.set_skip_empty(true);
+  const auto skipped = rc.measure_ideal({0, 1});
+  for (const auto* i : {&full, &skipped}) {
+    CHECK(i->image_matches);
+    CHECK(i->rays == static_cast<std::uint64_t>(size) * size);
+    CHECK(i->samples >= i->rays);  // a miss takes one sample
+    CHECK(i->shades > 0);
+    CHECK(i->sample_ns > 0);
+    CHECK(i->shade_ns > i->sample_ns);  // a shade takes over a hundred samples of psi
+    CHECK(i->ideal_ms() > i->ray_ms);
+  }
+  CHECK(skipped.samples < full.samples);
+  CHECK(skipped.shades == full.shades);  // skipped samples cannot cross a surface
+  rc.set_step_size(0.025f);
+  const auto fine = rc.measure_ideal({0, 1});
+  CHECK(fine.image_matches);
+  CHECK(fine.samples > skipped.samples);
 }
 
 TEST_CASE_TEMPLATE("a march window in the Monte Carlo step changes no output", C,

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "raycast/raycast_ideal.cuh"
 #include "raycast/raycast_program.cuh"
 #include "raycast/raycast_switching.cuh"
 #include "switching_runner.cuh"
@@ -292,6 +293,39 @@ timing_stats raycast_runner::time_wavefront(const timing_options& options) {
 
 int raycast_runner::wavefront_rounds() const {
   return impl_->wave ? impl_->wave->rounds() : 0;
+}
+
+raycast_ideal raycast_runner::measure_ideal(const timing_options& options) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  const auto view = m.program().view;
+  m.image.fill_bytes(0xff, s);
+  const auto totals = detail::count_raycast_work(view, m.image.data(), s);
+  raycast_ideal r;
+  r.rays = totals.rays;
+  r.samples = totals.samples;
+  r.shades = totals.shades;
+  r.image_matches = m.image.to_host(s) == m.reference.to_host(s);
+  // Enough uniform work per thread that a kernel runs far longer than its launch (at 512^2:
+  // 256 samples, 8 shades per thread), fewer per thread on larger images; bounded on small ones.
+  const double pixels = static_cast<double>(m.pixels());
+  const double scale = std::min(262144.0 / pixels, 8.0);
+  const int samples = std::max(32, static_cast<int>(256.0 * scale) / 2 * 2);
+  const int shades = std::max(2, static_cast<int>(8.0 * scale));
+  const auto time_uniform = [&](int sa, int sh) {
+    return m.timer
+        .time(
+            [&](cudaStream_t st) {
+              detail::run_uniform_raycast_work(view, sa, sh, m.image.data(), st);
+            },
+            options, s)
+        .median_ms;
+  };
+  r.ray_ms = time_uniform(0, 0);
+  r.sample_ns = (time_uniform(samples, 0) - r.ray_ms) * 1e6 / (pixels * samples);
+  r.shade_ns = (time_uniform(0, shades) - r.ray_ms) * 1e6 / (pixels * shades);
+  return r;
 }
 
 vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows,

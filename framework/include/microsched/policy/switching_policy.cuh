@@ -98,7 +98,12 @@ struct switching_policy {
   static constexpr bool register_cap = true;
   static constexpr int min_blocks_per_sm = MinBlocksPerSM > 0 ? MinBlocksPerSM : 1;
   using params = switching_arguments;
-  static constexpr int auto_blocks_per_sm = 0;  //!< as many blocks as occupancy allows
+  //! blocks_per_sm = 0 (and the automatic schedule's pool candidate): at most 16 warps per SM.
+  //! Fewer resident warps give each warp's pool more tasks to choose contexts from: the Monte
+  //! Carlo branch test at p = 0.01 runs 7.21 ms at 4 blocks of 128 threads per SM against 7.83 ms
+  //! with an occupancy-sized grid on an H100 (bench_switching mc_branch/microsched/p=0.01 and
+  //! mc_branch/microsched_w16_auto_occupancy/p=0.01); the ray caster at 512^2 prefers 3 or 4.
+  static constexpr int auto_blocks_per_sm = 512 / BlockThreads > 0 ? 512 / BlockThreads : 1;
   //! Runs managed-branch programs and parks contexts (stacks or rings: switching_arguments::fifo).
   static constexpr bool switches_contexts = true;
   //! Refills line up with the votes: one fetch check per switching window.
