@@ -29,10 +29,11 @@ struct switching_cli {
     add_strategy_option(app, strategy);
     programs::add_checked(app, "--chunk", chunk, "tasks per grab from the global pool",
                           std::uint64_t{1}, std::uint64_t{1} << 30);
-    programs::add_checked(app, "--blocks-per-sm", blocks_per_sm,
-                          "resident blocks of 128 threads per SM; 0 = from occupancy. Fewer warps "
-                          "give each warp more tasks to choose contexts from",
-                          0, 32);
+    programs::add_checked(
+        app, "--blocks-per-sm", blocks_per_sm,
+        "resident blocks of 128 threads per SM; 0 = automatic (as many as fit, at "
+        "most 4). Fewer warps give each warp more tasks to choose contexts from",
+        0, 32);
     programs::add_checked(app, "--contexts", contexts,
                           "detached contexts per warp's pool: 64 or 128", 1, 1024);
     programs::add_checked(app, "--switch-every", switch_every,
