@@ -168,6 +168,21 @@ std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_task
   return static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sm_count);
 }
 
+int auto_blocks_for_tasks(std::uint64_t num_tasks, int sm_count, int block_threads, int least,
+                          int tasks_per_lane) {
+  if (sm_count < 1) throw_invalid("SM count", sm_count, "must be at least 1");
+  if (block_threads < 1) throw_invalid("threads per block", block_threads, "must be at least 1");
+  if (least < 1) throw_invalid("least blocks per SM", least, "must be at least 1");
+  if (tasks_per_lane < 1) throw_invalid("tasks per lane", tasks_per_lane, "must be at least 1");
+  const std::uint64_t per_block = static_cast<std::uint64_t>(sm_count) *
+                                  static_cast<std::uint64_t>(block_threads) *
+                                  static_cast<std::uint64_t>(tasks_per_lane);
+  const std::uint64_t needed = num_tasks / per_block + (num_tasks % per_block != 0);
+  constexpr std::uint64_t most = 1024;  // more than any SM holds; grid_blocks() clamps
+  return static_cast<int>(
+      std::max<std::uint64_t>(static_cast<std::uint64_t>(least), std::min(needed, most)));
+}
+
 std::uint64_t direct_blocks(std::uint64_t num_tasks, int block_threads) {
   if (block_threads < 1) throw_invalid("threads per block", block_threads, "must be at least 1");
   const auto per_block = static_cast<std::uint64_t>(block_threads);

@@ -112,3 +112,22 @@ TEST_CASE("the direct mapping covers every task once, grid-stride beyond the lau
   CHECK(parse_pool_strategy("direct") == pool_strategy::direct);
   CHECK(parse_pool_strategy("automatic") == pool_strategy::automatic);
 }
+
+TEST_CASE("the automatic grid grows past its least only where lanes would hold many tasks") {
+  // 132 SMs, blocks of 128, at least 4 blocks per SM, at most 8 tasks per lane.
+  CHECK(auto_blocks_for_tasks(std::uint64_t{1} << 19, 132, 128, 4, 8) == 4);  // 3.9 needed
+  CHECK(auto_blocks_for_tasks(512 * 512, 132, 128, 4, 8) == 4);               // 1.9: the least
+  CHECK(auto_blocks_for_tasks(2048 * 2048, 132, 128, 4, 8) == 32);            // 31.03, rounded up
+  CHECK(auto_blocks_for_tasks(0, 132, 128, 4, 8) == 4);
+  CHECK(auto_blocks_for_tasks(std::uint64_t{1} << 62, 132, 128, 4, 8) ==
+        1024);  // grid_blocks clamps
+  CHECK_THROWS_AS((void)auto_blocks_for_tasks(1, 0, 128, 4, 8), std::invalid_argument);
+  CHECK_THROWS_AS((void)auto_blocks_for_tasks(1, 132, 0, 4, 8), std::invalid_argument);
+  CHECK_THROWS_AS((void)auto_blocks_for_tasks(1, 132, 128, 0, 8), std::invalid_argument);
+  CHECK_THROWS_AS((void)auto_blocks_for_tasks(1, 132, 128, 4, 0), std::invalid_argument);
+  // What fits still bounds it.
+  schedule_arguments a;
+  a.strategy = pool_strategy::hybrid;
+  CHECK(grid_blocks(a, 2048 * 2048, 132, 5, auto_blocks_for_tasks(2048 * 2048, 132, 128, 4, 8)) ==
+        5 * 132);
+}

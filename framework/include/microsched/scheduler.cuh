@@ -199,7 +199,8 @@ class scheduler {
     }
     const kernel_resources r =
         resources_of(reinterpret_cast<const void*>(kernel(s)), dynamic_shared_bytes);
-    return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, Policy::auto_blocks_per_sm),
+    return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
+                        Policy::auto_blocks(num_tasks, sm_count_)),
             block_threads, dynamic_shared_bytes, r};
   }
 

@@ -135,6 +135,7 @@ struct termination_policy {
   //! schedule (Julia offset 0, 2048^2, crunch 4096): 16 blocks/SM 1.22x vanilla, 8 blocks/SM
   //! 1.57x; Monte Carlo at kill 0.001 unchanged (3.43x / 3.42x).
   static constexpr int auto_blocks_per_sm = 1024 / BlockThreads > 0 ? 1024 / BlockThreads : 1;
+  [[nodiscard]] static int auto_blocks(task_id, int) { return auto_blocks_per_sm; }
   //! Long enough to amortise the check's ballot, short enough that a lane idles little.
   [[nodiscard]] static constexpr int default_deferral(const switching_arguments&) { return 64; }
   //! Runs plain task programs; no parked contexts, so no ring order to compile.

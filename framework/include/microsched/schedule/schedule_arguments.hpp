@@ -52,6 +52,13 @@ void validate(const switching_arguments& args);
 [[nodiscard]] std::uint64_t grid_blocks(const schedule_arguments& args, std::uint64_t num_tasks,
                                         int sm_count, int max_blocks_per_sm, int auto_limit = 0);
 
+//! The automatic grid's limit of blocks per SM that keeps each lane at most `tasks_per_lane`
+//! tasks: at least `least`, more when the problem would give a lane more tasks than that (the
+//! caller's grid_blocks() then keeps it to what fits). Throws std::invalid_argument for an SM
+//! count, block size, least or tasks per lane below 1.
+[[nodiscard]] int auto_blocks_for_tasks(std::uint64_t num_tasks, int sm_count, int block_threads,
+                                        int least, int tasks_per_lane);
+
 //! Blocks of the direct mapping: one thread per task, grid-stride beyond the launch limit.
 [[nodiscard]] std::uint64_t direct_blocks(std::uint64_t num_tasks, int block_threads);
 
