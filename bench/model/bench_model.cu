@@ -130,6 +130,40 @@ void write_dump(const prepared& p, const std::string& folder) {
        << p.shape.lone_block_speedup << "\noriginal_ms " << p.original_ms << '\n';
 }
 
+//! Each item's start and lane cycles (probe_mode::span) in the original launch and in a launch of
+//! one block per SM (the lone run of measure_latency), for fitting warp times offline.
+void write_spans(prepared& p, const std::string& folder) {
+  divergent_workload& w = *p.w;
+  const std::size_t n = w.items();
+  const auto run = [&](const std::vector<std::uint32_t>& order, const std::string& suffix) {
+    device_buffer<std::uint32_t> d_order(order), counts(n * p.exact.regions), spans(2 * n);
+    spans.fill_bytes(0);
+    w.launch({probe_mode::span,
+              d_order.data(),
+              static_cast<std::uint32_t>(order.size()),
+              {counts.data(), nullptr, nullptr, spans.data()},
+              nullptr,
+              nullptr});
+    const auto host = spans.to_host();
+    std::ofstream out(folder + "/" + w.name() + suffix, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(host.data()),
+              static_cast<std::streamsize>(host.size() * sizeof(std::uint32_t)));
+    std::ofstream ord(folder + "/" + w.name() + suffix + ".order", std::ios::binary);
+    ord.write(reinterpret_cast<const char*>(order.data()),
+              static_cast<std::streamsize>(order.size() * sizeof(std::uint32_t)));
+  };
+  run(identity_order(n), ".span.u32");
+  const auto order = sorting_order(p.exact);
+  const std::size_t alone_items =
+      std::min(n, std::size_t(current_sm_count()) * divergent_workload::threads_per_block);
+  std::vector<std::uint32_t> part(alone_items);
+  for (std::size_t k = 0; k < alone_items; ++k) part[k] = order[k * (n / alone_items)];
+  run(part, ".lone.u32");
+  auto sh = identity_order(n);
+  std::shuffle(sh.begin(), sh.end(), std::mt19937(23));
+  run(sh, ".shuffled.u32");
+}
+
 prepared& get(const std::string& name) {
   static std::map<std::string, std::unique_ptr<prepared>> cache;
   auto& slot = cache[name];
@@ -188,7 +222,10 @@ prepared& get(const std::string& name) {
   w.poison_outputs(nullptr);
   w.launch({probe_mode::off, nullptr, n32, {}, nullptr, nullptr});
   p.original_outputs = w.outputs();
-  if (const char* dump = std::getenv("MICROSCHED_MODEL_DUMP")) write_dump(p, dump);
+  if (const char* dump = std::getenv("MICROSCHED_MODEL_DUMP")) {
+    write_dump(p, dump);
+    write_spans(p, dump);
+  }
   return p;
 }
 

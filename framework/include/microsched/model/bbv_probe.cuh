@@ -5,6 +5,9 @@
 //!   writes its BBV row once at the end (one store per region per thread).
 //! - probe_mode::time: each thread also reads clock64() around every region execution and adds
 //!   the cycles and executions to per-region sums (per-region latency on this GPU).
+//! - probe_mode::span: each thread counts like count mode and also records when it started
+//!   (globaltimer, ns) and how many cycles it ran (clock64 from the probe's construction to
+//!   flush), so one launch gives every item's BBV and its lane's time.
 //! - probe_mode::off: the probe is an empty class and every call compiles to nothing, so the
 //!   timed kernel and the instrumented one come from the same source.
 //! Regions are numbered 0..Regions-1 by the user and must not nest (a timed outer region would
@@ -24,14 +27,17 @@
 
 namespace microsched::model {
 
-enum class probe_mode { off, count, time };
+enum class probe_mode { off, count, time, span };
 
 //! Where a probe writes. count: `counts` (item, region), zero not needed (every row is
-//! written). time: `cycles` and `hits` (region), zeroed before the launch.
+//! written). time: `cycles` and `hits` (region), zeroed before the launch. span: `counts` and
+//! `spans` (item, 2): the start in ns since the launch's first start is not known in-kernel, so
+//! the low 32 bits of globaltimer, then the cycles the lane ran.
 struct bbv_sink {
   std::uint32_t* counts = nullptr;
   unsigned long long* cycles = nullptr;
   unsigned long long* hits = nullptr;
+  std::uint32_t* spans = nullptr;
 };
 
 template <int Regions, probe_mode Mode>
@@ -40,6 +46,18 @@ class bbv_probe {
 
  public:
   static constexpr probe_mode mode = Mode;
+
+  //! Span mode reads the clocks here: the thread's time starts when its probe is made.
+  MICROSCHED_DEVICE bbv_probe() {
+#if defined(__CUDA_ARCH__)
+    if constexpr (Mode == probe_mode::span) {
+      std::uint64_t ns;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+      started_ns_ = static_cast<std::uint32_t>(ns);
+      start_ = clock64();
+    }
+#endif
+  }
 
   //! Marks the start of a region execution (time mode reads the clock).
   MICROSCHED_DEVICE void enter() {
@@ -62,10 +80,15 @@ class bbv_probe {
   //! executions to the per-region sums (time mode).
   MICROSCHED_DEVICE void flush(const bbv_sink& sink, std::uint32_t item) const {
 #if defined(__CUDA_ARCH__)
-    if constexpr (Mode == probe_mode::count) {
+    if constexpr (Mode == probe_mode::count || Mode == probe_mode::span) {
 #pragma unroll
       for (int r = 0; r < Regions; ++r)
         sink.counts[static_cast<std::size_t>(item) * Regions + r] = count_[r];
+      if constexpr (Mode == probe_mode::span) {
+        sink.spans[2 * static_cast<std::size_t>(item)] = started_ns_;
+        sink.spans[2 * static_cast<std::size_t>(item) + 1] =
+            static_cast<std::uint32_t>(clock64() - start_);
+      }
     } else {
 #pragma unroll
       for (int r = 0; r < Regions; ++r) {
@@ -84,6 +107,7 @@ class bbv_probe {
   std::uint32_t count_[Regions] = {};
   long long cycles_[Mode == probe_mode::time ? Regions : 1] = {};
   long long start_ = 0;
+  std::uint32_t started_ns_ = 0;
 };
 
 //! The switched-off probe: no state, no code.
