@@ -162,6 +162,7 @@ void write_spans(prepared& p, const std::string& folder) {
   auto sh = identity_order(n);
   std::shuffle(sh.begin(), sh.end(), std::mt19937(23));
   run(sh, ".shuffled.u32");
+  run(order, ".sorted.u32");
 }
 
 prepared& get(const std::string& name) {
