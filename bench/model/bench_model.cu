@@ -48,11 +48,13 @@ double ms_since(clock_type::time_point start) {
 struct prepared {
   std::unique_ptr<divergent_workload> w;
   bbv_matrix exact, predicted;
+  bbv_matrix expected;  // predicted plus the sample's residuals: what the forecasts rate
   std::vector<double> latency;
   gpu_shape shape;
   double predict_ms = 0;  // regression fit + prediction on the host
   double bbv_error = 0;   // mean absolute count error of the prediction
-  double original_ms = 0, counted_ms = 0;
+  double expect_ms = 0;   // resample_residuals on the host
+  double original_ms = 0, counted_ms = 0, timed_ms = 0;
   std::vector<std::uint32_t> original_outputs;
   bool latency_cached = false;
 };
@@ -62,53 +64,51 @@ bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::ui
   device_buffer<std::uint32_t> counts(m.counts.size());
   counts.fill_bytes(0);
   w.launch(
-      {probe_mode::count, order, threads, {counts.data(), nullptr, nullptr}, nullptr, nullptr});
+      {probe_mode::count, order, threads, {counts.data(), nullptr}, nullptr, nullptr});
   m.counts = counts.to_host();
   return m;
 }
 
-//! Region latencies on a full GPU and, as the last value, how much faster a block runs alone on
-//! an SM (both from the time probe); cached per GPU.
+//! Lane cycles of a probe_mode::time launch of `order` (slot s runs item order[s]).
+std::vector<std::uint32_t> time_lanes(divergent_workload& w, const std::vector<std::uint32_t>& order,
+                                      std::size_t regions) {
+  device_buffer<std::uint32_t> d_order(order), counts(w.items() * regions), cycles(w.items());
+  cycles.fill_bytes(0);
+  w.launch({probe_mode::time,
+            d_order.data(),
+            static_cast<std::uint32_t>(order.size()),
+            {counts.data(), cycles.data()},
+            nullptr,
+            nullptr});
+  return cycles.to_host();
+}
+
+//! Region latencies fitted to timed launches of the original order and of the items sorted by
+//! exact BBV, and, as the last value, how much faster a warp runs in a block alone on its SM
+//! (a timed launch of one block per SM); cached per GPU.
 std::vector<double> measure_latency(prepared& p) {
   const latency_cache cache(std::getenv("MICROSCHED_MODEL_CACHE") != nullptr
                                 ? std::getenv("MICROSCHED_MODEL_CACHE")
                                 : "model-cache");
-  const std::string gpu = current_device().name, key = p.w->name() + "-regions";
+  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit";
   const std::size_t regions = p.exact.regions;
   if (auto cached = cache.load(gpu, key); cached && cached->size() == regions + 1) {
     p.latency_cached = true;
     return *cached;
   }
-  // time each region on the exact-BBV order: its warps do not diverge, so a lane's cycles are
-  // its warp's
-  const auto order = sorting_order(p.exact);
-  const auto time_regions = [&](const std::vector<std::uint32_t>& o) {
-    device_buffer<std::uint32_t> d_order(o);
-    device_buffer<unsigned long long> sums(2 * regions);
-    sums.fill_bytes(0);
-    p.w->launch({probe_mode::time,
-                 d_order.data(),
-                 static_cast<std::uint32_t>(o.size()),
-                 {nullptr, sums.data(), sums.data() + regions},
-                 nullptr,
-                 nullptr});
-    return sums.to_host();  // (cycles of each region, executions of each region)
-  };
-  const auto full = time_regions(order);
-  const std::span<const unsigned long long> f(full);
-  auto lat = latencies_from_sums(f.first(regions), f.subspan(regions));
-  // one block per SM: an evenly strided part of the same order (still sorted, still convergent)
-  const std::size_t alone_items = std::min(
-      order.size(), std::size_t(current_sm_count()) * divergent_workload::threads_per_block);
+  const std::size_t n = p.w->items();
+  const auto original = identity_order(n), sorted = sorting_order(p.exact);
+  const auto original_cycles = time_lanes(*p.w, original, regions);
+  const auto sorted_cycles = time_lanes(*p.w, sorted, regions);
+  const timed_launch launches[] = {{original, original_cycles}, {sorted, sorted_cycles}};
+  auto lat = fit_latencies(p.exact, launches);
+  // one block per SM: an evenly strided part of the sorted order
+  const std::size_t alone_items =
+      std::min(n, std::size_t(current_sm_count()) * divergent_workload::threads_per_block);
   std::vector<std::uint32_t> part(alone_items);
-  for (std::size_t k = 0; k < alone_items; ++k) part[k] = order[k * (order.size() / alone_items)];
-  const auto alone = time_regions(part);
-  double at_full = 0, measured = 0;  // the alone run's executions at full-GPU latencies, and as run
-  for (std::size_t r = 0; r < regions; ++r) {
-    at_full += lat[r] * double(alone[regions + r]);
-    measured += double(alone[r]);
-  }
-  lat.push_back(measured > 0 ? std::max(1.0, at_full / measured) : 1.0);
+  for (std::size_t k = 0; k < alone_items; ++k) part[k] = sorted[k * (n / alone_items)];
+  const auto part_cycles = time_lanes(*p.w, part, regions);
+  lat.push_back(fit_lone_block_speedup(p.exact, lat, {part, part_cycles}));
   cache.store(gpu, key, lat);
   return lat;
 }
@@ -128,41 +128,6 @@ void write_dump(const prepared& p, const std::string& folder) {
   meta << "\nsm_count " << p.shape.sm_count << "\nblocks_per_sm " << p.shape.blocks_per_sm
        << "\nthreads_per_block " << p.shape.threads_per_block << "\nlone_block_speedup "
        << p.shape.lone_block_speedup << "\noriginal_ms " << p.original_ms << '\n';
-}
-
-//! Each item's start and lane cycles (probe_mode::span) in the original launch and in a launch of
-//! one block per SM (the lone run of measure_latency), for fitting warp times offline.
-void write_spans(prepared& p, const std::string& folder) {
-  divergent_workload& w = *p.w;
-  const std::size_t n = w.items();
-  const auto run = [&](const std::vector<std::uint32_t>& order, const std::string& suffix) {
-    device_buffer<std::uint32_t> d_order(order), counts(n * p.exact.regions), spans(2 * n);
-    spans.fill_bytes(0);
-    w.launch({probe_mode::span,
-              d_order.data(),
-              static_cast<std::uint32_t>(order.size()),
-              {counts.data(), nullptr, nullptr, spans.data()},
-              nullptr,
-              nullptr});
-    const auto host = spans.to_host();
-    std::ofstream out(folder + "/" + w.name() + suffix, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(host.data()),
-              static_cast<std::streamsize>(host.size() * sizeof(std::uint32_t)));
-    std::ofstream ord(folder + "/" + w.name() + suffix + ".order", std::ios::binary);
-    ord.write(reinterpret_cast<const char*>(order.data()),
-              static_cast<std::streamsize>(order.size() * sizeof(std::uint32_t)));
-  };
-  run(identity_order(n), ".span.u32");
-  const auto order = sorting_order(p.exact);
-  const std::size_t alone_items =
-      std::min(n, std::size_t(current_sm_count()) * divergent_workload::threads_per_block);
-  std::vector<std::uint32_t> part(alone_items);
-  for (std::size_t k = 0; k < alone_items; ++k) part[k] = order[k * (n / alone_items)];
-  run(part, ".lone.u32");
-  auto sh = identity_order(n);
-  std::shuffle(sh.begin(), sh.end(), std::mt19937(23));
-  run(sh, ".shuffled.u32");
-  run(order, ".sorted.u32");
 }
 
 prepared& get(const std::string& name) {
@@ -188,7 +153,7 @@ prepared& get(const std::string& name) {
   for (std::size_t k = 0; k < sample.size(); ++k)
     std::ranges::copy(counted.row(sample[k]), sample_counts.row(k).begin());
   const auto features = w.features();
-  const auto start = clock_type::now();
+  auto start = clock_type::now();
   const auto fit = fit_bbv_regression(select_rows(features, sample), sample, sample_counts);
   p.predicted = predict_bbvs(fit, features);
   p.predict_ms = ms_since(start);
@@ -198,6 +163,9 @@ prepared& get(const std::string& name) {
   p.latency.pop_back();
   p.shape = {current_sm_count(), w.blocks_per_sm(true), divergent_workload::threads_per_block,
              lone_block_speedup};
+  start = clock_type::now();
+  p.expected = resample_residuals(p.predicted, sample, sample_counts, p.latency);
+  p.expect_ms = ms_since(start);
   event_timer timer;
   const auto n32 = static_cast<std::uint32_t>(n);
   p.original_ms = timer
@@ -207,26 +175,22 @@ prepared& get(const std::string& name) {
                           },
                           kernel_timing)
                       .median_ms;
-  device_buffer<std::uint32_t> counts(p.exact.counts.size());
-  p.counted_ms = timer
-                     .time(
-                         [&](cudaStream_t s) {
-                           w.launch({probe_mode::count,
-                                     nullptr,
-                                     n32,
-                                     {counts.data(), nullptr, nullptr},
-                                     nullptr,
-                                     s});
-                         },
-                         kernel_timing)
-                     .median_ms;
+  device_buffer<std::uint32_t> counts(p.exact.counts.size()), cycles(n);
+  const auto probed_ms = [&](probe_mode mode) {
+    return timer
+        .time(
+            [&](cudaStream_t s) {
+              w.launch({mode, nullptr, n32, {counts.data(), cycles.data()}, nullptr, s});
+            },
+            kernel_timing)
+        .median_ms;
+  };
+  p.counted_ms = probed_ms(probe_mode::count);
+  p.timed_ms = probed_ms(probe_mode::time);
   w.poison_outputs(nullptr);
   w.launch({probe_mode::off, nullptr, n32, {}, nullptr, nullptr});
   p.original_outputs = w.outputs();
-  if (const char* dump = std::getenv("MICROSCHED_MODEL_DUMP")) {
-    write_dump(p, dump);
-    write_spans(p, dump);
-  }
+  if (const char* dump = std::getenv("MICROSCHED_MODEL_DUMP")) write_dump(p, dump);
   return p;
 }
 
@@ -293,13 +257,23 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   cudaEventDestroy(end);
   const double kernel_ms = summarize(samples).median_ms;
   const double measured = kernel_ms / p.original_ms;  // time ratio: < 1 is faster
-  // predictions from the BBVs the model has: predicted ones (the ideal row: exact ones)
-  const double pred_w =
-      bbv_weighted(bbv, p.latency, order, p.shape) / bbv_weighted(bbv, p.latency, {}, p.shape);
-  const double pred_ws = bbv_weighted_scheduled(bbv, p.latency, order, p.shape) /
-                         bbv_weighted_scheduled(bbv, p.latency, {}, p.shape);
-  const double pred_ws_exact = bbv_weighted_scheduled(p.exact, p.latency, order, p.shape) /
-                               bbv_weighted_scheduled(p.exact, p.latency, {}, p.shape);
+  // Predictions. An order built from predicted BBVs is rated on the expected ones (the
+  // predictions plus the sample's residuals); the ideal order, built from the exact BBVs, on
+  // those. pred_ws_plain rates on the BBVs the order was built from, as eq. 5's users do.
+  const bbv_matrix& rated = kind == row::ideal ? p.exact : p.expected;
+  const auto ratio = [&](const bbv_matrix& m, auto metric) {
+    return metric(m, p.latency, order, p.shape) / metric(m, p.latency, {}, p.shape);
+  };
+  const auto weighted = [](const bbv_matrix& m, std::span<const double> l,
+                           std::span<const std::uint32_t> o,
+                           const gpu_shape& g) { return bbv_weighted(m, l, o, g); };
+  const auto scheduled = [](const bbv_matrix& m, std::span<const double> l,
+                            std::span<const std::uint32_t> o,
+                            const gpu_shape& g) { return bbv_weighted_scheduled(m, l, o, g); };
+  const double pred_w = ratio(rated, weighted);
+  const double pred_ws = ratio(rated, scheduled);
+  const double pred_ws_plain = ratio(bbv, scheduled);
+  const double pred_ws_exact = ratio(p.exact, scheduled);
   const double host_ms =
       (kind == row::ideal || kind == row::shuffled ? 0.0 : p.predict_ms) + regroup_ms + upload_ms;
   auto& c = state.counters;
@@ -309,6 +283,8 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   c["pred_w"] = pred_w;
   c["pred_ws"] = pred_ws;
   c["pred_ws_exact"] = pred_ws_exact;
+  c["pred_ws_plain"] = pred_ws_plain;
+  c["err_ws_plain_pct"] = 100.0 * std::abs(pred_ws_plain - measured) / measured;
   c["err_w_pct"] = 100.0 * std::abs(pred_w - measured) / measured;
   c["err_ws_pct"] = 100.0 * std::abs(pred_ws - measured) / measured;
   c["speedup"] = p.original_ms / kernel_ms;
@@ -320,6 +296,8 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   c["breakeven"] = kernel_ms < p.original_ms ? host_ms / (p.original_ms - kernel_ms) : -1.0;
   c["bbv_mae"] = p.bbv_error;
   c["count_cost"] = p.counted_ms / p.original_ms;
+  c["time_cost"] = p.timed_ms / p.original_ms;
+  c["expect_ms"] = p.expect_ms;
   c["blocks_per_sm"] = p.shape.blocks_per_sm;
   c["lone_speedup"] = p.shape.lone_block_speedup;
   std::string label = "lat";

@@ -57,7 +57,6 @@ __global__ void align_reads(read_set s, uint2* result, const std::uint32_t* orde
   std::uint32_t k_next = pos + band + 1, ref_word = s.ref[k_next >> 4], q_word = 0;
   int best = 0, best_row = 0, rows = 0;
   for (int i = 0; i < length; ++i) {
-    probe.enter();
     if ((i & 15) == 0) q_word = q[i >> 4];
     const int qi = base_at(q_word, static_cast<std::uint32_t>(i));
     int left = 0, row_best = 0;  // h of the cell to the left in this row
@@ -82,7 +81,6 @@ __global__ void align_reads(read_set s, uint2* result, const std::uint32_t* orde
   unsigned check = 0;
   if (best >= length) {  // aligned: verify base by base along the claimed diagonal
     for (int i = 0; i < length; ++i) {
-      probe.enter();
       const std::uint32_t k = pos + static_cast<std::uint32_t>(i);
       const unsigned a = base_at(q[i >> 4], static_cast<std::uint32_t>(i)),
                      b = base_at(s.ref[k >> 4], k);

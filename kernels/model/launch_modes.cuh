@@ -39,8 +39,6 @@ void dispatch(const launch_request& request, std::size_t items, Launch&& launch)
         return launch(std::integral_constant<probe_mode, probe_mode::count>{}, redirect);
       case probe_mode::time:
         return launch(std::integral_constant<probe_mode, probe_mode::time>{}, redirect);
-      case probe_mode::span:
-        return launch(std::integral_constant<probe_mode, probe_mode::span>{}, redirect);
     }
   };
   if (request.order != nullptr) {

@@ -80,13 +80,11 @@ __global__ void mc_generate(voxel_grid g, const std::uint32_t* offset, float4* o
   if (!item_of<Redirect>(blockIdx.x * blockDim.x + threadIdx.x, order, threads, voxel)) return;
   if (visits != nullptr) atomicAdd(visits + voxel, 1u);
   model::bbv_probe<3, Mode> probe;
-  probe.enter();
   float f[8];
   const unsigned cube = cube_index(g, voxel, f);
   const int count = c_count[cube];
   probe.template leave<0>();
   if (count > 0) {
-    probe.enter();
     float3 vert[12];
 #pragma unroll
     for (int e = 0; e < 12; ++e) {
@@ -99,7 +97,6 @@ __global__ void mc_generate(voxel_grid g, const std::uint32_t* offset, float4* o
     probe.template leave<1>();
     const std::uint32_t base = offset[voxel];
     for (int i = 0; i < count; ++i) {
-      probe.enter();
       const int e = c_tri[cube][i];
       float3 p = vert[0];
 #pragma unroll

@@ -52,14 +52,12 @@ __global__ void transport(const photon_start* start, float2* result, const std::
   float z = start[photon].depth, uz = 1.0f, weight = 1.0f;
   int steps = 0;
   for (; steps < max_steps && weight > 0.0f; ++steps) {
-    probe.enter();
     const float mu_t = c_slab.mu_a[layer] + c_slab.mu_s[layer];
     const float s = -__logf(uniform(photon, draw)) / mu_t;
     const float bound = uz > 0 ? c_slab.top[layer + 1] : c_slab.top[layer];
     const bool hits = uz != 0.0f && (bound - z) / uz < s;
     probe.template leave<0>();
     if (hits) {
-      probe.enter();
       z = bound;
       const int next = layer + (uz > 0 ? 1 : -1);
       const float n1 = c_slab.n[layer], n2 = next >= 0 && next < layers ? c_slab.n[next] : 1.0f;
@@ -74,7 +72,6 @@ __global__ void transport(const photon_start* start, float2* result, const std::
       }
       probe.template leave<1>();
     } else {
-      probe.enter();
       z += s * uz;
       weight *= c_slab.mu_s[layer] / mu_t;
       const float g = c_slab.g[layer], xi = uniform(photon, draw);
@@ -86,7 +83,6 @@ __global__ void transport(const photon_start* start, float2* result, const std::
       uz = fminf(1.0f, fmaxf(-1.0f, sin_theta * __cosf(phi) * sz + uz * cos_theta));
       probe.template leave<2>();
       if (weight < 1e-3f) {
-        probe.enter();
         weight = uniform(photon, draw) < 0.1f ? weight * 10.0f : 0.0f;
         probe.template leave<3>();
       }

@@ -163,10 +163,5 @@ TEST_CASE("latency cache: one file per GPU, one line per kernel, replaced atomic
   CHECK(cache.load("Other GPU", "mc") == std::vector<double>{1, 2});
   CHECK(cache.file_for("NVIDIA H100 80GB HBM3").filename() == "NVIDIA_H100_80GB_HBM3.latency");
   CHECK_THROWS_AS(cache.store("x", "bad key", std::vector<double>{1}), std::invalid_argument);
-  CHECK(latencies_from_sums(std::vector<unsigned long long>{100, 5},
-                            std::vector<unsigned long long>{4, 0}) == std::vector<double>{25, 0});
-  CHECK_THROWS_AS((void)latencies_from_sums(std::vector<unsigned long long>{1},
-                                            std::vector<unsigned long long>{}),
-                  std::invalid_argument);
   std::filesystem::remove_all(folder);
 }

@@ -16,8 +16,18 @@ std::span<const regroup_method> default_methods() {
 regroup_decision forecast_regroupings(const bbv_matrix& bbv, std::span<const double> latency,
                                       const gpu_shape& shape, const regroup_options& options,
                                       std::span<const regroup_method> methods, double min_speedup) {
+  return forecast_regroupings(bbv, bbv, latency, shape, options, methods, min_speedup);
+}
+
+regroup_decision forecast_regroupings(const bbv_matrix& bbv, const bbv_matrix& expected,
+                                      std::span<const double> latency, const gpu_shape& shape,
+                                      const regroup_options& options,
+                                      std::span<const regroup_method> methods, double min_speedup) {
   validate(bbv);
   validate_latency(bbv, latency);
+  validate(expected);
+  if (expected.items != bbv.items || expected.regions != bbv.regions)
+    throw_invalid("expected BBV rows", expected.items, "must have the shape of the predicted BBVs");
   validate(shape);
   validate(options);
   if (!(min_speedup > 0)) throw_invalid("min_speedup", min_speedup, "must be > 0");
@@ -29,8 +39,8 @@ regroup_decision forecast_regroupings(const bbv_matrix& bbv, std::span<const dou
     f.order = regroup(method, bbv, latency, options);
     f.host_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    f.weighted = bbv_weighted(bbv, latency, f.order, shape);
-    f.scheduled = bbv_weighted_scheduled(bbv, latency, f.order, shape);
+    f.weighted = bbv_weighted(expected, latency, f.order, shape);
+    f.scheduled = bbv_weighted_scheduled(expected, latency, f.order, shape);
     decision.forecasts.push_back(std::move(f));
   };
   add(regroup_method::original);

@@ -8,17 +8,6 @@
 
 namespace microsched::model {
 
-std::vector<double> latencies_from_sums(std::span<const unsigned long long> cycles,
-                                        std::span<const unsigned long long> hits) {
-  if (cycles.empty()) throw_invalid("regions", cycles.size(), "need at least one region");
-  if (hits.size() != cycles.size())
-    throw_invalid("hits size", hits.size(), "must equal the number of cycle sums");
-  std::vector<double> lat(cycles.size(), 0.0);
-  for (std::size_t r = 0; r < lat.size(); ++r)
-    if (hits[r] != 0) lat[r] = double(cycles[r]) / double(hits[r]);
-  return lat;
-}
-
 std::filesystem::path latency_cache::file_for(std::string_view gpu_name) const {
   std::string name(gpu_name.empty() ? "unknown_gpu" : gpu_name);
   for (char& c : name)

@@ -3,21 +3,20 @@
 //! In-kernel instrumentation of user-marked regions, switched at compile time:
 //! - probe_mode::count: each thread counts its executions of every region in registers and
 //!   writes its BBV row once at the end (one store per region per thread).
-//! - probe_mode::time: each thread also reads clock64() around every region execution and adds
-//!   the cycles and executions to per-region sums (per-region latency on this GPU).
-//! - probe_mode::span: each thread counts like count mode and also records when it started
-//!   (globaltimer, ns) and how many cycles it ran (clock64 from the probe's construction to
-//!   flush), so one launch gives every item's BBV and its lane's time.
+//! - probe_mode::time: each thread counts like count mode and also writes how many cycles its
+//!   lane ran (clock64 from the probe's construction to flush). A warp's time is its longest
+//!   lane; fit_latencies (latency.hpp) turns the warps of timed launches into region latencies.
+//!   Two clock reads per thread, so the timed kernel is the counted one plus a few instructions.
 //! - probe_mode::off: the probe is an empty class and every call compiles to nothing, so the
 //!   timed kernel and the instrumented one come from the same source.
-//! Regions are numbered 0..Regions-1 by the user and must not nest (a timed outer region would
-//! include the inner one's cycles). The region index is a template argument so the counters stay
+//! Regions are numbered 0..Regions-1 by the user and must not nest (an execution counts in one
+//! region only). The region index is a template argument so the counters stay
 //! in registers.
 //!
 //! @code
 //! bbv_probe<2, Mode> probe;
-//! for (int i = 0; i < trips; ++i) { probe.enter(); body(); probe.template leave<0>(); }
-//! if (rare) { probe.enter(); fix_up(); probe.template leave<1>(); }
+//! for (int i = 0; i < trips; ++i) { body(); probe.template leave<0>(); }
+//! if (rare) { fix_up(); probe.template leave<1>(); }
 //! probe.flush(sink, item);
 //! @endcode
 
@@ -27,17 +26,13 @@
 
 namespace microsched::model {
 
-enum class probe_mode { off, count, time, span };
+enum class probe_mode { off, count, time };
 
-//! Where a probe writes. count: `counts` (item, region), zero not needed (every row is
-//! written). time: `cycles` and `hits` (region), zeroed before the launch. span: `counts` and
-//! `spans` (item, 2): the start in ns since the launch's first start is not known in-kernel, so
-//! the low 32 bits of globaltimer, then the cycles the lane ran.
+//! Where a probe writes, one row per item; no zeroing needed (every item's row is written).
+//! count and time: `counts` (item, region). time: `cycles` (item), the lane's cycles.
 struct bbv_sink {
   std::uint32_t* counts = nullptr;
-  unsigned long long* cycles = nullptr;
-  unsigned long long* hits = nullptr;
-  std::uint32_t* spans = nullptr;
+  std::uint32_t* cycles = nullptr;
 };
 
 template <int Regions, probe_mode Mode>
@@ -47,20 +42,8 @@ class bbv_probe {
  public:
   static constexpr probe_mode mode = Mode;
 
-  //! Span mode reads the clocks here: the thread's time starts when its probe is made.
+  //! Time mode starts the lane's clock here.
   MICROSCHED_DEVICE bbv_probe() {
-#if defined(__CUDA_ARCH__)
-    if constexpr (Mode == probe_mode::span) {
-      std::uint64_t ns;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-      started_ns_ = static_cast<std::uint32_t>(ns);
-      start_ = clock64();
-    }
-#endif
-  }
-
-  //! Marks the start of a region execution (time mode reads the clock).
-  MICROSCHED_DEVICE void enter() {
 #if defined(__CUDA_ARCH__)
     if constexpr (Mode == probe_mode::time) start_ = clock64();
 #endif
@@ -70,33 +53,17 @@ class bbv_probe {
   template <int R>
   MICROSCHED_DEVICE void leave() {
     static_assert(R >= 0 && R < Regions, "region index out of range");
-#if defined(__CUDA_ARCH__)
-    if constexpr (Mode == probe_mode::time) cycles_[R] += clock64() - start_;
-#endif
     ++count_[R];
   }
 
-  //! Writes this thread's counts as the BBV row of `item` (count mode) or adds its cycles and
-  //! executions to the per-region sums (time mode).
+  //! Writes this thread's counts as the BBV row of `item`, and in time mode the lane's cycles.
   MICROSCHED_DEVICE void flush(const bbv_sink& sink, std::uint32_t item) const {
 #if defined(__CUDA_ARCH__)
-    if constexpr (Mode == probe_mode::count || Mode == probe_mode::span) {
 #pragma unroll
-      for (int r = 0; r < Regions; ++r)
-        sink.counts[static_cast<std::size_t>(item) * Regions + r] = count_[r];
-      if constexpr (Mode == probe_mode::span) {
-        sink.spans[2 * static_cast<std::size_t>(item)] = started_ns_;
-        sink.spans[2 * static_cast<std::size_t>(item) + 1] =
-            static_cast<std::uint32_t>(clock64() - start_);
-      }
-    } else {
-#pragma unroll
-      for (int r = 0; r < Regions; ++r) {
-        if (count_[r] == 0) continue;
-        atomicAdd(sink.cycles + r, static_cast<unsigned long long>(cycles_[r]));
-        atomicAdd(sink.hits + r, static_cast<unsigned long long>(count_[r]));
-      }
-    }
+    for (int r = 0; r < Regions; ++r)
+      sink.counts[static_cast<std::size_t>(item) * Regions + r] = count_[r];
+    if constexpr (Mode == probe_mode::time)
+      sink.cycles[item] = static_cast<std::uint32_t>(min(clock64() - start_, 0xffffffffll));
 #else
     (void)sink;
     (void)item;
@@ -105,9 +72,7 @@ class bbv_probe {
 
  private:
   std::uint32_t count_[Regions] = {};
-  long long cycles_[Mode == probe_mode::time ? Regions : 1] = {};
   long long start_ = 0;
-  std::uint32_t started_ns_ = 0;
 };
 
 //! The switched-off probe: no state, no code.
@@ -115,7 +80,6 @@ template <int Regions>
 class bbv_probe<Regions, probe_mode::off> {
  public:
   static constexpr probe_mode mode = probe_mode::off;
-  MICROSCHED_DEVICE void enter() {}
   template <int R>
   MICROSCHED_DEVICE void leave() {}
   MICROSCHED_DEVICE void flush(const bbv_sink&, std::uint32_t) const {}

@@ -41,6 +41,15 @@ struct regroup_decision {
     const regroup_options& options = {},
     std::span<const regroup_method> methods = default_methods(), double min_speedup = 1.02);
 
+//! The same, with the orders built from `bbv` (predicted BBVs) and rated on `expected`
+//! (resample_residuals of the same prediction: what the items may really do). Use this one when
+//! the BBVs come from the regression; rating an order on the predictions it was built from
+//! promises the gain of a perfect prediction.
+[[nodiscard]] regroup_decision forecast_regroupings(
+    const bbv_matrix& bbv, const bbv_matrix& expected, std::span<const double> latency,
+    const gpu_shape& shape, const regroup_options& options = {},
+    std::span<const regroup_method> methods = default_methods(), double min_speedup = 1.02);
+
 //! What a caller knows when it considers a remap (a host pipeline's adaptive control, say).
 struct remap_outlook {
   double original_ms = 0;        //!< one launch of the original order (measured)

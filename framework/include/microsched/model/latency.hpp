@@ -1,12 +1,24 @@
 #pragma once
 //! @file latency.hpp
-//! Region latencies: measured on the current GPU by a probe_mode::time launch (cycles per
-//! execution of each region, clock64 around every execution) and cached per GPU in a small text
-//! file, so a program measures once per GPU and kernel. Measure on an order whose warps do not
-//! diverge (the items sorted by their BBVs): then a lane's cycles in a region are its warp's,
-//! with no wait for other paths. The values include the issue contention of a full GPU; only
-//! their ratios matter to the model.
+//! Region latencies, fitted on the current GPU to timed launches and cached per GPU in a small
+//! text file, so a program measures once per GPU and kernel.
+//!
+//! A probe_mode::time launch gives every item's BBV and its lane's cycles; a warp's time is its
+//! longest lane. The model charges a warp sum_r latency[r] * (largest count of region r among
+//! its lanes) (eqs. 2, 3), so the latencies are fitted to exactly that: non-negative least
+//! squares of the warps' cycles on their per-region maximum counts. Fit on the original order
+//! (divergent warps) together with the items sorted by BBV (convergent warps of every kind):
+//! the original alone varies too little from warp to warp to tell the regions apart. The fitted
+//! values are a full GPU's cycles per warp execution, memory waits and issue contention
+//! included. Regions whose counts rise together share their cost (a coefficient may be 0).
+//!
+//! Why not a clock around every region execution: on the model's three workloads such
+//! per-region cycles put the original launch at 0.55-1.9x its real time (reads of the clock
+//! serialise the region, a region's cost in a convergent warp is not its cost in a divergent
+//! one), and the ratios built on them missed by 23% on average, against 3% for the fit
+//! (docs/performance-model.md).
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -14,12 +26,34 @@
 #include <string_view>
 #include <vector>
 
+#include "microsched/model/bbv.hpp"
+#include "microsched/model/metrics.hpp"
+
 namespace microsched::model {
 
-//! Cycles per execution of every region: cycles[r] / hits[r]; 0 for a region never executed.
-//! Throws std::invalid_argument on mismatched sizes or an empty input.
-[[nodiscard]] std::vector<double> latencies_from_sums(std::span<const unsigned long long> cycles,
-                                                      std::span<const unsigned long long> hits);
+//! One probe_mode::time launch: slot s ran item order[s]; cycles[item] is that lane's cycles
+//! (items the launch did not run are ignored).
+struct timed_launch {
+  std::span<const std::uint32_t> order;
+  std::span<const std::uint32_t> cycles;
+};
+
+//! Each warp's cycles (its longest lane), warps in launch order. Throws std::invalid_argument
+//! on an empty order, an item outside `cycles`.
+[[nodiscard]] std::vector<double> warp_cycles(const timed_launch& launch);
+
+//! Region latencies fitted to the warps of `launches` (non-negative least squares of each
+//! warp's cycles on its per-region maximum counts, all warps weighted alike). A region no warp
+//! executes gets 0. Throws std::invalid_argument on bad BBVs, no launches, a launch that is not
+//! a list of items, or timings that give no positive latency.
+[[nodiscard]] std::vector<double> fit_latencies(const bbv_matrix& bbv,
+                                                std::span<const timed_launch> launches);
+
+//! How much faster a warp runs on an SM of its own block than on a full GPU
+//! (gpu_shape::lone_block_speedup): the warps' cycles predicted by `latency` over their measured
+//! cycles, for a launch of one block per SM. At least 1.
+[[nodiscard]] double fit_lone_block_speedup(const bbv_matrix& bbv, std::span<const double> latency,
+                                            const timed_launch& lone);
 
 //! One file per GPU in a folder: `<gpu name with [^A-Za-z0-9] as '_'>.latency`, one line per
 //! kernel, `<kernel key> <regions> <latency>...`. Writes replace the whole file atomically.

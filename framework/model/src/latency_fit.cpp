@@ -1,0 +1,133 @@
+// Region latencies fitted to timed launches: non-negative least squares of warp cycles on the
+// warps' per-region maximum counts (the model's own warp cost, eqs. 2 and 3).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "microsched/config.hpp"
+#include "microsched/error.hpp"
+#include "microsched/model/latency.hpp"
+
+namespace microsched::model {
+
+namespace {
+
+void validate(const timed_launch& launch, std::size_t items) {
+  if (launch.order.empty()) throw_invalid("timed launch size", 0, "must run at least one item");
+  for (const std::uint32_t item : launch.order) {
+    if (item >= launch.cycles.size())
+      throw_invalid("timed launch item", item, "has no lane cycles (outside `cycles`)");
+    if (items != 0 && item >= items) throw_invalid("timed launch item", item, "is not a BBV row");
+  }
+}
+
+//! Per-region maximum counts of every warp of `launch`, warp-major.
+std::vector<double> warp_maxima(const bbv_matrix& bbv, const timed_launch& launch) {
+  const std::size_t warps = (launch.order.size() + warp_size - 1) / warp_size;
+  std::vector<double> max(warps * bbv.regions, 0.0);
+  for (std::size_t slot = 0; slot < launch.order.size(); ++slot) {
+    const auto row = bbv.row(launch.order[slot]);
+    double* m = max.data() + (slot / warp_size) * bbv.regions;
+    for (std::size_t r = 0; r < bbv.regions; ++r) m[r] = std::max(m[r], double(row[r]));
+  }
+  return max;
+}
+
+//! Solves the normal equations restricted to `active` columns (Gaussian elimination with partial
+//! pivoting); a column without a pivot (no warp executes it, or it repeats another) gets 0.
+std::vector<double> solve(const std::vector<double>& gram, const std::vector<double>& rhs,
+                          const std::vector<bool>& active) {
+  const std::size_t n = rhs.size();
+  std::vector<std::size_t> cols;
+  for (std::size_t c = 0; c < n; ++c)
+    if (active[c]) cols.push_back(c);
+  const std::size_t k = cols.size();
+  std::vector<double> a(k * (k + 1));
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < k; ++j) a[i * (k + 1) + j] = gram[cols[i] * n + cols[j]];
+    a[i * (k + 1) + k] = rhs[cols[i]];
+  }
+  double scale = 0;
+  for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(a[i * (k + 1) + i]));
+  std::vector<double> x(n, 0.0);
+  std::vector<bool> pivoted(k, false);
+  for (std::size_t c = 0; c < k; ++c) {
+    std::size_t pivot = c;
+    for (std::size_t r = c + 1; r < k; ++r)
+      if (std::abs(a[r * (k + 1) + c]) > std::abs(a[pivot * (k + 1) + c])) pivot = r;
+    if (!(std::abs(a[pivot * (k + 1) + c]) > 1e-12 * scale)) continue;
+    for (std::size_t j = 0; j <= k; ++j) std::swap(a[c * (k + 1) + j], a[pivot * (k + 1) + j]);
+    pivoted[c] = true;
+    for (std::size_t r = 0; r < k; ++r) {
+      if (r == c) continue;
+      const double f = a[r * (k + 1) + c] / a[c * (k + 1) + c];
+      for (std::size_t j = c; j <= k; ++j) a[r * (k + 1) + j] -= f * a[c * (k + 1) + j];
+    }
+  }
+  for (std::size_t c = 0; c < k; ++c)
+    if (pivoted[c]) x[cols[c]] = a[c * (k + 1) + k] / a[c * (k + 1) + c];
+  return x;
+}
+
+}  // namespace
+
+std::vector<double> warp_cycles(const timed_launch& launch) {
+  validate(launch, 0);
+  std::vector<double> cycles((launch.order.size() + warp_size - 1) / warp_size, 0.0);
+  for (std::size_t slot = 0; slot < launch.order.size(); ++slot)
+    cycles[slot / warp_size] =
+        std::max(cycles[slot / warp_size], double(launch.cycles[launch.order[slot]]));
+  return cycles;
+}
+
+std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_launch> launches) {
+  validate(bbv);
+  if (launches.empty()) throw_invalid("timed launches", 0, "need at least one");
+  for (const auto& l : launches) validate(l, bbv.items);
+  const std::size_t n = bbv.regions;
+  std::vector<double> gram(n * n, 0.0), rhs(n, 0.0);
+  for (const auto& l : launches) {
+    const auto max = warp_maxima(bbv, l);
+    const auto cycles = warp_cycles(l);
+    for (std::size_t w = 0; w < cycles.size(); ++w) {
+      const double* m = max.data() + w * n;
+      for (std::size_t i = 0; i < n; ++i) {
+        rhs[i] += m[i] * cycles[w];
+        for (std::size_t j = 0; j < n; ++j) gram[i * n + j] += m[i] * m[j];
+      }
+    }
+  }
+  // active set: drop the most negative coefficient and solve again, until none is negative
+  std::vector<bool> active(n, true);
+  for (;;) {
+    const auto x = solve(gram, rhs, active);
+    std::size_t worst = n;
+    for (std::size_t r = 0; r < n; ++r)
+      if (active[r] && x[r] < 0 && (worst == n || x[r] < x[worst])) worst = r;
+    if (worst == n) {
+      if (!(std::accumulate(x.begin(), x.end(), 0.0) > 0))
+        throw_invalid("timed launches", launches.size(), "give no positive latency");
+      return x;
+    }
+    active[worst] = false;
+  }
+}
+
+double fit_lone_block_speedup(const bbv_matrix& bbv, std::span<const double> latency,
+                              const timed_launch& lone) {
+  validate(bbv);
+  validate_latency(bbv, latency);
+  validate(lone, bbv.items);
+  const auto max = warp_maxima(bbv, lone);
+  const auto cycles = warp_cycles(lone);
+  double predicted = 0, measured = 0;
+  for (std::size_t w = 0; w < cycles.size(); ++w) {
+    for (std::size_t r = 0; r < bbv.regions; ++r)
+      predicted += latency[r] * max[w * bbv.regions + r];
+    measured += cycles[w];
+  }
+  return measured > 0 ? std::max(1.0, predicted / measured) : 1.0;
+}
+
+}  // namespace microsched::model
