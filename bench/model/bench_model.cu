@@ -85,12 +85,12 @@ std::vector<std::uint32_t> time_lanes(divergent_workload& w, const std::vector<s
 
 //! Region latencies fitted to timed launches of the original order and of the items sorted by
 //! exact BBV, and, as the last value, how much faster a warp runs in a block alone on its SM
-//! (a timed launch of one block per SM); cached per GPU.
+//! (blocks of the sorted launch run again, one per SM); cached per GPU.
 std::vector<double> measure_latency(prepared& p) {
   const latency_cache cache(std::getenv("MICROSCHED_MODEL_CACHE") != nullptr
                                 ? std::getenv("MICROSCHED_MODEL_CACHE")
                                 : "model-cache");
-  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit";
+  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit-v2";
   const std::size_t regions = p.exact.regions;
   if (auto cached = cache.load(gpu, key); cached && cached->size() == regions + 1) {
     p.latency_cached = true;
@@ -102,13 +102,11 @@ std::vector<double> measure_latency(prepared& p) {
   const auto sorted_cycles = time_lanes(*p.w, sorted, regions);
   const timed_launch launches[] = {{original, original_cycles}, {sorted, sorted_cycles}};
   auto lat = fit_latencies(p.exact, launches);
-  // one block per SM: an evenly strided part of the sorted order
-  const std::size_t alone_items =
-      std::min(n, std::size_t(current_sm_count()) * divergent_workload::threads_per_block);
-  std::vector<std::uint32_t> part(alone_items);
-  for (std::size_t k = 0; k < alone_items; ++k) part[k] = sorted[k * (n / alone_items)];
+  // one block per SM: blocks of the sorted launch spread over it, each alone on its SM
+  const auto part = lone_blocks(sorted, static_cast<std::size_t>(current_sm_count()),
+                                divergent_workload::threads_per_block);
   const auto part_cycles = time_lanes(*p.w, part, regions);
-  lat.push_back(fit_lone_block_speedup(p.exact, lat, {part, part_cycles}));
+  lat.push_back(lone_block_speedup({sorted, sorted_cycles}, {part, part_cycles}));
   cache.store(gpu, key, lat);
   return lat;
 }

@@ -24,7 +24,7 @@ def table(rs):
              "| kernel speedup | host ms | break-even launches |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rs:
-        even = f"{r['breakeven']:.0f}" if r["breakeven"] >= 0 else "–"
+        even = f"{r['breakeven']:.0f}" if r["breakeven"] >= 0 and r["method"] != "original" else "–"
         lines.append(f"| {r['workload']} | {r['method']} | {r['meas_ratio']:.3f} | {r['pred_w']:.3f} "
                      f"| {r['err_w_pct']:.1f} | {r['pred_ws']:.3f} | {r['err_ws_pct']:.1f} "
                      f"| {r['pred_ws_plain']:.3f} | {r['err_ws_plain_pct']:.1f} "

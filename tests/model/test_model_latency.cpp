@@ -107,16 +107,28 @@ TEST_CASE("fit_latencies recovers the latencies that made the warp cycles") {
   }
 }
 
-TEST_CASE("the lone-block speed is predicted over measured cycles, at least 1") {
-  const bbv_matrix bbv = random_bbvs(32 * 16, 2, 9);
-  const std::vector<double> lat = {40, 300};
-  const auto order = identity_order(bbv.items);
-  const auto fast = lanes_for(bbv, order, lat, 2.5);
-  CHECK(fit_lone_block_speedup(bbv, lat, {order, fast}) == doctest::Approx(2.5).epsilon(0.01));
-  const auto slow = lanes_for(bbv, order, lat, 0.5);
-  CHECK(fit_lone_block_speedup(bbv, lat, {order, slow}) == 1.0);
-  CHECK_THROWS_AS((void)fit_lone_block_speedup(bbv, std::vector<double>{1}, {order, fast}),
-                  std::invalid_argument);
+TEST_CASE("the lone-block speed compares the same warps alone and on a full GPU") {
+  const std::size_t items = 256 * 40;
+  std::vector<std::uint32_t> order(items);
+  std::iota(order.begin(), order.end(), 0u);
+  std::ranges::reverse(order);  // any order: warps are found by their items
+  std::vector<std::uint32_t> full(items), alone(items, 0);
+  for (std::size_t i = 0; i < items; ++i) full[i] = static_cast<std::uint32_t>(100 + i % 97);
+  const auto lone = lone_blocks(order, 4, 256);
+  REQUIRE(lone.size() == 4 * 256);
+  CHECK(std::equal(lone.begin(), lone.begin() + 256, order.begin()));
+  CHECK(std::equal(lone.begin() + 256, lone.begin() + 512, order.begin() + 10 * 256));
+  for (const std::uint32_t item : lone) alone[item] = static_cast<std::uint32_t>(full[item] / 2.5);
+  CHECK(lone_block_speedup({order, full}, {lone, alone}) == doctest::Approx(2.5).epsilon(0.02));
+  std::vector<std::uint32_t> slow(items, 0);
+  for (const std::uint32_t item : lone) slow[item] = full[item] * 2;
+  CHECK(lone_block_speedup({order, full}, {lone, slow}) == 1.0);
+  // a lone warp that is not a warp of the full launch
+  std::vector<std::uint32_t> shifted(lone.begin() + 1, lone.begin() + 33);
+  CHECK_THROWS_WITH_AS((void)lone_block_speedup({order, full}, {shifted, alone}),
+                       doctest::Contains("warp of the full launch"), std::invalid_argument);
+  CHECK_THROWS_AS((void)lone_blocks(order, 0, 256), std::invalid_argument);
+  CHECK_THROWS_AS((void)lone_blocks(order, 4, 100), std::invalid_argument);
 }
 
 TEST_CASE("resample_residuals puts the sample's residuals back into the predictions") {

@@ -114,20 +114,41 @@ std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_l
   }
 }
 
-double fit_lone_block_speedup(const bbv_matrix& bbv, std::span<const double> latency,
-                              const timed_launch& lone) {
-  validate(bbv);
-  validate_latency(bbv, latency);
-  validate(lone, bbv.items);
-  const auto max = warp_maxima(bbv, lone);
-  const auto cycles = warp_cycles(lone);
-  double predicted = 0, measured = 0;
-  for (std::size_t w = 0; w < cycles.size(); ++w) {
-    for (std::size_t r = 0; r < bbv.regions; ++r)
-      predicted += latency[r] * max[w * bbv.regions + r];
-    measured += cycles[w];
+double lone_block_speedup(const timed_launch& full, const timed_launch& lone) {
+  validate(full, 0);
+  validate(lone, 0);
+  std::vector<std::size_t> slot_of(full.cycles.size(), full.order.size());
+  for (std::size_t s = 0; s < full.order.size(); ++s) slot_of[full.order[s]] = s;
+  const auto in_full = warp_cycles(full), alone = warp_cycles(lone);
+  double together = 0, apart = 0;
+  for (std::size_t first = 0; first < lone.order.size(); first += warp_size) {
+    const std::size_t at = slot_of[lone.order[first]];
+    const std::size_t last = std::min(lone.order.size(), first + warp_size);
+    bool same = at < full.order.size() && at % warp_size == 0 &&
+                at + (last - first) <= full.order.size();
+    for (std::size_t s = first; same && s < last; ++s) same = full.order[at + s - first] == lone.order[s];
+    if (!same) throw_invalid("lone launch slot", first, "does not start a warp of the full launch");
+    together += in_full[at / warp_size];
+    apart += alone[first / warp_size];
   }
-  return measured > 0 ? std::max(1.0, predicted / measured) : 1.0;
+  return apart > 0 ? std::max(1.0, together / apart) : 1.0;
+}
+
+std::vector<std::uint32_t> lone_blocks(std::span<const std::uint32_t> order, std::size_t blocks,
+                                       std::size_t block_threads) {
+  if (blocks == 0) throw_invalid("blocks", blocks, "must be >= 1");
+  if (block_threads == 0 || block_threads % warp_size != 0)
+    throw_invalid("block_threads", block_threads, "must be a positive multiple of 32");
+  const std::size_t total = (order.size() + block_threads - 1) / block_threads;
+  const std::size_t stride = std::max<std::size_t>(1, total / blocks);
+  std::vector<std::uint32_t> out;
+  for (std::size_t b = 0; b < total && b / stride < blocks; b += stride) {
+    const std::size_t first = b * block_threads;
+    const std::size_t last = std::min(order.size(), first + block_threads);
+    out.insert(out.end(), order.begin() + static_cast<std::ptrdiff_t>(first),
+               order.begin() + static_cast<std::ptrdiff_t>(last));
+  }
+  return out;
 }
 
 }  // namespace microsched::model

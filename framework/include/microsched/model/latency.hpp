@@ -49,11 +49,17 @@ struct timed_launch {
 [[nodiscard]] std::vector<double> fit_latencies(const bbv_matrix& bbv,
                                                 std::span<const timed_launch> launches);
 
-//! How much faster a warp runs on an SM of its own block than on a full GPU
-//! (gpu_shape::lone_block_speedup): the warps' cycles predicted by `latency` over their measured
-//! cycles, for a launch of one block per SM. At least 1.
-[[nodiscard]] double fit_lone_block_speedup(const bbv_matrix& bbv, std::span<const double> latency,
-                                            const timed_launch& lone);
+//! How much faster a warp runs in a block alone on its SM than on a full GPU
+//! (gpu_shape::lone_block_speedup): the summed cycles of the lone launch's warps in `full` over
+//! their cycles in `lone`, at least 1. `lone` runs whole blocks of `full` (one per SM): each of
+//! its warps is a warp of `full`, the same items in the same slots, so no latency enters the
+//! ratio. Throws std::invalid_argument when a warp of `lone` is not one of `full`.
+[[nodiscard]] double lone_block_speedup(const timed_launch& full, const timed_launch& lone);
+
+//! The lone launch for lone_block_speedup: `blocks` blocks of `block_threads` slots spread
+//! evenly over `order` (the first of every order.size() / blocks slots' block), concatenated.
+[[nodiscard]] std::vector<std::uint32_t> lone_blocks(std::span<const std::uint32_t> order,
+                                                     std::size_t blocks, std::size_t block_threads);
 
 //! One file per GPU in a folder: `<gpu name with [^A-Za-z0-9] as '_'>.latency`, one line per
 //! kernel, `<kernel key> <regions> <latency>...`. Writes replace the whole file atomically.
