@@ -1,5 +1,9 @@
 // Region latencies fitted to timed launches: non-negative least squares of warp cycles on the
-// warps' per-region maximum counts (the model's own warp cost, eqs. 2 and 3).
+// warps' per-region maximum counts (the model's own warp cost, eqs. 2 and 3). Each warp weighs
+// 1 / its cycles: a warp's time varies in proportion to its length (it shares the SM with
+// whatever else runs), and unweighted, the few longest warps decide every latency. On photon
+// transport, unweighted fitting overstated the light warps of the sorted launch 4x and missed
+// the launch's sorted orders by 26%; weighted, by 11% (docs/performance-model.md).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -92,9 +96,10 @@ std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_l
     const auto cycles = warp_cycles(l);
     for (std::size_t w = 0; w < cycles.size(); ++w) {
       const double* m = max.data() + w * n;
+      const double weight = 1.0 / std::max(1.0, cycles[w]);
       for (std::size_t i = 0; i < n; ++i) {
-        rhs[i] += m[i] * cycles[w];
-        for (std::size_t j = 0; j < n; ++j) gram[i * n + j] += m[i] * m[j];
+        rhs[i] += weight * m[i] * cycles[w];
+        for (std::size_t j = 0; j < n; ++j) gram[i * n + j] += weight * m[i] * m[j];
       }
     }
   }
