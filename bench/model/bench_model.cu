@@ -6,6 +6,8 @@
 // the kernel speedup and the end-to-end speedup with the host's regrouping cost. Outputs of
 // every order are checked bit for bit against the original launch's before it is timed.
 //   MICROSCHED_MODEL_CACHE=DIR  folder of the per-GPU latency cache (default ./model-cache)
+//   MICROSCHED_MODEL_NEIGHBOURS=K  sample items an item may borrow its residual from
+//                               (residual_options::neighbours, default 128)
 //   MICROSCHED_MODEL_DUMP=DIR   also write each workload's exact and predicted BBVs (raw uint32,
 //                               item-major) and its latencies and shape, for offline study
 #include <benchmark/benchmark.h>
@@ -19,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "microsched/device.hpp"
@@ -162,7 +165,13 @@ prepared& get(const std::string& name) {
   p.shape = {current_sm_count(), w.blocks_per_sm(true), divergent_workload::threads_per_block,
              lone_block_speedup};
   start = clock_type::now();
-  p.expected = resample_residuals(p.predicted, sample, sample_counts, p.latency);
+  residual_options resample;
+  if (const char* k = std::getenv("MICROSCHED_MODEL_NEIGHBOURS")) {
+    const long value = std::strtol(k, nullptr, 10);
+    if (value < 1) throw std::invalid_argument("MICROSCHED_MODEL_NEIGHBOURS must be >= 1");
+    resample.neighbours = static_cast<std::size_t>(value);
+  }
+  p.expected = resample_residuals(p.predicted, sample, sample_counts, p.latency, resample);
   p.expect_ms = ms_since(start);
   event_timer timer;
   const auto n32 = static_cast<std::uint32_t>(n);

@@ -78,7 +78,7 @@ TEST_CASE("instrumented counts equal the CPU reference; the time probe counts th
     CHECK(lane[i] > 0u);
     (warp_trips[i] > 0 ? looping : idle) += lane[i];
   }
-  CHECK(looping > 2 * idle);  // as many looping lanes as idle ones, give or take a warp
+  CHECK(looping > idle);  // as many looping lanes as idle ones, give or take a warp
 }
 
 namespace {
