@@ -66,14 +66,14 @@ bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::ui
   bbv_matrix m(w.items(), w.region_names().size());
   device_buffer<std::uint32_t> counts(m.counts.size());
   counts.fill_bytes(0);
-  w.launch(
-      {probe_mode::count, order, threads, {counts.data(), nullptr}, nullptr, nullptr});
+  w.launch({probe_mode::count, order, threads, {counts.data(), nullptr}, nullptr, nullptr});
   m.counts = counts.to_host();
   return m;
 }
 
 //! Lane cycles of a probe_mode::time launch of `order` (slot s runs item order[s]).
-std::vector<std::uint32_t> time_lanes(divergent_workload& w, const std::vector<std::uint32_t>& order,
+std::vector<std::uint32_t> time_lanes(divergent_workload& w,
+                                      const std::vector<std::uint32_t>& order,
                                       std::size_t regions) {
   device_buffer<std::uint32_t> d_order(order), counts(w.items() * regions), cycles(w.items());
   cycles.fill_bytes(0);
@@ -103,13 +103,16 @@ std::vector<double> measure_latency(prepared& p) {
   const auto original = identity_order(n), sorted = sorting_order(p.exact);
   const auto original_cycles = time_lanes(*p.w, original, regions);
   const auto sorted_cycles = time_lanes(*p.w, sorted, regions);
+  // example-begin fit-latencies
   const timed_launch launches[] = {{original, original_cycles}, {sorted, sorted_cycles}};
   auto lat = fit_latencies(p.exact, launches);
   // one block per SM: blocks of the sorted launch spread over it, each alone on its SM
   const auto part = lone_blocks(sorted, static_cast<std::size_t>(current_sm_count()),
                                 divergent_workload::threads_per_block);
   const auto part_cycles = time_lanes(*p.w, part, regions);
-  lat.push_back(lone_block_speedup({sorted, sorted_cycles}, {part, part_cycles}));
+  const double lone = lone_block_speedup({sorted, sorted_cycles}, {part, part_cycles});
+  // example-end fit-latencies
+  lat.push_back(lone);
   cache.store(gpu, key, lat);
   return lat;
 }
@@ -171,7 +174,9 @@ prepared& get(const std::string& name) {
     if (value < 1) throw std::invalid_argument("MICROSCHED_MODEL_NEIGHBOURS must be >= 1");
     resample.neighbours = static_cast<std::size_t>(value);
   }
+  // example-begin resample
   p.expected = resample_residuals(p.predicted, sample, sample_counts, p.latency, resample);
+  // example-end resample
   p.expect_ms = ms_since(start);
   event_timer timer;
   const auto n32 = static_cast<std::uint32_t>(n);
@@ -316,12 +321,9 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
 }
 
 void register_all() {
-  const std::pair<row, const char*> rows[] = {{row::original, "original"},
-                                              {row::sorting, "sorting"},
-                                              {row::greedy, "greedy"},
-                                              {row::greedy_max, "greedy_max"},
-                                              {row::ideal, "ideal"},
-                                              {row::shuffled, "shuffled"}};
+  const std::pair<row, const char*> rows[] = {
+      {row::original, "original"},     {row::sorting, "sorting"}, {row::greedy, "greedy"},
+      {row::greedy_max, "greedy_max"}, {row::ideal, "ideal"},     {row::shuffled, "shuffled"}};
   for (const char* workload : {"marching_cubes", "alignment", "photon"})
     for (const auto& [kind, name] : rows)
       benchmark::RegisterBenchmark(

@@ -39,7 +39,9 @@ __global__ void toy_kernel(const int* trips, float* out, int n, bbv_sink sink) {
 
 }  // namespace
 
-TEST_CASE("instrumented counts equal the CPU reference; the time probe counts the same and times every lane") {
+TEST_CASE(
+    "instrumented counts equal the CPU reference; the time probe counts the same and times every "
+    "lane") {
   const int n = 1000;  // not a multiple of the block: the last block is partial
   std::vector<int> trips(n);
   for (int i = 0; i < n; ++i) trips[i] = (i * 7) % 13;

@@ -176,8 +176,9 @@ TEST_CASE("resample_residuals puts the sample's residuals back into the predicti
   }
   SUBCASE("bad input names the value") {
     bbv_matrix counts(sample.size(), 2);
-    CHECK_THROWS_WITH_AS((void)resample_residuals(predicted, sample, counts, lat, {.neighbours = 0}),
-                         doctest::Contains("neighbours"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        (void)resample_residuals(predicted, sample, counts, lat, {.neighbours = 0}),
+        doctest::Contains("neighbours"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(
         (void)resample_residuals(predicted, std::span(sample).first(10), counts, lat),
         doctest::Contains("sample items"), std::invalid_argument);

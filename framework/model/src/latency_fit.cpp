@@ -129,9 +129,10 @@ double lone_block_speedup(const timed_launch& full, const timed_launch& lone) {
   for (std::size_t first = 0; first < lone.order.size(); first += warp_size) {
     const std::size_t at = slot_of[lone.order[first]];
     const std::size_t last = std::min(lone.order.size(), first + warp_size);
-    bool same = at < full.order.size() && at % warp_size == 0 &&
-                at + (last - first) <= full.order.size();
-    for (std::size_t s = first; same && s < last; ++s) same = full.order[at + s - first] == lone.order[s];
+    bool same =
+        at < full.order.size() && at % warp_size == 0 && at + (last - first) <= full.order.size();
+    for (std::size_t s = first; same && s < last; ++s)
+      same = full.order[at + s - first] == lone.order[s];
     if (!same) throw_invalid("lone launch slot", first, "does not start a warp of the full launch");
     together += in_full[at / warp_size];
     apart += alone[first / warp_size];

@@ -43,9 +43,9 @@ struct timed_launch {
 [[nodiscard]] std::vector<double> warp_cycles(const timed_launch& launch);
 
 //! Region latencies fitted to the warps of `launches` (non-negative least squares of each
-//! warp's cycles on its per-region maximum counts, each warp weighted by 1 / its cycles). A region no warp
-//! executes gets 0. Throws std::invalid_argument on bad BBVs, no launches, a launch that is not
-//! a list of items, or timings that give no positive latency.
+//! warp's cycles on its per-region maximum counts, each warp weighted by 1 / its cycles). A region
+//! no warp executes gets 0. Throws std::invalid_argument on bad BBVs, no launches, a launch that is
+//! not a list of items, or timings that give no positive latency.
 [[nodiscard]] std::vector<double> fit_latencies(const bbv_matrix& bbv,
                                                 std::span<const timed_launch> launches);
 

@@ -15,10 +15,10 @@
 //!   Latencies are measured on a full GPU, so a warp at full occupancy advances one latency unit
 //!   per cycle; with fewer warps resident it runs faster (the SM's issue slots are shared), but
 //!   never more than `lone_block_speedup` times faster: how much faster a block runs alone on an
-//!   SM than on a full GPU, which the latency probe measures (a warp is bound by its own
-//!   latencies, and how soon depends on the kernel's instruction-level parallelism).
-//!   Expressed in eq. 5's units (the makespan times the warps an SM holds at full occupancy), so
-//!   a balanced launch gets the same value from both.
+//!   SM than on a full GPU, which lone_block_speedup (latency.hpp) measures (a warp is bound by its
+//!   own latencies, and how soon depends on the kernel's instruction-level parallelism). Expressed
+//!   in eq. 5's units (the makespan times the warps an SM holds at full occupancy), so a balanced
+//!   launch gets the same value from both.
 //! Neither predicts absolute time: both are in latency units (cycles when the latencies are);
 //! the ratio of two orders' estimates predicts the ratio of their kernel times.
 
