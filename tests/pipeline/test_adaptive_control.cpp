@@ -291,3 +291,32 @@ TEST_CASE(
   CHECK_THROWS_WITH_AS(adaptive_controller{impatient}, doctest::Contains("loss_patience"),
                        std::invalid_argument);
 }
+
+TEST_CASE("a model forecast decides at the first original kernel, before any remap is paid") {
+  adaptive_arguments none_to_gain;
+  none_to_gain.predicted_speedup = 1.003;  // saves 0.3% of Torg, below min_gain (0.5%)
+  adaptive_controller off(none_to_gain);
+  CHECK(off.enabled());  // nothing known yet
+  off.original_kernel(2.0);
+  CHECK_FALSE(off.enabled());
+  CHECK(off.reason().find("model predicts") != std::string::npos);
+
+  adaptive_arguments pays;
+  pays.predicted_speedup = 1.8;
+  adaptive_controller on(pays);
+  on.original_kernel(2.0);
+  CHECK(on.state() == phase::profiling);  // profiling goes on as without a forecast
+  on.transformation(0.1, true, 0.5, 1.2);
+  CHECK(on.state() == phase::adjusting);
+
+  adaptive_arguments fixed = none_to_gain;  // a fixed ratio never switches off
+  fixed.adaptive = false;
+  adaptive_controller kept(fixed);
+  kept.original_kernel(2.0);
+  CHECK(kept.enabled());
+
+  adaptive_arguments bad;
+  bad.predicted_speedup = -1;
+  CHECK_THROWS_WITH_AS(adaptive_controller{bad}, doctest::Contains("predicted_speedup"),
+                       std::invalid_argument);
+}

@@ -1,7 +1,9 @@
 #include "microsched/pipeline/adaptive_control.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <string>
 
 #include "microsched/error.hpp"
 
@@ -28,6 +30,8 @@ void validate(const adaptive_arguments& args) {
   if (args.profile_attempts < 1)
     throw_invalid("profile_attempts", args.profile_attempts, "must be >= 1");
   if (args.rearm_after < 0) throw_invalid("rearm_after", args.rearm_after, "must be >= 0");
+  if (!(args.predicted_speedup >= 0) || !std::isfinite(args.predicted_speedup))
+    throw_invalid("predicted_speedup", args.predicted_speedup, "must be >= 0 (0: no forecast)");
 }
 
 adaptive_controller::adaptive_controller(const adaptive_arguments& args, int depth,
@@ -51,6 +55,13 @@ void adaptive_controller::original_kernel(double kernel_ms) {
   t_org_ = kernel_ms;
   org_sum_ += kernel_ms;
   ++org_count_;
+  if (org_count_ == 1 && args_.adaptive && args_.predicted_speedup > 0 &&
+      phase_ == phase::profiling) {
+    const double saving = kernel_ms * (1.0 - 1.0 / args_.predicted_speedup);
+    if (!(saving > args_.min_gain * kernel_ms))
+      shut_down("the model predicts " + std::to_string(args_.predicted_speedup) +
+                "x: a remap cannot save more than min_gain");
+  }
 }
 
 void adaptive_controller::iteration_time(double step_ms) {

@@ -32,6 +32,9 @@
 //!   loop is never behind the original by much more than the tolerance plus `loss_patience`
 //!   iterations' excess. Torg is the original chunk's copies and kernel, which is the original
 //!   loop's step when its GPU queue never drains.
+//! - Forecast (ours): with adaptive_arguments::predicted_speedup from the divergence model, a
+//!   remap predicted to save no more than min_gain is switched off at the first original kernel,
+//!   before profiling pays for a remap.
 //! - All-or-nothing methods (remap_scope::whole_chunk, e.g. a reordered copy that replaces the
 //!   whole input only when complete): a remap of part of a chunk saves nothing, so r is the share
 //!   of chunks transformed whole, each by every helper (the others run the original kernel while
@@ -72,6 +75,14 @@ struct adaptive_arguments {
   //! lost its core, a stalled GPU step) then costs a few chunks, not the rest of the run; a
   //! workload that cannot gain pays one more profile per run.
   int rearm_after = 8;
+  //! What the divergence model predicts the remapped kernel gains over the original
+  //! (model::forecast_regroupings(...).chosen().predicted_speedup; 0: no forecast). With a
+  //! forecast, the first original kernel time decides before any remap is paid: a predicted
+  //! saving, Torg * (1 - 1 / predicted_speedup), of no more than min_gain * Torg switches the
+  //! control off (model::remap_can_pay's rule with the remap off the critical path, as the
+  //! pipeline runs it ahead). Without one, online profiling finds the same at the cost of a
+  //! profiled chunk.
+  double predicted_speedup = 0;
 };
 
 //! Throws std::invalid_argument naming the first bad value.
