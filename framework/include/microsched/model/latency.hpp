@@ -13,10 +13,11 @@
 //! included. Regions whose counts rise together share their cost (a coefficient may be 0).
 //!
 //! Why not a clock around every region execution: on the model's three workloads such
-//! per-region cycles put the original launch at 0.55-1.9x its real time (reads of the clock
+//! per-region cycles put the original launch at 0.56-1.8x its real time (reads of the clock
 //! serialise the region, a region's cost in a convergent warp is not its cost in a divergent
-//! one), and the ratios built on them missed by 23% on average, against 3% for the fit
-//! (docs/performance-model.md).
+//! one). The ideal orders' predicted time ratios (exact BBVs) missed by 21% (marching cubes),
+//! 12% (alignment) and 25% (photon transport); fitted, by 0.2%, 3.5% and 21.5% (bench_model,
+//! docs/performance-model.md).
 
 #include <cstdint>
 #include <filesystem>
