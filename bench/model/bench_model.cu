@@ -343,6 +343,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::printf("device: %s\n", describe(current_device()).c_str());
+    benchmark::AddCustomContext("gpu", describe(current_device()));
     benchmark::Initialize(&argc, argv);
     register_all();
     benchmark::RunSpecifiedBenchmarks();

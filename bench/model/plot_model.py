@@ -86,7 +86,7 @@ def main():
         with open(a.table, "w") as f:
             f.write(text)
     if a.png:
-        plot(rs, a.png, f"bench_model on {context.get('host_name', 'the GPU host')}")
+        plot(rs, a.png, f"bench_model on {context.get('gpu', context.get('host_name', 'the GPU'))}")
 
 
 if __name__ == "__main__":
