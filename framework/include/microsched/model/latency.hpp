@@ -15,9 +15,9 @@
 //! Why not a clock around every region execution: on the model's three workloads such
 //! per-region cycles put the original launch at 0.56-1.8x its real time (reads of the clock
 //! serialise the region, a region's cost in a convergent warp is not its cost in a divergent
-//! one). The ideal orders' predicted time ratios (exact BBVs) missed by 21% (marching cubes),
-//! 12% (alignment) and 25% (photon transport); fitted, by 0.2%, 3.5% and 21.5% (bench_model,
-//! docs/performance-model.md).
+//! one). With them the ideal orders' predicted time ratios (exact BBVs) miss by 21% (marching
+//! cubes), 12% (alignment) and 25% (photon transport); with fitted latencies by 0.2%, 3.5% and
+//! 21.5% (bench_model, docs/performance-model.md).
 
 #include <cstdint>
 #include <filesystem>
