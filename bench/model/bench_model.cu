@@ -276,16 +276,10 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   const auto ratio = [&](const bbv_matrix& m, auto metric) {
     return metric(m, p.latency, order, p.shape) / metric(m, p.latency, {}, p.shape);
   };
-  const auto weighted = [](const bbv_matrix& m, std::span<const double> l,
-                           std::span<const std::uint32_t> o,
-                           const gpu_shape& g) { return bbv_weighted(m, l, o, g); };
-  const auto scheduled = [](const bbv_matrix& m, std::span<const double> l,
-                            std::span<const std::uint32_t> o,
-                            const gpu_shape& g) { return bbv_weighted_scheduled(m, l, o, g); };
-  const double pred_w = ratio(rated, weighted);
-  const double pred_ws = ratio(rated, scheduled);
-  const double pred_ws_plain = ratio(bbv, scheduled);
-  const double pred_ws_exact = ratio(p.exact, scheduled);
+  const double pred_w = ratio(rated, bbv_weighted);
+  const double pred_ws = ratio(rated, bbv_weighted_scheduled);
+  const double pred_ws_plain = ratio(bbv, bbv_weighted_scheduled);
+  const double pred_ws_exact = ratio(p.exact, bbv_weighted_scheduled);
   const double host_ms =
       (kind == row::ideal || kind == row::shuffled ? 0.0 : p.predict_ms) + regroup_ms + upload_ms;
   auto& c = state.counters;

@@ -31,8 +31,9 @@ struct switching_cli {
                           std::uint64_t{1}, std::uint64_t{1} << 30);
     programs::add_checked(
         app, "--blocks-per-sm", blocks_per_sm,
-        "resident blocks of 128 threads per SM; 0 = automatic (as many as fit, at "
-        "most 4). Fewer warps give each warp more tasks to choose contexts from",
+        "resident blocks of 128 threads per SM; 0 = automatic (4, more where a lane would "
+        "hold more than 8 tasks; never more than fit). Fewer warps give each warp more tasks "
+        "to choose contexts from",
         0, 32);
     programs::add_checked(app, "--contexts", contexts,
                           "detached contexts per warp's pool: 64 or 128", 1, 1024);

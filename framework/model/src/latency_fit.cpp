@@ -12,72 +12,28 @@
 #include "microsched/config.hpp"
 #include "microsched/error.hpp"
 #include "microsched/model/latency.hpp"
+#include "model_internals.hpp"
 
 namespace microsched::model {
 
 namespace {
 
-void validate(const timed_launch& launch, std::size_t items) {
+void validate(const timed_launch& launch) {
   if (launch.order.empty()) throw_invalid("timed launch size", 0, "must run at least one item");
-  for (const std::uint32_t item : launch.order) {
+  for (const std::uint32_t item : launch.order)
     if (item >= launch.cycles.size())
       throw_invalid("timed launch item", item, "has no lane cycles (outside `cycles`)");
-    if (items != 0 && item >= items) throw_invalid("timed launch item", item, "is not a BBV row");
-  }
 }
 
-//! Per-region maximum counts of every warp of `launch`, warp-major.
-std::vector<double> warp_maxima(const bbv_matrix& bbv, const timed_launch& launch) {
-  const std::size_t warps = (launch.order.size() + warp_size - 1) / warp_size;
-  std::vector<double> max(warps * bbv.regions, 0.0);
-  for (std::size_t slot = 0; slot < launch.order.size(); ++slot) {
-    const auto row = bbv.row(launch.order[slot]);
-    double* m = max.data() + (slot / warp_size) * bbv.regions;
-    for (std::size_t r = 0; r < bbv.regions; ++r) m[r] = std::max(m[r], double(row[r]));
-  }
-  return max;
+//! Also every item a row of `bbv`.
+void validate(const timed_launch& launch, const bbv_matrix& bbv) {
+  validate(launch);
+  for (const std::uint32_t item : launch.order)
+    if (item >= bbv.items) throw_invalid("timed launch item", item, "is not a BBV row");
 }
 
-//! Solves the normal equations restricted to `active` columns (Gaussian elimination with partial
-//! pivoting); a column without a pivot (no warp executes it, or it repeats another) gets 0.
-std::vector<double> solve(const std::vector<double>& gram, const std::vector<double>& rhs,
-                          const std::vector<bool>& active) {
-  const std::size_t n = rhs.size();
-  std::vector<std::size_t> cols;
-  for (std::size_t c = 0; c < n; ++c)
-    if (active[c]) cols.push_back(c);
-  const std::size_t k = cols.size();
-  std::vector<double> a(k * (k + 1));
-  for (std::size_t i = 0; i < k; ++i) {
-    for (std::size_t j = 0; j < k; ++j) a[i * (k + 1) + j] = gram[cols[i] * n + cols[j]];
-    a[i * (k + 1) + k] = rhs[cols[i]];
-  }
-  double scale = 0;
-  for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(a[i * (k + 1) + i]));
-  std::vector<double> x(n, 0.0);
-  std::vector<bool> pivoted(k, false);
-  for (std::size_t c = 0; c < k; ++c) {
-    std::size_t pivot = c;
-    for (std::size_t r = c + 1; r < k; ++r)
-      if (std::abs(a[r * (k + 1) + c]) > std::abs(a[pivot * (k + 1) + c])) pivot = r;
-    if (!(std::abs(a[pivot * (k + 1) + c]) > 1e-12 * scale)) continue;
-    for (std::size_t j = 0; j <= k; ++j) std::swap(a[c * (k + 1) + j], a[pivot * (k + 1) + j]);
-    pivoted[c] = true;
-    for (std::size_t r = 0; r < k; ++r) {
-      if (r == c) continue;
-      const double f = a[r * (k + 1) + c] / a[c * (k + 1) + c];
-      for (std::size_t j = c; j <= k; ++j) a[r * (k + 1) + j] -= f * a[c * (k + 1) + j];
-    }
-  }
-  for (std::size_t c = 0; c < k; ++c)
-    if (pivoted[c]) x[cols[c]] = a[c * (k + 1) + k] / a[c * (k + 1) + c];
-  return x;
-}
-
-}  // namespace
-
-std::vector<double> warp_cycles(const timed_launch& launch) {
-  validate(launch, 0);
+//! Each warp's longest lane, unchecked.
+std::vector<double> longest_lanes(const timed_launch& launch) {
   std::vector<double> cycles((launch.order.size() + warp_size - 1) / warp_size, 0.0);
   for (std::size_t slot = 0; slot < launch.order.size(); ++slot)
     cycles[slot / warp_size] =
@@ -85,17 +41,43 @@ std::vector<double> warp_cycles(const timed_launch& launch) {
   return cycles;
 }
 
+//! The normal equations restricted to the `active` columns; an inactive column gets 0.
+std::vector<double> solve_active(const std::vector<double>& gram, const std::vector<double>& rhs,
+                                 const std::vector<bool>& active) {
+  const std::size_t n = rhs.size();
+  std::vector<std::size_t> cols;
+  for (std::size_t c = 0; c < n; ++c)
+    if (active[c]) cols.push_back(c);
+  const std::size_t k = cols.size();
+  std::vector<double> a(k * k), b(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < k; ++j) a[i * k + j] = gram[cols[i] * n + cols[j]];
+    b[i] = rhs[cols[i]];
+  }
+  const auto y = detail::solve_symmetric(std::move(a), std::move(b), k);
+  std::vector<double> x(n, 0.0);
+  for (std::size_t i = 0; i < k; ++i) x[cols[i]] = y[i];
+  return x;
+}
+
+}  // namespace
+
+std::vector<double> warp_cycles(const timed_launch& launch) {
+  validate(launch);
+  return longest_lanes(launch);
+}
+
 std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_launch> launches) {
   validate(bbv);
   if (launches.empty()) throw_invalid("timed launches", 0, "need at least one");
-  for (const auto& l : launches) validate(l, bbv.items);
+  for (const auto& l : launches) validate(l, bbv);
   const std::size_t n = bbv.regions;
   std::vector<double> gram(n * n, 0.0), rhs(n, 0.0);
   for (const auto& l : launches) {
-    const auto max = warp_maxima(bbv, l);
-    const auto cycles = warp_cycles(l);
+    const auto max = detail::warp_maxima(bbv, l.order);
+    const auto cycles = longest_lanes(l);
     for (std::size_t w = 0; w < cycles.size(); ++w) {
-      const double* m = max.data() + w * n;
+      const std::uint32_t* m = max.data() + w * n;
       const double weight = 1.0 / std::max(1.0, cycles[w]);
       for (std::size_t i = 0; i < n; ++i) {
         rhs[i] += weight * m[i] * cycles[w];
@@ -106,7 +88,7 @@ std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_l
   // active set: drop the most negative coefficient and solve again, until none is negative
   std::vector<bool> active(n, true);
   for (;;) {
-    const auto x = solve(gram, rhs, active);
+    const auto x = solve_active(gram, rhs, active);
     std::size_t worst = n;
     for (std::size_t r = 0; r < n; ++r)
       if (active[r] && x[r] < 0 && (worst == n || x[r] < x[worst])) worst = r;
@@ -120,11 +102,11 @@ std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_l
 }
 
 double lone_block_speedup(const timed_launch& full, const timed_launch& lone) {
-  validate(full, 0);
-  validate(lone, 0);
+  validate(full);
+  validate(lone);
   std::vector<std::size_t> slot_of(full.cycles.size(), full.order.size());
   for (std::size_t s = 0; s < full.order.size(); ++s) slot_of[full.order[s]] = s;
-  const auto in_full = warp_cycles(full), alone = warp_cycles(lone);
+  const auto in_full = longest_lanes(full), alone = longest_lanes(lone);
   double together = 0, apart = 0;
   for (std::size_t first = 0; first < lone.order.size(); first += warp_size) {
     const std::size_t at = slot_of[lone.order[first]];

@@ -8,6 +8,7 @@
 
 #include "microsched/config.hpp"
 #include "microsched/error.hpp"
+#include "model_internals.hpp"
 
 namespace microsched::model {
 
@@ -43,18 +44,10 @@ std::vector<double> warp_costs(const bbv_matrix& bbv, std::span<const double> la
   validate(bbv);
   validate_latency(bbv, latency);
   if (!order.empty()) validate_order(order, bbv.items);
-  const auto item_at = [&](std::size_t slot) { return order.empty() ? slot : order[slot]; };
-  std::vector<double> costs((bbv.items + warp_size - 1) / warp_size, 0.0);
-  std::vector<std::uint32_t> warp_max(bbv.regions);
-  for (std::size_t first = 0; first < bbv.items; first += warp_size) {
-    const std::size_t last = std::min(bbv.items, first + warp_size);
-    std::fill(warp_max.begin(), warp_max.end(), 0u);
-    for (std::size_t slot = first; slot < last; ++slot) {  // eq. 2: max count per region
-      const auto row = bbv.row(item_at(slot));
-      for (std::size_t b = 0; b < bbv.regions; ++b) warp_max[b] = std::max(warp_max[b], row[b]);
-    }
-    costs[first / warp_size] = thread_latency(warp_max, latency);  // eq. 3
-  }
+  const auto max = detail::warp_maxima(bbv, order);  // eq. 2: max count per region
+  std::vector<double> costs(max.size() / bbv.regions);
+  for (std::size_t w = 0; w < costs.size(); ++w)  // eq. 3
+    costs[w] = thread_latency(std::span(max).subspan(w * bbv.regions, bbv.regions), latency);
   return costs;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "microsched/error.hpp"
+#include "model_internals.hpp"
 
 namespace microsched::model {
 
@@ -12,37 +13,6 @@ void validate(const feature_matrix& f) {
   if (f.items == 0) throw_invalid("feature items", f.items, "need at least one item");
   if (f.values.size() != f.items * f.features)
     throw_invalid("feature values size", f.values.size(), "must equal items * features");
-}
-
-//! Solves the symmetric positive semi-definite system a x = rhs (size k) by Gauss-Jordan with
-//! partial pivoting; a pivot below `tiny` (a column that is a combination of others) gets x = 0.
-std::vector<double> solve(std::vector<double> a, std::vector<double> rhs, std::size_t k) {
-  std::vector<double> x(k, 0.0);
-  std::vector<bool> used(k, false);
-  double scale = 0;
-  for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(a[i * k + i]));
-  const double tiny = 1e-12 * std::max(scale, 1.0);
-  std::vector<std::size_t> pivot_of(k, k);
-  for (std::size_t col = 0; col < k; ++col) {
-    std::size_t best = k;
-    for (std::size_t r = 0; r < k; ++r)
-      if (!used[r] && (best == k || std::abs(a[r * k + col]) > std::abs(a[best * k + col])))
-        best = r;
-    if (best == k || std::abs(a[best * k + col]) <= tiny) continue;
-    used[best] = true;
-    pivot_of[col] = best;
-    const double p = a[best * k + col];
-    for (std::size_t r = 0; r < k; ++r) {
-      if (r == best) continue;
-      const double f = a[r * k + col] / p;
-      if (f == 0) continue;
-      for (std::size_t c = 0; c < k; ++c) a[r * k + c] -= f * a[best * k + c];
-      rhs[r] -= f * rhs[best];
-    }
-  }
-  for (std::size_t col = 0; col < k; ++col)
-    if (pivot_of[col] != k) x[col] = rhs[pivot_of[col]] / a[pivot_of[col] * k + col];
-  return x;
 }
 
 }  // namespace
@@ -93,7 +63,7 @@ bbv_regression fit_bbv_regression(const feature_matrix& sample_features,
     std::vector<double> rhs(k, 0.0);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t r = 0; r < k; ++r) rhs[r] += z(i, r) * sample_counts.at(i, b);
-    const auto w = solve(gram, rhs, k);
+    const auto w = detail::solve_symmetric(gram, rhs, k);
     double* beta = model.beta.data() + b * k;
     beta[0] = w[0];
     for (std::size_t c = 1; c < k; ++c) {

@@ -1,0 +1,24 @@
+#pragma once
+// Helpers shared by the model library's sources; not installed, not part of the API.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "microsched/model/bbv.hpp"
+
+namespace microsched::model::detail {
+
+//! Solves the symmetric positive semi-definite system a x = rhs (size k, a row-major) by
+//! Gauss-Jordan with partial pivoting; a pivot below 1e-12 of the largest diagonal (a column that
+//! is a combination of others, or empty) gets x = 0.
+[[nodiscard]] std::vector<double> solve_symmetric(std::vector<double> a, std::vector<double> rhs,
+                                                  std::size_t k);
+
+//! The largest count of every region among each warp's threads (eq. 2), warp-major: slot s of
+//! the launch runs item order[s] (an empty order: item s), warps of 32 consecutive slots. No
+//! checks: the callers validate.
+[[nodiscard]] std::vector<std::uint32_t> warp_maxima(const bbv_matrix& bbv,
+                                                     std::span<const std::uint32_t> order);
+
+}  // namespace microsched::model::detail
