@@ -37,7 +37,8 @@ std::vector<double> solve_symmetric(std::vector<double> a, std::vector<double> r
   return x;
 }
 
-std::vector<std::uint32_t> warp_maxima(const bbv_matrix& bbv, std::span<const std::uint32_t> order) {
+std::vector<std::uint32_t> warp_maxima(const bbv_matrix& bbv,
+                                       std::span<const std::uint32_t> order) {
   const std::size_t slots = order.empty() ? bbv.items : order.size();
   std::vector<std::uint32_t> max(((slots + warp_size - 1) / warp_size) * bbv.regions, 0u);
   for (std::size_t slot = 0; slot < slots; ++slot) {
