@@ -16,8 +16,8 @@
 //! per-region cycles put the original launch at 0.56-1.8x its real time (reads of the clock
 //! serialise the region, a region's cost in a convergent warp is not its cost in a divergent
 //! one). With them the ideal orders' predicted time ratios (exact BBVs) miss by 21% (marching
-//! cubes), 12% (alignment) and 25% (photon transport); with fitted latencies by 0.2%, 3.5% and
-//! 21.5% (bench_model, docs/performance-model.md).
+//! cubes), 12% (alignment) and 25% (photon transport); with fitted latencies by 0-5%, 2-4% and
+//! 20-26% (bench_model, docs/performance-model.md).
 
 #include <cstdint>
 #include <filesystem>
