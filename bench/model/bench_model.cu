@@ -9,7 +9,9 @@
 //   MICROSCHED_MODEL_NEIGHBOURS=K  sample items an item may borrow its residual from
 //                               (residual_options::neighbours, default 128)
 //   MICROSCHED_MODEL_DUMP=DIR   also write each workload's exact and predicted BBVs (raw uint32,
-//                               item-major) and its latencies and shape, for offline study
+//                               item-major), the lane cycles of the latency fit's launches
+//                               (empty when the latencies come from the cache) and its
+//                               latencies and shape, for offline study
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -61,10 +63,13 @@ struct prepared {
   double original_ms = 0, counted_ms = 0, timed_ms = 0;
   std::vector<std::uint32_t> original_outputs;
   bool latency_cached = false;
+  // lane cycles of the fit's launches (original, sorted), when measured rather than cached
+  std::vector<std::uint32_t> original_cycles, sorted_cycles;
 };
 
 bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::uint32_t threads) {
   bbv_matrix m(w.items(), w.region_names().size());
+  m.loop_of = w.region_loops();
   device_buffer<std::uint32_t> counts(m.counts.size());
   counts.fill_bytes(0);
   w.launch({probe_mode::count, order, threads, {counts.data(), nullptr}, nullptr, nullptr});
@@ -94,7 +99,7 @@ std::vector<double> measure_latency(prepared& p) {
   const latency_cache cache(std::getenv("MICROSCHED_MODEL_CACHE") != nullptr
                                 ? std::getenv("MICROSCHED_MODEL_CACHE")
                                 : "model-cache");
-  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit-v3";
+  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit-v5";
   const std::size_t regions = p.exact.regions;
   if (auto cached = cache.load(gpu, key); cached && cached->size() == regions + 1) {
     p.latency_cached = true;
@@ -107,9 +112,10 @@ std::vector<double> measure_latency(prepared& p) {
   // example-begin fit-latencies
   const timed_launch launches[] = {{original, original_cycles}, {sorted, sorted_cycles}};
   auto lat = fit_latencies(p.exact, launches);
-  // one block per SM: blocks of the sorted launch spread over it, each alone on its SM
-  const auto part = lone_blocks(sorted, static_cast<std::size_t>(current_sm_count()),
-                                divergent_workload::threads_per_block);
+  // one block per SM: blocks of the sorted launch before its last wave, each alone on its SM
+  const auto sms = static_cast<std::size_t>(current_sm_count());
+  const auto part = lone_blocks(sorted, sms, divergent_workload::threads_per_block,
+                                sms * static_cast<std::size_t>(p.w->blocks_per_sm(true)));
   std::vector<double> lone(5);  // a launch of one block per SM takes microseconds: the median
   for (double& speed : lone) {
     const auto part_cycles = time_lanes(*p.w, part, regions);
@@ -119,17 +125,21 @@ std::vector<double> measure_latency(prepared& p) {
   // example-end fit-latencies
   lat.push_back(lone[2]);
   cache.store(gpu, key, lat);
+  p.original_cycles = original_cycles;
+  p.sorted_cycles = sorted_cycles;
   return lat;
 }
 
 void write_dump(const prepared& p, const std::string& folder) {
   std::filesystem::create_directories(folder);
   const std::string base = folder + "/" + p.w->name();
-  for (const auto& [suffix, m] :
-       {std::pair{".exact.u32", &p.exact}, {".predicted.u32", &p.predicted}}) {
+  for (const auto& [suffix, m] : {std::pair{".exact.u32", &p.exact.counts},
+                                  {".predicted.u32", &p.predicted.counts},
+                                  {".original-cycles.u32", &p.original_cycles},
+                                  {".sorted-cycles.u32", &p.sorted_cycles}}) {
     std::ofstream out(base + suffix, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(m->counts.data()),
-              static_cast<std::streamsize>(m->counts.size() * sizeof(std::uint32_t)));
+    out.write(reinterpret_cast<const char*>(m->data()),
+              static_cast<std::streamsize>(m->size() * sizeof(std::uint32_t)));
   }
   std::ofstream meta(base + ".meta.txt");
   meta << "items " << p.exact.items << "\nregions " << p.exact.regions << "\nlatency";
@@ -159,6 +169,7 @@ prepared& get(const std::string& name) {
   const bbv_matrix counted =
       count_bbvs(w, d_sample.data(), static_cast<std::uint32_t>(sample.size()));
   bbv_matrix sample_counts(sample.size(), counted.regions);
+  sample_counts.loop_of = counted.loop_of;
   for (std::size_t k = 0; k < sample.size(); ++k)
     std::ranges::copy(counted.row(sample[k]), sample_counts.row(k).begin());
   const auto features = w.features();

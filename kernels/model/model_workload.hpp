@@ -33,6 +33,8 @@ class divergent_workload {
   [[nodiscard]] virtual std::string name() const = 0;
   [[nodiscard]] virtual std::size_t items() const = 0;
   [[nodiscard]] virtual std::vector<std::string> region_names() const = 0;
+  //! bbv_matrix::loop_of of the regions: empty where no region is a branch inside a loop.
+  [[nodiscard]] virtual std::vector<std::int32_t> region_loops() const { return {}; }
   //! Per-item inputs of the BBV regression (what the loop bounds and branches read).
   [[nodiscard]] virtual model::feature_matrix features() const = 0;
   //! Enqueues the kernel. Throws on a bad request (threads > items without an order).

@@ -39,7 +39,8 @@ struct photon_start {
   float depth;
 };
 
-// regions: 0 step (every step), 1 boundary (reflect / transmit), 2 scatter, 3 roulette
+// regions: 0 step (every step), 1 boundary (reflect / transmit), 2 scatter, 3 roulette; 1 to 3
+// are branches inside the step loop (region_loops)
 template <probe_mode Mode, bool Redirect>
 __global__ void transport(const photon_start* start, float2* result, const std::uint32_t* order,
                           std::uint32_t threads, model::bbv_sink sink, unsigned* visits) {
@@ -127,6 +128,13 @@ class photon_transport final : public divergent_workload {
   std::vector<std::string> region_names() const override {
     return {"step", "boundary", "scatter", "roulette"};
   }
+  // boundary, scatter and roulette are branches of the step loop: a warp whose lanes alternate
+  // between boundary and scatter runs both in most iterations
+  // example-begin region-loops
+  std::vector<std::int32_t> region_loops() const override {
+    return {-1, 0, 0, 0};  // loop_of: step is the loop, the others branch inside it
+  }
+  // example-end region-loops
   model::feature_matrix features() const override { return features_; }
   void launch(const launch_request& r) override {
     dispatch(r, items(), [&](auto mode, auto redirect) {

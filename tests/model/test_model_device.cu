@@ -101,6 +101,7 @@ void check_regrouped_equal_original(divergent_workload& w) {
   const auto original = run_outputs(w, nullptr, visits.data());
   CHECK(visits.to_host() == std::vector<unsigned>(n, 1u));
   bbv_matrix bbv(n, w.region_names().size());
+  bbv.loop_of = w.region_loops();
   device_buffer<std::uint32_t> counts(bbv.counts.size());
   w.launch({probe_mode::count,
             nullptr,

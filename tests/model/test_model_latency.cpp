@@ -67,6 +67,23 @@ TEST_CASE("fit_latencies recovers the latencies that made the warp cycles") {
   REQUIRE(fitted.size() == 3);
   for (std::size_t r = 0; r < 3; ++r) CHECK(fitted[r] == doctest::Approx(truth[r]).epsilon(0.01));
 
+  SUBCASE("branches inside a loop: the fit charges the iterations any lane takes them") {
+    // region 0 counts a loop's iterations, regions 1 and 2 its two branches
+    bbv_matrix loop(bbv.items, 3);
+    loop.loop_of = {-1, 0, 0};
+    std::mt19937 rng(9);
+    for (std::size_t i = 0; i < loop.items; ++i) {
+      const std::uint32_t n = 1 + rng() % 60, taken = rng() % (n + 1);
+      loop.row(i)[0] = n;
+      loop.row(i)[1] = taken;
+      loop.row(i)[2] = n - taken;
+    }
+    const auto by_bbv = sorting_order(loop);
+    const auto l1 = lanes_for(loop, original, truth), l2 = lanes_for(loop, by_bbv, truth);
+    const timed_launch runs[] = {{original, l1}, {by_bbv, l2}};
+    const auto f = fit_latencies(loop, runs);
+    for (std::size_t r = 0; r < 3; ++r) CHECK(f[r] == doctest::Approx(truth[r]).epsilon(0.01));
+  }
   SUBCASE("a region no warp executes gets 0") {
     bbv_matrix holes = bbv;
     for (std::size_t i = 0; i < holes.items; ++i) holes.row(i)[1] = 0;
@@ -114,10 +131,16 @@ TEST_CASE("the lone-block speed compares the same warps alone and on a full GPU"
   std::ranges::reverse(order);  // any order: warps are found by their items
   std::vector<std::uint32_t> full(items), alone(items, 0);
   for (std::size_t i = 0; i < items; ++i) full[i] = static_cast<std::uint32_t>(100 + i % 97);
-  const auto lone = lone_blocks(order, 4, 256);
+  const auto lone = lone_blocks(order, 4, 256, 0);
   REQUIRE(lone.size() == 4 * 256);
   CHECK(std::equal(lone.begin(), lone.begin() + 256, order.begin()));
   CHECK(std::equal(lone.begin() + 256, lone.begin() + 512, order.begin() + 10 * 256));
+  // the last wave (8 of the 40 blocks) is left out: blocks 0, 8, 16, 24
+  const auto early = lone_blocks(order, 4, 256, 8);
+  REQUIRE(early.size() == 4 * 256);
+  CHECK(std::equal(early.begin() + 3 * 256, early.end(), order.begin() + 24 * 256));
+  // one wave or less: every block counts
+  CHECK(lone_blocks(order, 4, 256, 40) == lone);
   for (const std::uint32_t item : lone) alone[item] = static_cast<std::uint32_t>(full[item] / 2.5);
   CHECK(lone_block_speedup({order, full}, {lone, alone}) == doctest::Approx(2.5).epsilon(0.02));
   std::vector<std::uint32_t> slow(items, 0);
@@ -127,8 +150,8 @@ TEST_CASE("the lone-block speed compares the same warps alone and on a full GPU"
   std::vector<std::uint32_t> shifted(lone.begin() + 1, lone.begin() + 33);
   CHECK_THROWS_WITH_AS((void)lone_block_speedup({order, full}, {shifted, alone}),
                        doctest::Contains("warp of the full launch"), std::invalid_argument);
-  CHECK_THROWS_AS((void)lone_blocks(order, 0, 256), std::invalid_argument);
-  CHECK_THROWS_AS((void)lone_blocks(order, 4, 100), std::invalid_argument);
+  CHECK_THROWS_AS((void)lone_blocks(order, 0, 256, 0), std::invalid_argument);
+  CHECK_THROWS_AS((void)lone_blocks(order, 4, 100, 0), std::invalid_argument);
 }
 
 TEST_CASE("resample_residuals puts the sample's residuals back into the predictions") {

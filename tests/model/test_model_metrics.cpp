@@ -2,6 +2,7 @@
 // the decision API and bad input.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -68,6 +69,63 @@ TEST_CASE("BBV-weighted and BBV-weighted-scheduled on a hand-worked launch") {
   auto order = identity_order(64);
   std::swap(order[0], order[32]);
   CHECK(block_costs(bbv, lat, order, 32) == std::vector<double>{12, 50});
+}
+
+// Two lanes of one warp run a loop 10 and 4 times and take its branch in half their iterations.
+// Iterations 4-9 hold lane 0 alone (it takes the branch with probability 1/2), iterations 0-3
+// both (1 - 1/4): the warp runs the branch 6 * 1/2 + 4 * 3/4 = 6 times, not max(5, 2) = 5.
+TEST_CASE("a branch inside a loop costs the iterations in which any lane takes it") {
+  auto bbv = make_bbv(3, {{10, 5, 5}, {4, 2, 2}});
+  CHECK(warp_counts(bbv, {}) == std::vector<double>{10, 5, 5});  // eq. 2 without loop_of
+  bbv.loop_of = {-1, 0, 0};
+  const auto counts = warp_counts(bbv, {});
+  CHECK(counts[0] == 10);
+  CHECK(counts[1] == doctest::Approx(6));
+  CHECK(counts[2] == doctest::Approx(6));
+  const std::vector<double> lat{1, 10, 100};
+  const auto costs = warp_costs(bbv, lat, {});
+  REQUIRE(costs.size() == 1);
+  CHECK(costs[0] == doctest::Approx(10 + 60 + 600));
+
+  SUBCASE("one lane, a branch never or always taken: the counts themselves") {
+    const auto one = [](std::vector<std::uint32_t> row) {
+      auto m = make_bbv(3, {row});
+      m.loop_of = {-1, 0, 0};
+      return warp_counts(m, {});
+    };
+    const auto c = one({8, 3, 0});
+    CHECK(c[0] == 8);
+    CHECK(c[1] == doctest::Approx(3));
+    CHECK(c[2] == 0);
+    CHECK(one({8, 8, 8})[1] == doctest::Approx(8));
+    CHECK(one({0, 0, 0}) == std::vector<double>{0, 0, 0});
+  }
+  SUBCASE("32 lanes alternating two branches run both in almost every iteration") {
+    auto full = make_bbv(3, std::vector<std::vector<std::uint32_t>>(32, {100, 20, 80}));
+    full.loop_of = {-1, 0, 0};
+    const auto c = warp_counts(full, {});
+    CHECK(c[1] == doctest::Approx(100 * (1 - std::pow(0.8, 32))));
+    CHECK(c[2] > 99.99);
+  }
+  SUBCASE("a lane counting the branch more often than its loop keeps eq. 2's count") {
+    auto odd = make_bbv(3, {{2, 7, 0}, {3, 1, 1}});
+    odd.loop_of = {-1, 0, 0};
+    CHECK(warp_counts(odd, {})[1] == 7);
+  }
+  SUBCASE("bad loop_of names the value") {
+    bbv.loop_of = {-1, 0};
+    CHECK_THROWS_WITH_AS((void)warp_counts(bbv, {}), doctest::Contains("loop_of size = 2"),
+                         std::invalid_argument);
+    bbv.loop_of = {-1, 1, 0};
+    CHECK_THROWS_WITH_AS((void)warp_counts(bbv, {}), doctest::Contains("loop_of entry = 1"),
+                         std::invalid_argument);
+    bbv.loop_of = {-1, 3, 0};
+    CHECK_THROWS_WITH_AS((void)warp_counts(bbv, {}), doctest::Contains("loop_of entry = 3"),
+                         std::invalid_argument);
+    bbv.loop_of = {1, 0, -1};
+    CHECK_THROWS_WITH_AS((void)warp_costs(bbv, lat, {}), doctest::Contains("loop region = 1"),
+                         std::invalid_argument);
+  }
 }
 
 TEST_CASE("round robin: long blocks first shorten the tail (Figure 5)") {

@@ -14,6 +14,18 @@ void validate(const bbv_matrix& bbv) {
     throw_invalid("bbv regions", bbv.regions, "a BBV needs at least one region");
   if (bbv.counts.size() != bbv.items * bbv.regions)
     throw_invalid("bbv counts size", bbv.counts.size(), "must equal items * regions");
+  if (bbv.loop_of.empty()) return;
+  if (bbv.loop_of.size() != bbv.regions)
+    throw_invalid("bbv loop_of size", bbv.loop_of.size(), "must be 0 or the number of regions");
+  for (std::size_t r = 0; r < bbv.regions; ++r) {
+    const std::int32_t loop = bbv.loop_of[r];
+    if (loop == -1) continue;
+    if (loop < 0 || static_cast<std::size_t>(loop) >= bbv.regions ||
+        static_cast<std::size_t>(loop) == r)
+      throw_invalid("bbv loop_of entry", loop, "must be -1 or another region's index");
+    if (bbv.loop_of[static_cast<std::size_t>(loop)] != -1)
+      throw_invalid("bbv loop region", loop, "is itself inside a loop: one level only");
+  }
 }
 
 void validate_latency(const bbv_matrix& bbv, std::span<const double> latency) {

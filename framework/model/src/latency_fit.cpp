@@ -1,5 +1,5 @@
 // Region latencies fitted to timed launches: non-negative least squares of warp cycles on the
-// warps' per-region maximum counts (the model's own warp cost, eqs. 2 and 3). Each warp weighs
+// warps' per-region counts (the model's own warp cost, eqs. 2 and 3, warp_counts). Each warp weighs
 // 1 / its cycles: a warp's time varies in proportion to its length (it shares the SM with
 // whatever else runs), and unweighted, the few longest warps decide every latency: on photon
 // transport an unweighted fit puts the light warps of the sorted launch at 4x their cycles and
@@ -74,10 +74,10 @@ std::vector<double> fit_latencies(const bbv_matrix& bbv, std::span<const timed_l
   const std::size_t n = bbv.regions;
   std::vector<double> gram(n * n, 0.0), rhs(n, 0.0);
   for (const auto& l : launches) {
-    const auto max = detail::warp_maxima(bbv, l.order);
+    const auto counts = detail::warp_counts(bbv, l.order);
     const auto cycles = longest_lanes(l);
     for (std::size_t w = 0; w < cycles.size(); ++w) {
-      const std::uint32_t* m = max.data() + w * n;
+      const double* m = counts.data() + w * n;
       const double weight = 1.0 / std::max(1.0, cycles[w]);
       for (std::size_t i = 0; i < n; ++i) {
         rhs[i] += weight * m[i] * cycles[w];
@@ -123,11 +123,14 @@ double lone_block_speedup(const timed_launch& full, const timed_launch& lone) {
 }
 
 std::vector<std::uint32_t> lone_blocks(std::span<const std::uint32_t> order, std::size_t blocks,
-                                       std::size_t block_threads) {
+                                       std::size_t block_threads, std::size_t last_wave_blocks) {
   if (blocks == 0) throw_invalid("blocks", blocks, "must be >= 1");
   if (block_threads == 0 || block_threads % warp_size != 0)
     throw_invalid("block_threads", block_threads, "must be a positive multiple of 32");
-  const std::size_t total = (order.size() + block_threads - 1) / block_threads;
+  const std::size_t launched = (order.size() + block_threads - 1) / block_threads;
+  // the last wave's blocks ran on SMs the tail was emptying: their cycles in the full launch are
+  // already faster than full occupancy's, and would bias the ratio towards 1
+  const std::size_t total = launched > last_wave_blocks ? launched - last_wave_blocks : launched;
   const std::size_t stride = std::max<std::size_t>(1, total / blocks);
   std::vector<std::uint32_t> out;
   for (std::size_t b = 0; b < total && b / stride < blocks; b += stride) {

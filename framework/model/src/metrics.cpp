@@ -44,11 +44,18 @@ std::vector<double> warp_costs(const bbv_matrix& bbv, std::span<const double> la
   validate(bbv);
   validate_latency(bbv, latency);
   if (!order.empty()) validate_order(order, bbv.items);
-  const auto max = detail::warp_maxima(bbv, order);  // eq. 2: max count per region
-  std::vector<double> costs(max.size() / bbv.regions);
+  const auto counts = detail::warp_counts(bbv, order);  // eq. 2, or the loop's union
+  std::vector<double> costs(counts.size() / bbv.regions, 0.0);
   for (std::size_t w = 0; w < costs.size(); ++w)  // eq. 3
-    costs[w] = thread_latency(std::span(max).subspan(w * bbv.regions, bbv.regions), latency);
+    for (std::size_t r = 0; r < bbv.regions; ++r)
+      costs[w] += latency[r] * counts[w * bbv.regions + r];
   return costs;
+}
+
+std::vector<double> warp_counts(const bbv_matrix& bbv, std::span<const std::uint32_t> order) {
+  validate(bbv);
+  if (!order.empty()) validate_order(order, bbv.items);
+  return detail::warp_counts(bbv, order);
 }
 
 std::vector<double> block_costs(const bbv_matrix& bbv, std::span<const double> latency,

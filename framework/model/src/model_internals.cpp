@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 
 #include "microsched/config.hpp"
 
@@ -37,16 +39,52 @@ std::vector<double> solve_symmetric(std::vector<double> a, std::vector<double> r
   return x;
 }
 
-std::vector<std::uint32_t> warp_maxima(const bbv_matrix& bbv,
-                                       std::span<const std::uint32_t> order) {
-  const std::size_t slots = order.empty() ? bbv.items : order.size();
-  std::vector<std::uint32_t> max(((slots + warp_size - 1) / warp_size) * bbv.regions, 0u);
-  for (std::size_t slot = 0; slot < slots; ++slot) {
-    const auto row = bbv.row(order.empty() ? slot : order[slot]);
-    std::uint32_t* m = max.data() + (slot / warp_size) * bbv.regions;
-    for (std::size_t r = 0; r < bbv.regions; ++r) m[r] = std::max(m[r], row[r]);
+namespace {
+
+//! Expected iterations in which at least one lane takes a branch: lane i runs its loop n_i times
+//! and takes the branch in c_i of them, at random. While the lanes with n_i > t run iteration t,
+//! the branch is skipped with probability prod (1 - c_i / n_i) over them; summed over t.
+double expected_union(std::vector<std::pair<std::uint32_t, double>>& lanes) {
+  // (iterations, probability of skipping); the longest first, so the running product covers the
+  // lanes still in the loop while t falls from one lane's end to the next one's
+  std::ranges::sort(lanes, std::greater<>{});
+  double skip = 1, sum = 0;
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    skip *= lanes[i].second;
+    const std::uint32_t below = i + 1 < lanes.size() ? lanes[i + 1].first : 0u;
+    sum += (1 - skip) * double(lanes[i].first - below);
   }
-  return max;
+  return sum;
+}
+
+}  // namespace
+
+std::vector<double> warp_counts(const bbv_matrix& bbv, std::span<const std::uint32_t> order) {
+  const std::size_t slots = order.empty() ? bbv.items : order.size();
+  const std::size_t regions = bbv.regions;
+  std::vector<double> out(((slots + warp_size - 1) / warp_size) * regions, 0.0);
+  std::vector<std::pair<std::uint32_t, double>> lanes;
+  for (std::size_t first = 0; first < slots; first += warp_size) {
+    const std::size_t last = std::min(slots, first + warp_size);
+    double* w = out.data() + (first / warp_size) * regions;
+    for (std::size_t r = 0; r < regions; ++r) {
+      const std::int32_t loop = bbv.loop_of.empty() ? -1 : bbv.loop_of[r];
+      lanes.clear();
+      std::uint32_t max = 0;
+      for (std::size_t s = first; s < last; ++s) {
+        const auto row = bbv.row(order.empty() ? s : order[s]);
+        max = std::max(max, row[r]);
+        if (loop >= 0 && row[static_cast<std::size_t>(loop)] > 0) {
+          const std::uint32_t n = row[static_cast<std::size_t>(loop)];
+          lanes.emplace_back(n, 1.0 - std::min(1.0, double(row[r]) / n));
+        }
+      }
+      // the expected union is at least the largest count; a lane that counts the branch more
+      // often than its loop (or outside it) keeps eq. 2's value
+      w[r] = loop < 0 ? double(max) : std::max(double(max), expected_union(lanes));
+    }
+  }
+  return out;
 }
 
 }  // namespace microsched::model::detail

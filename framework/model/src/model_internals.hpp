@@ -15,10 +15,12 @@ namespace microsched::model::detail {
 [[nodiscard]] std::vector<double> solve_symmetric(std::vector<double> a, std::vector<double> rhs,
                                                   std::size_t k);
 
-//! The largest count of every region among each warp's threads (eq. 2), warp-major: slot s of
-//! the launch runs item order[s] (an empty order: item s), warps of 32 consecutive slots. No
-//! checks: the callers validate.
-[[nodiscard]] std::vector<std::uint32_t> warp_maxima(const bbv_matrix& bbv,
-                                                     std::span<const std::uint32_t> order);
+//! How many times each warp runs every region, warp-major: slot s of the launch runs item
+//! order[s] (an empty order: item s), warps of 32 consecutive slots. A region outside a loop
+//! counts its threads' largest count (eq. 2); a branch inside a loop (bbv.loop_of) the expected
+//! number of the loop's iterations in which some thread takes it. No checks: the callers
+//! validate.
+[[nodiscard]] std::vector<double> warp_counts(const bbv_matrix& bbv,
+                                              std::span<const std::uint32_t> order);
 
 }  // namespace microsched::model::detail

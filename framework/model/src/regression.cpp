@@ -58,7 +58,7 @@ bbv_regression fit_bbv_regression(const feature_matrix& sample_features,
     for (std::size_t r = 0; r < k; ++r)
       for (std::size_t c = 0; c < k; ++c) gram[r * k + c] += z(i, r) * z(i, c);
   bbv_regression model{sample_counts.regions, p,
-                       std::vector<double>(sample_counts.regions * k, 0.0)};
+                       std::vector<double>(sample_counts.regions * k, 0.0), sample_counts.loop_of};
   for (std::size_t b = 0; b < sample_counts.regions; ++b) {
     std::vector<double> rhs(k, 0.0);
     for (std::size_t i = 0; i < n; ++i)
@@ -90,6 +90,7 @@ bbv_matrix predict_bbvs(const bbv_regression& model, const feature_matrix& featu
   if (features.features != model.features)
     throw_invalid("features per item", features.features, "must equal the fitted model's");
   bbv_matrix out(features.items, model.regions);
+  out.loop_of = model.loop_of;
   for (std::size_t i = 0; i < features.items; ++i) {
     const std::span<const double> row(features.values.data() + i * features.features,
                                       features.features);

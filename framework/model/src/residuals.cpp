@@ -53,6 +53,7 @@ bbv_matrix resample_residuals(const bbv_matrix& predicted,
     return picked;
   };
   bbv_matrix out(predicted.items, regions);
+  out.loop_of = predicted.loop_of;
   std::mt19937_64 rng(options.seed);
   std::vector<std::uint32_t> key(regions);
   for (std::size_t item = 0; item < predicted.items; ++item) {

@@ -12,10 +12,20 @@
 namespace microsched::model {
 
 //! Execution counts, row-major (item, region): counts[item * regions + region].
+//!
+//! `loop_of` says which regions are branches inside a loop (empty: none, the paper's model). For
+//! region r, loop_of[r] is the region counted once per iteration of the loop that r sits in, or
+//! -1. A warp runs such a branch in every iteration where any of its lanes takes it, so when the
+//! lanes take two branches of one loop in alternation the warp runs both in most iterations;
+//! the per-region maxima of eq. 2 miss that. The metrics then charge r the expected number of
+//! iterations in which some lane takes it, each lane taking it in a random count[r] of its
+//! count[loop_of[r]] iterations (warp_counts in metrics.hpp). A loop region is not itself
+//! inside a loop.
 struct bbv_matrix {
   std::size_t items = 0;
   std::size_t regions = 0;
   std::vector<std::uint32_t> counts;
+  std::vector<std::int32_t> loop_of;
 
   bbv_matrix() = default;
   //! items x regions zeros.
@@ -34,8 +44,9 @@ struct bbv_matrix {
   }
 };
 
-//! Throws std::invalid_argument unless `bbv` holds at least one item and one region and its
-//! counts have items * regions entries.
+//! Throws std::invalid_argument unless `bbv` holds at least one item and one region, its counts
+//! have items * regions entries and `loop_of` is empty or names, for every region, -1 or another
+//! region that is not itself inside a loop.
 void validate(const bbv_matrix& bbv);
 
 //! Throws std::invalid_argument unless `latency` has one finite, non-negative value per region.

@@ -58,9 +58,14 @@ struct timed_launch {
 [[nodiscard]] double lone_block_speedup(const timed_launch& full, const timed_launch& lone);
 
 //! The lone launch for lone_block_speedup: `blocks` blocks of `block_threads` slots spread
-//! evenly over `order` (the first of every order.size() / blocks slots' block), concatenated.
+//! evenly over `order`'s blocks before its last wave, concatenated. `last_wave_blocks` is the
+//! blocks the GPU holds at once (SMs times resident blocks per SM). A block of the last wave
+//! shares its SM with fewer and fewer warps as the launch drains, so its cycles in the full
+//! launch are not full-occupancy cycles: where the heavy blocks come last (an order sorted by
+//! BBV), they would pull the ratio towards 1. A launch of one wave or less uses every block.
 [[nodiscard]] std::vector<std::uint32_t> lone_blocks(std::span<const std::uint32_t> order,
-                                                     std::size_t blocks, std::size_t block_threads);
+                                                     std::size_t blocks, std::size_t block_threads,
+                                                     std::size_t last_wave_blocks);
 
 //! One file per GPU in a folder: `<gpu name with [^A-Za-z0-9] as '_'>.latency`, one line per
 //! kernel, `<kernel key> <regions> <latency>...`. Writes replace the whole file atomically.

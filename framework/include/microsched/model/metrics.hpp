@@ -6,7 +6,8 @@
 //! An order is a permutation: thread slot s (in launch order) works on item order[s]. Slots are
 //! cut into warps of 32 and blocks of `threads_per_block`; a warp pays, for every region, its
 //! latency times the largest count of its threads (eqs. 2, 3), since lanes that finish early wait
-//! for the others; a block costs the sum of its warps (eq. 4).
+//! for the others; a block costs the sum of its warps (eq. 4). Branches inside a loop are charged
+//! the iterations in which any thread takes them (bbv_matrix::loop_of).
 //! - BBV-weighted: the sum of all blocks over the SM count (eq. 5), a perfectly balanced GPU.
 //! - BBV-weighted-scheduled: blocks are handed in launch order to the SMs, blocks_per_sm at a
 //!   time (the real SM count and occupancy; the first wave round robin, later blocks to the SM
@@ -49,7 +50,15 @@ void validate_order(std::span<const std::uint32_t> order, std::size_t items);
 //! The identity order (thread t works on item t, the original launch).
 [[nodiscard]] std::vector<std::uint32_t> identity_order(std::size_t items);
 
-//! Cost of each warp of the launch, in launch order (eqs. 2, 3). An empty `order` means identity.
+//! How many times each warp runs each region, warp-major (warp * regions + region): the largest
+//! count among its threads (eq. 2), or for a branch inside a loop (bbv_matrix::loop_of) the
+//! expected number of iterations in which at least one thread takes it. An empty `order` means
+//! identity.
+[[nodiscard]] std::vector<double> warp_counts(const bbv_matrix& bbv,
+                                              std::span<const std::uint32_t> order);
+
+//! Cost of each warp of the launch, in launch order (eqs. 2, 3): latency times warp_counts.
+//! An empty `order` means identity.
 [[nodiscard]] std::vector<double> warp_costs(const bbv_matrix& bbv, std::span<const double> latency,
                                              std::span<const std::uint32_t> order);
 

@@ -33,6 +33,7 @@ struct bbv_regression {
   std::size_t regions = 0;
   std::size_t features = 0;
   std::vector<double> beta;
+  std::vector<std::int32_t> loop_of;  //!< the sample's bbv_matrix::loop_of, kept by predict_bbvs
 
   //! Predicted count of one region for an item (unrounded).
   [[nodiscard]] double predict(std::size_t region, std::span<const double> feature_row,
