@@ -132,12 +132,18 @@ TEST_CASE("round robin: long blocks first shorten the tail (Figure 5)") {
   CHECK(round_robin_makespan(std::vector<double>{4, 1, 1, 1, 1}, 2) == doctest::Approx(4));
   CHECK(round_robin_makespan(std::vector<double>{1, 1, 1, 1, 4}, 2) == doctest::Approx(6));
   CHECK(round_robin_makespan(std::vector<double>{3, 3, 3}, 5) == doctest::Approx(3));
-  // an SM shares its issue slots: a warp left alone runs faster, up to the saturation cap
+  // an SM shares its throughput: a warp left alone runs faster, a lone block at its measured speed
   const std::vector<double> two_warps{10, 2};
   CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 2.0}) == doctest::Approx(6));  // 2 + 8 / 2
   CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 1.5}) == doctest::Approx(2 + 8 / 1.5));
   CHECK(simulate_sms(two_warps, 1, {1, 2, 32, 1.0}) == doctest::Approx(10));  // no faster alone
   CHECK(simulate_sms(two_warps, 1, {2, 1, 32}) == doctest::Approx(10));       // one SM each
+  // Between a full SM and one block, the SM's throughput saturates: with 8 warps at full
+  // occupancy and a lone block (one warp) twice as fast, k warps run 14 / (k + 6) times their
+  // full speed (a = 0.75): 4 warps at 1.4, not at 2 (the line min(2, 8 / k)). Four warps of 1
+  // end at 1; the four of 10 run their last 9 at 1.4.
+  const std::vector<double> eight{1, 1, 1, 1, 10, 10, 10, 10};
+  CHECK(simulate_sms(eight, 1, {1, 8, 32, 2.0}) == doctest::Approx(1 + 9 / 1.4));
   // blocks end with their last warp; the next block takes the freed place
   const std::vector<double> four{4, 1, 3, 3};  // blocks {4, 1} and {3, 3}, one SM, one block
   CHECK(simulate_sms(four, 2, {1, 1, 64}) == doctest::Approx(7));

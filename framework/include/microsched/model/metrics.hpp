@@ -11,13 +11,15 @@
 //! - BBV-weighted: the sum of all blocks over the SM count (eq. 5), a perfectly balanced GPU.
 //! - BBV-weighted-scheduled: blocks are handed in launch order to the SMs, blocks_per_sm at a
 //!   time (the real SM count and occupancy; the first wave round robin, later blocks to the SM
-//!   that frees a place first), and each SM shares its issue slots among its resident warps. The
+//!   that frees a place first), and each SM shares its throughput among its resident warps. The
 //!   estimate is the time the last SM finishes: uneven blocks leave a tail that eq. 5 misses.
 //!   Latencies are measured on a full GPU, so a warp at full occupancy advances one latency unit
-//!   per cycle; with fewer warps resident it runs faster (the SM's issue slots are shared), but
-//!   never more than `lone_block_speedup` times faster: how much faster a block runs alone on an
-//!   SM than on a full GPU, which lone_block_speedup (latency.hpp) measures (a warp is bound by its
-//!   own latencies, and how soon depends on the kernel's instruction-level parallelism). Expressed
+//!   per cycle; with fewer warps resident it runs faster. The SM's throughput saturates with the
+//!   warps it holds, as latency hiding does: with k of `full` warps resident a warp runs
+//!   full (1 + a) / (k + full a) times faster, `a` chosen so that one block's warps run
+//!   `lone_block_speedup` times faster: how much faster a block runs alone on an SM than on a
+//!   full GPU, which lone_block_speedup (latency.hpp) measures (a warp is bound by its own
+//!   latencies, and how soon depends on the kernel's instruction-level parallelism). Expressed
 //!   in eq. 5's units (the makespan times the warps an SM holds at full occupancy), so a balanced
 //!   launch gets the same value from both.
 //! Neither predicts absolute time: both are in latency units (cycles when the latencies are);
