@@ -77,19 +77,34 @@ bbv_matrix count_bbvs(divergent_workload& w, const std::uint32_t* order, std::ui
   return m;
 }
 
-//! Lane cycles of a probe_mode::time launch of `order` (slot s runs item order[s]).
+//! Lane cycles of probe_mode::time launches of `order` (slot s runs item order[s]): after one
+//! warm-up launch, each lane's median over three. A single launch's cycles vary from one process
+//! to the next (the first launch of a kernel runs on cold caches), and the fit and the lone-block
+//! speed inherit that.
 std::vector<std::uint32_t> time_lanes(divergent_workload& w,
                                       const std::vector<std::uint32_t>& order,
                                       std::size_t regions) {
   device_buffer<std::uint32_t> d_order(order), counts(w.items() * regions), cycles(w.items());
-  cycles.fill_bytes(0);
-  w.launch({probe_mode::time,
-            d_order.data(),
-            static_cast<std::uint32_t>(order.size()),
-            {counts.data(), cycles.data()},
-            nullptr,
-            nullptr});
-  return cycles.to_host();
+  const auto launch = [&] {
+    cycles.fill_bytes(0);
+    w.launch({probe_mode::time,
+              d_order.data(),
+              static_cast<std::uint32_t>(order.size()),
+              {counts.data(), cycles.data()},
+              nullptr,
+              nullptr});
+    return cycles.to_host();
+  };
+  (void)launch();  // warm-up
+  std::vector<std::vector<std::uint32_t>> runs;
+  for (int i = 0; i < 3; ++i) runs.push_back(launch());
+  std::vector<std::uint32_t> median(runs[0].size());
+  for (std::size_t item = 0; item < median.size(); ++item) {
+    std::uint32_t v[3] = {runs[0][item], runs[1][item], runs[2][item]};
+    std::sort(v, v + 3);
+    median[item] = v[1];
+  }
+  return median;
 }
 
 //! Region latencies fitted to timed launches of the original order and of the items sorted by
@@ -99,7 +114,7 @@ std::vector<double> measure_latency(prepared& p) {
   const latency_cache cache(std::getenv("MICROSCHED_MODEL_CACHE") != nullptr
                                 ? std::getenv("MICROSCHED_MODEL_CACHE")
                                 : "model-cache");
-  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit-v5";
+  const std::string gpu = current_device().name, key = p.w->name() + "-warp-fit-v6";
   const std::size_t regions = p.exact.regions;
   if (auto cached = cache.load(gpu, key); cached && cached->size() == regions + 1) {
     p.latency_cached = true;
@@ -116,14 +131,10 @@ std::vector<double> measure_latency(prepared& p) {
   const auto sms = static_cast<std::size_t>(current_sm_count());
   const auto part = lone_blocks(sorted, sms, divergent_workload::threads_per_block,
                                 sms * static_cast<std::size_t>(p.w->blocks_per_sm(true)));
-  std::vector<double> lone(5);  // a launch of one block per SM takes microseconds: the median
-  for (double& speed : lone) {
-    const auto part_cycles = time_lanes(*p.w, part, regions);
-    speed = lone_block_speedup({sorted, sorted_cycles}, {part, part_cycles});
-  }
-  std::ranges::nth_element(lone, lone.begin() + 2);
+  const auto part_cycles = time_lanes(*p.w, part, regions);
+  const double lone = lone_block_speedup({sorted, sorted_cycles}, {part, part_cycles});
   // example-end fit-latencies
-  lat.push_back(lone[2]);
+  lat.push_back(lone);
   cache.store(gpu, key, lat);
   p.original_cycles = original_cycles;
   p.sorted_cycles = sorted_cycles;
