@@ -4,9 +4,10 @@
 //! text file, so a program measures once per GPU and kernel.
 //!
 //! A probe_mode::time launch gives every item's BBV and its lane's cycles; a warp's time is its
-//! longest lane. The model charges a warp sum_r latency[r] * (largest count of region r among
-//! its lanes) (eqs. 2, 3), so the latencies are fitted to exactly that: non-negative least
-//! squares of the warps' cycles on their per-region maximum counts. Fit on the original order
+//! longest lane. The model charges a warp sum_r latency[r] * warp_counts[r] (the largest count
+//! of region r among its lanes, eqs. 2, 3, or for a branch inside a loop its expected
+//! iterations; metrics.hpp), so the latencies are fitted to exactly that: non-negative least
+//! squares of the warps' cycles on their per-region warp counts. Fit on the original order
 //! (divergent warps) together with the items sorted by BBV (convergent warps of every kind):
 //! the original alone varies too little from warp to warp to tell the regions apart. The fitted
 //! values are a full GPU's cycles per warp execution, memory waits and issue contention
@@ -16,8 +17,8 @@
 //! per-region cycles put the original launch at 0.56-1.8x its real time (reads of the clock
 //! serialise the region, a region's cost in a convergent warp is not its cost in a divergent
 //! one). With them the ideal orders' predicted time ratios (exact BBVs) miss by 21% (marching
-//! cubes), 12% (alignment) and 25% (photon transport); with fitted latencies by 0-5%, 2-4% and
-//! 20-26% (bench_model, docs/performance-model.md).
+//! cubes), 12% (alignment) and 25% (photon transport); with fitted latencies by 4-5%, 2-3% and
+//! 10-14% (bench_model, docs/performance-model.md).
 
 #include <cstdint>
 #include <filesystem>
@@ -44,7 +45,7 @@ struct timed_launch {
 [[nodiscard]] std::vector<double> warp_cycles(const timed_launch& launch);
 
 //! Region latencies fitted to the warps of `launches` (non-negative least squares of each
-//! warp's cycles on its per-region maximum counts, each warp weighted by 1 / its cycles). A region
+//! warp's cycles on its per-region warp_counts, each warp weighted by 1 / its cycles). A region
 //! no warp executes gets 0. Throws std::invalid_argument on bad BBVs, no launches, a launch that is
 //! not a list of items, or timings that give no positive latency.
 [[nodiscard]] std::vector<double> fit_latencies(const bbv_matrix& bbv,
