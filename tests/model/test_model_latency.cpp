@@ -232,4 +232,11 @@ TEST_CASE("a forecast rated on expected BBVs promises no gain the prediction can
   for (const auto& f : rated.forecasts) CHECK(f.predicted_speedup == doctest::Approx(1.0));
   CHECK_THROWS_AS((void)forecast_regroupings(predicted, bbv_matrix(items - 1, 1), lat, shape),
                   std::invalid_argument);
+  bbv_matrix two(items, 2), looped(items, 2);  // the same counts; only one names a loop
+  looped.loop_of = {-1, 0};
+  CHECK_THROWS_WITH_AS((void)forecast_regroupings(two, looped, std::vector<double>{1, 1}, shape),
+                       doctest::Contains("loop_of of region = 1"), std::invalid_argument);
+  two.loop_of = {-1, -1};  // no loop, said explicitly: the same as none
+  looped.loop_of.clear();
+  CHECK_NOTHROW((void)forecast_regroupings(two, looped, std::vector<double>{1, 1}, shape));
 }

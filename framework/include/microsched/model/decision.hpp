@@ -44,7 +44,8 @@ struct regroup_decision {
 //! The same, with the orders built from `bbv` (predicted BBVs) and rated on `expected`
 //! (resample_residuals of the same prediction: what the items may really do). Use this one when
 //! the BBVs come from the regression; rating an order on the predictions it was built from
-//! promises the gain of a perfect prediction.
+//! promises the gain of a perfect prediction. Throws std::invalid_argument unless both have the
+//! same shape and name the same loops (bbv_matrix::loop_of).
 [[nodiscard]] regroup_decision forecast_regroupings(
     const bbv_matrix& bbv, const bbv_matrix& expected, std::span<const double> latency,
     const gpu_shape& shape, const regroup_options& options = {},
