@@ -26,6 +26,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "microsched/device.hpp"
 #include "microsched/device_buffer.hpp"
@@ -122,8 +123,8 @@ std::vector<double> measure_latency(prepared& p) {
   }
   const std::size_t n = p.w->items();
   const auto original = identity_order(n), sorted = sorting_order(p.exact);
-  const auto original_cycles = time_lanes(*p.w, original, regions);
-  const auto sorted_cycles = time_lanes(*p.w, sorted, regions);
+  auto original_cycles = time_lanes(*p.w, original, regions);
+  auto sorted_cycles = time_lanes(*p.w, sorted, regions);
   // example-begin fit-latencies
   const timed_launch launches[] = {{original, original_cycles}, {sorted, sorted_cycles}};
   auto lat = fit_latencies(p.exact, launches);
@@ -136,8 +137,8 @@ std::vector<double> measure_latency(prepared& p) {
   // example-end fit-latencies
   lat.push_back(lone);
   cache.store(gpu, key, lat);
-  p.original_cycles = original_cycles;
-  p.sorted_cycles = sorted_cycles;
+  p.original_cycles = std::move(original_cycles);
+  p.sorted_cycles = std::move(sorted_cycles);
   return lat;
 }
 

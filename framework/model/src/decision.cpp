@@ -28,12 +28,10 @@ regroup_decision forecast_regroupings(const bbv_matrix& bbv, const bbv_matrix& e
   validate(expected);
   if (expected.items != bbv.items || expected.regions != bbv.regions)
     throw_invalid("expected BBV rows", expected.items, "must have the shape of the predicted BBVs");
-  for (std::size_t r = 0; r < bbv.regions; ++r) {
-    const auto loop = [r](const bbv_matrix& m) { return m.loop_of.empty() ? -1 : m.loop_of[r]; };
-    if (loop(expected) != loop(bbv))
+  for (std::size_t r = 0; r < bbv.regions; ++r)
+    if (expected.loop(r) != bbv.loop(r))
       throw_invalid("expected BBV loop_of of region", r,
                     "must name the predicted BBVs' loop (resample_residuals keeps it)");
-  }
   validate(shape);
   validate(options);
   if (!(min_speedup > 0)) throw_invalid("min_speedup", min_speedup, "must be > 0");

@@ -68,7 +68,7 @@ std::vector<double> warp_counts(const bbv_matrix& bbv, std::span<const std::uint
     const std::size_t last = std::min(slots, first + warp_size);
     double* w = out.data() + (first / warp_size) * regions;
     for (std::size_t r = 0; r < regions; ++r) {
-      const std::int32_t loop = bbv.loop_of.empty() ? -1 : bbv.loop_of[r];
+      const std::int32_t loop = bbv.loop(r);
       lanes.clear();
       std::uint32_t max = 0;
       for (std::size_t s = first; s < last; ++s) {

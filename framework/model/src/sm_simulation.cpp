@@ -41,7 +41,7 @@ double simulate_sms(std::span<const double> costs, int warps_per_block, const gp
   // block's warps at the measured lone-block speed. A piecewise line (full throughput down to
   // full / lone warps, then falling) overstates how fast the warps of a half-emptied SM run:
   // with it, photon transport's ideal order is predicted at 0.51 of the original time, with
-  // the curve at 0.45-0.46 (measured 0.40; offline on the benchmark's BBVs and lane cycles, H200).
+  // the curve at 0.45-0.46, measured 0.40 (bench_model, docs/performance-model.md).
   // Where one block is as fast as a full SM or no faster alone, the line is exact.
   const double a = lone > 1 ? (full - lone * warps_per_block) / (full * (lone - 1)) : 0.0;
   const auto rate = [&](std::size_t resident) {

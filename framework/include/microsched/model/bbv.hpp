@@ -42,6 +42,10 @@ struct bbv_matrix {
   [[nodiscard]] std::uint32_t at(std::size_t item, std::size_t region) const {
     return counts[item * regions + region];
   }
+  //! The loop region `region` branches in, or -1 (also when `loop_of` is empty).
+  [[nodiscard]] std::int32_t loop(std::size_t region) const {
+    return loop_of.empty() ? -1 : loop_of[region];
+  }
 };
 
 //! Throws std::invalid_argument unless `bbv` holds at least one item and one region, its counts
