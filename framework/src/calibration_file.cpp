@@ -12,7 +12,7 @@
 namespace microsched {
 
 namespace {
-constexpr const char* header = "microsched-calibration 1";
+constexpr const char* header = "microsched-calibration 2";
 }  // namespace
 
 std::string calibration_text(const schedule_arguments& s) {
@@ -20,7 +20,7 @@ std::string calibration_text(const schedule_arguments& s) {
   out << to_string(s.strategy) << ' ' << to_string(s.fetch) << ' ' << s.chunk << ' ' << s.deferral
       << ' ' << s.blocks_per_sm << ' ' << s.switching.switch_every << ' '
       << s.switching.default_then << ' ' << s.switching.vanilla_threshold << ' '
-      << (s.switching.fifo ? 1 : 0);
+      << (s.switching.fifo ? 1 : 0) << ' ' << s.budget;
   return out.str();
 }
 
@@ -32,11 +32,11 @@ schedule_arguments parse_calibration_text(const std::string& text) {
   schedule_arguments s;
   if (!(in >> strategy >> fetch >> chunk >> s.deferral >> s.blocks_per_sm >>
         s.switching.switch_every >> s.switching.default_then >> s.switching.vanilla_threshold >>
-        fifo) ||
+        fifo >> s.budget) ||
       (in >> rest)) {
     throw std::invalid_argument("schedule '" + text +
                                 "': expected strategy fetch chunk deferral blocks/SM switch_every "
-                                "default_then vanilla_threshold fifo");
+                                "default_then vanilla_threshold fifo budget");
   }
   if (chunk < 1) throw_invalid("chunk size", chunk, "must be at least 1");
   if (fifo != 0 && fifo != 1) throw_invalid("fifo", fifo, "must be 0 or 1");

@@ -70,9 +70,10 @@ pool_strategy parse_pool_strategy(const std::string& text) {
   if (text == "hybrid") return pool_strategy::hybrid;
   if (text == "stream") return pool_strategy::stream;
   if (text == "remapped") return pool_strategy::remapped;
+  if (text == "budgeted") return pool_strategy::budgeted;
   throw std::invalid_argument(
       "strategy '" + text +
-      "': expected automatic, direct, local, global, hybrid, stream or remapped");
+      "': expected automatic, direct, local, global, hybrid, stream, remapped or budgeted");
 }
 
 std::string to_string(pool_strategy strategy) {
@@ -91,6 +92,8 @@ std::string to_string(pool_strategy strategy) {
       return "stream";
     case pool_strategy::remapped:
       return "remapped";
+    case pool_strategy::budgeted:
+      return "budgeted";
   }
   return "?";
 }
@@ -100,6 +103,11 @@ void validate(const schedule_arguments& args) {
   if (args.deferral < 0) {
     throw_invalid("deferral", args.deferral,
                   "must be at least 1 step, or 0 for the policy's default");
+  }
+  if (args.budget < 0) {
+    throw_invalid(
+        "budget", args.budget,
+        "must be at least 1 step, or 0 for the default (" + std::to_string(default_budget) + ")");
   }
   if (args.blocks_per_sm < 0) {
     throw_invalid("blocks per SM", args.blocks_per_sm, "must be positive, or 0 for automatic");
@@ -128,7 +136,11 @@ std::string to_string(const switching_arguments& a) {
 std::string to_string(const schedule_arguments& args) {
   if (args.strategy == pool_strategy::automatic) return "automatic";
   if (args.strategy == pool_strategy::direct) return "direct";
-  return to_string(args.strategy) + " " + to_string(args.fetch) +
+  const std::string budget =
+      args.strategy == pool_strategy::budgeted
+          ? " budget=" + std::to_string(args.budget == 0 ? default_budget : args.budget)
+          : "";
+  return to_string(args.strategy) + budget + " " + to_string(args.fetch) +
          " chunk=" + std::to_string(args.chunk) +
          " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +
          " blocks/SM=" + (args.blocks_per_sm == 0 ? "auto" : std::to_string(args.blocks_per_sm));
@@ -188,6 +200,12 @@ std::uint64_t direct_blocks(std::uint64_t num_tasks, int block_threads) {
   const auto per_block = static_cast<std::uint64_t>(block_threads);
   constexpr std::uint64_t max_grid = 0x7fffffffu;
   return std::min(num_tasks / per_block + (num_tasks % per_block != 0), max_grid);
+}
+
+std::uint64_t survivor_capacity(std::uint64_t num_tasks) {
+  constexpr std::uint64_t least = 65536;
+  constexpr std::uint64_t most = std::uint64_t{1} << 24;
+  return std::min(num_tasks, std::clamp(num_tasks / 8, least, most));
 }
 
 }  // namespace microsched

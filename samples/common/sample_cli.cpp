@@ -17,7 +17,9 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
                  "automatic (times the direct mapping and the task pools on the first runs and "
                  "keeps the fastest), direct (one thread per task), or the task pools of "
                  "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
-                 "(runs of tasks per lane, the next begun inside the window)")
+                 "(runs of tasks per lane, the next begun inside the window) and budgeted (a "
+                 "direct pass of --budget steps per task, then the tasks still running on "
+                 "hybrid pools)")
       ->capture_default_str();
 }
 
@@ -45,6 +47,11 @@ void schedule_cli::add_to(CLI::App& app) {
                         "resident blocks per SM; 0 = automatic: from occupancy, at most 1024 "
                         "threads per SM",
                         0, 32);
+  programs::add_checked(app, "--budget", budget,
+                        "budgeted: steps each task runs in the direct pass before the survivors "
+                        "move to persistent warps (0: " +
+                            std::to_string(default_budget) + ")",
+                        0, 1 << 20);
   add_repetitions_option(app, repetitions);
 #if MICROSCHED_HAVE_TUNING
   app.add_option("--tuned", tuned,
@@ -78,6 +85,7 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
   args.chunk = chunk;
   args.deferral = deferral;
   args.blocks_per_sm = blocks_per_sm;
+  args.budget = budget;
   validate(args);
   return args;
 }

@@ -29,6 +29,7 @@ struct schedule_cli {
   std::uint64_t chunk = schedule_arguments{}.chunk;
   int deferral = schedule_arguments{}.deferral;
   int blocks_per_sm = 0;
+  int budget = schedule_arguments{}.budget;
   int repetitions = 7;
   std::string tuned;  // tuning file: use its schedule for this GPU and workload
 

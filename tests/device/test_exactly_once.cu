@@ -2,8 +2,10 @@
 // and reproduces the vanilla kernel's outputs bit for bit (same step code).
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
@@ -56,6 +58,41 @@ TEST_CASE("montecarlo: every schedule processes each task once, equal to vanilla
   for (const char* tasks : {"1", "31", "32", "33", "2500"}) {
     auto w = make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}});
     check_all_schedules(*w);
+  }
+}
+
+TEST_CASE("budgeted: every budget processes each task once, saved or run to its end") {
+  // Budget 1 saves most tasks; 2^20 + 7 Monte Carlo walks at budget 1 leave about 850 000
+  // survivors for a queue of 131 072 (survivor_capacity), so the rest run on in the direct pass.
+  auto julia = make_workload("julia", {{"width", "61"},
+                                       {"height", "37"},
+                                       {"crunch", "300"},
+                                       {"offset", "0.5"},
+                                       {"precision", "double"}});
+  std::vector<std::unique_ptr<workload>> loads;
+  loads.push_back(std::move(julia));
+  for (const char* tasks : {"1", "31", "33", "2500", "1048583"})
+    loads.push_back(make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}}));
+  for (auto& w : loads) {
+    for (const int budget : {1, 3, 64}) {
+      for (const auto fetch : {fetch_control::any(), fetch_control::atomic(4)}) {
+        for (const std::uint64_t chunk : {1, 32}) {
+          schedule_arguments args;
+          args.strategy = pool_strategy::budgeted;
+          args.budget = budget;
+          args.fetch = fetch;
+          args.chunk = chunk;
+          CAPTURE(to_string(args));
+          CAPTURE(w->describe());
+          const check_report r = w->check_scheduled(args);
+          CAPTURE(r.detail);
+          CHECK(r.missing == 0);
+          CHECK(r.duplicated == 0);
+          CHECK(r.mismatched == 0);
+          CHECK(r.passed);
+        }
+      }
+    }
   }
 }
 

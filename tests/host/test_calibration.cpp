@@ -43,7 +43,17 @@ TEST_CASE("the candidates start with the direct mapping") {
     for (const auto& a : list) CHECK_NOTHROW(validate(a));
   }
   // Runs of tasks begun inside the window need plain task programs: never for switching.
-  for (const auto& a : automatic_candidates(true)) CHECK(a.strategy != pool_strategy::stream);
+  // Saved contexts need plain programs with trivially copyable contexts.
+  for (const auto& a : automatic_candidates(true)) {
+    CHECK(a.strategy != pool_strategy::stream);
+    CHECK(a.strategy != pool_strategy::budgeted);
+  }
+  int budgeted = 0;
+  for (const auto& a : automatic_candidates(false))
+    budgeted += a.strategy == pool_strategy::budgeted;
+  CHECK(budgeted > 0);
+  for (const auto& a : automatic_candidates(false, {}, false))
+    CHECK(a.strategy != pool_strategy::budgeted);
   switching_arguments deferred;
   deferred.switch_every = 4;
   for (const auto& a : automatic_candidates(true, deferred)) CHECK(a.switching == deferred);

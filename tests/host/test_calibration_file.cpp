@@ -36,13 +36,21 @@ TEST_CASE("a schedule round-trips through its calibration text") {
   schedule_arguments d;
   d.strategy = pool_strategy::direct;
   CHECK(parse_calibration_text(calibration_text(d)) == d);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 0 8 0 1 0 33 0"), std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("automatic any 32 8 0 1 0 33 0"),
+  schedule_arguments b;
+  b.strategy = pool_strategy::budgeted;
+  b.budget = 128;
+  CHECK(parse_calibration_text(calibration_text(b)) == b);
+  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 0 8 0 1 0 33 0 0"),
                   std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 32 8 0 1 0 33"), std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 32 8 0 1 0 33 0 extra"),
+  CHECK_THROWS_AS((void)parse_calibration_text("automatic any 32 8 0 1 0 33 0 0"),
                   std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid sometimes 32 8 0 1 0 33 0"),
+  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 32 8 0 1 0 33 0"),
+                  std::invalid_argument);  // a version 1 line: no budget
+  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 32 8 0 1 0 33 0 0 extra"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_calibration_text("hybrid sometimes 32 8 0 1 0 33 0 0"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_calibration_text("budgeted any 32 0 0 1 0 33 0 -4"),
                   std::invalid_argument);
 }
 
@@ -62,15 +70,15 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
 
   const auto bad_line = temp_file("bad_line");
   write(bad_line,
-        "microsched-calibration 1\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0\n"
-        "key|0:GPU A\t21\thybrid any 0 0 0 1 0 33 0\n");
+        "microsched-calibration 2\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0 0\n"
+        "key|0:GPU A\t21\thybrid any 0 0 0 1 0 33 0 0\n");
   r = load_calibrations(bad_line);
   CHECK(r.loaded == 0);  // all or nothing
   CHECK(r.problem.find(":3: chunk size = 0") != std::string::npos);
   CHECK(detail::decided_calibrations().empty());
 
   const auto other = temp_file("other_gpu");
-  write(other, "microsched-calibration 1\nkey|0:GPU B\t20\thybrid any 32 0 0 1 0 33 0\n");
+  write(other, "microsched-calibration 2\nkey|0:GPU B\t20\thybrid any 32 0 0 1 0 33 0 0\n");
   r = load_calibrations(other, "0:GPU A");
   CHECK(r.loaded == 0);
   CHECK(r.other_gpus == 1);
@@ -92,9 +100,9 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
   detail::seed_calibration("prog|pol|0:GPU A", 20, own);
   const auto file = temp_file("roundtrip");
   write(file,
-        "microsched-calibration 1\n"
-        "prog|pol|0:GPU A\t20\thybrid any 32 8 0 1 0 33 0\n"
-        "prog|pol|0:GPU A\t23\thybrid ballot:8 64 8 0 1 0 33 0\n");
+        "microsched-calibration 2\n"
+        "prog|pol|0:GPU A\t20\thybrid any 32 8 0 1 0 33 0 0\n"
+        "prog|pol|0:GPU A\t23\thybrid ballot:8 64 8 0 1 0 33 0 0\n");
   const auto r = load_calibrations(file, "0:GPU A");
   CHECK(r.problem.empty());
   CHECK(r.loaded == 2);

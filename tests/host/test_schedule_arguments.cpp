@@ -35,6 +35,9 @@ TEST_CASE("invalid schedule arguments are refused with the value named") {
   args.switching.vanilla_threshold = 0;
   CHECK(message_of(args).find("vanilla_threshold = 0") != std::string::npos);
   args = {};
+  args.budget = -3;
+  CHECK(message_of(args).find("budget = -3") != std::string::npos);
+  args = {};
   args.blocks_per_sm = -1;
   CHECK(message_of(args).find("blocks per SM = -1") != std::string::npos);
   for (int bad : {0, 33, -5}) {
@@ -111,6 +114,24 @@ TEST_CASE("the direct mapping covers every task once, grid-stride beyond the lau
   CHECK(to_string(schedule_arguments{}) == "automatic");
   CHECK(parse_pool_strategy("direct") == pool_strategy::direct);
   CHECK(parse_pool_strategy("automatic") == pool_strategy::automatic);
+}
+
+TEST_CASE("the budgeted strategy names its budget and sizes its survivor queue") {
+  CHECK(parse_pool_strategy("budgeted") == pool_strategy::budgeted);
+  CHECK(to_string(pool_strategy::budgeted) == "budgeted");
+  schedule_arguments args;
+  args.strategy = pool_strategy::budgeted;
+  CHECK(to_string(args).find("budgeted budget=" + std::to_string(default_budget) + " ") == 0);
+  args.budget = 128;
+  CHECK(to_string(args).find("budgeted budget=128 any chunk=32") == 0);
+  // An eighth of the tasks, in [65536, 2^24], never more than the tasks.
+  CHECK(survivor_capacity(0) == 0);
+  CHECK(survivor_capacity(1) == 1);
+  CHECK(survivor_capacity(65536) == 65536);
+  CHECK(survivor_capacity(100000) == 65536);
+  CHECK(survivor_capacity(std::uint64_t{1} << 22) == std::uint64_t{1} << 19);
+  CHECK(survivor_capacity(std::uint64_t{1} << 27) == std::uint64_t{1} << 24);
+  CHECK(survivor_capacity(std::uint64_t{1} << 40) == std::uint64_t{1} << 24);
 }
 
 TEST_CASE("the automatic grid grows past its least only where lanes would hold many tasks") {

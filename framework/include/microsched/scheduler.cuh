@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "microsched/device.hpp"
+#include "microsched/driver/budgeted_kernel.cuh"
 #include "microsched/driver/direct_kernel.cuh"
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/persistent_kernel.cuh"
@@ -29,6 +30,7 @@
 #include "microsched/policy/switching_policy.cuh"
 #include "microsched/policy/termination_policy.cuh"
 #include "microsched/pool/global_task_pool.cuh"
+#include "microsched/pool/survivor_queue.cuh"
 #include "microsched/schedule/automatic_schedule.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
 #include "microsched/switching/pool_fit.hpp"
@@ -89,6 +91,11 @@ class scheduler {
       throw std::invalid_argument(
           "strategy stream: runs plain task programs only; a managed-branch program parks "
           "contexts, use local, global or hybrid");
+    }
+    if (!budgetable && args_.strategy == pool_strategy::budgeted) {
+      throw std::invalid_argument(
+          "strategy budgeted: runs plain task programs whose context is trivially copyable (it "
+          "saves the contexts of the tasks still running after the budget to device memory)");
     }
     if (!routed && args_.strategy == pool_strategy::remapped) {
       throw std::invalid_argument(
@@ -183,13 +190,19 @@ class scheduler {
  private:
   //! The program says which path each task takes, so the remapped strategy can run it.
   static constexpr bool routed = !Policy::switches_contexts && routed_task_program<Program>;
+  //! The budgeted strategy can save and resume this program's tasks.
+  static constexpr bool budgetable =
+      !Policy::switches_contexts && std::is_trivially_copyable_v<typename Program::context>;
+  using context = typename Program::context;
   using kernel_t = void(Program, driver_params, typename Policy::params);
   using direct_t = void(Program, task_id);
+  using budgeted_t = void(Program, task_id, int, survivor_queue_ref<context>);
+  using tail_t = void(resumed_program<Program>, driver_params, typename Policy::params);
 
   //! The schedules this scheduler may launch: the arguments, or the automatic candidates.
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
     if (args_.strategy != pool_strategy::automatic) return {args_};
-    return automatic_candidates(Policy::switches_contexts, args_.switching);
+    return automatic_candidates(Policy::switches_contexts, args_.switching, budgetable);
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
@@ -197,8 +210,10 @@ class scheduler {
       return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
               resources_of(reinterpret_cast<const void*>(direct(num_tasks)), 0)};
     }
-    const kernel_resources r =
-        resources_of(reinterpret_cast<const void*>(kernel(s)), dynamic_shared_bytes);
+    const void* persistent = s.strategy == pool_strategy::budgeted
+                                 ? reinterpret_cast<const void*>(tail(s))
+                                 : reinterpret_cast<const void*>(kernel(s));
+    const kernel_resources r = resources_of(persistent, dynamic_shared_bytes);
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
                         Policy::auto_blocks(num_tasks, sm_count_)),
             block_threads, dynamic_shared_bytes, r};
@@ -212,12 +227,39 @@ class scheduler {
       MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
       return;
     }
+    if (s.strategy == pool_strategy::budgeted) {
+      launch_budgeted(s, program, num_tasks, stream);
+      return;
+    }
     const launch_plan p = plan_of(s, num_tasks);
     pool_.prime(stream);
     kernel(s)<<<static_cast<unsigned>(p.blocks), block_threads, dynamic_shared_bytes, stream>>>(
         program, make_params(s, num_tasks), policy_params(s));
     MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
     pool_.launched();
+  }
+
+  //! The direct pass, then the persistent warps over its survivors. The second launch's grid is
+  //! sized on the host; its task count is read on the device (resumed_program).
+  void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
+                       cudaStream_t stream) {
+    if constexpr (budgetable) {
+      const launch_plan p = plan_of(s, num_tasks);
+      survivors_.reserve(survivor_capacity(num_tasks), stream);
+      const survivor_queue_ref<context> queue = survivors_.ref();
+      const int budget = s.budget > 0 ? s.budget : default_budget;
+      const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
+      budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks, budget,
+                                                                       queue);
+      MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
+      survivors_.launched();
+      pool_.prime(stream);
+      tail(s)<<<static_cast<unsigned>(p.blocks), block_threads, 0, stream>>>(
+          resumed_program<Program>{program, queue}, make_params(s, queue.capacity),
+          policy_params(s));
+      MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel (budgeted survivors)");
+      pool_.launched();
+    }
   }
 
   [[nodiscard]] driver_params make_params(const schedule_arguments& s, task_id num_tasks) const {
@@ -244,6 +286,33 @@ class scheduler {
       return direct_kernel<Program, direct_block_threads, std::uint32_t>;
     }
     return direct_kernel<Program, direct_block_threads, std::uint64_t>;
+  }
+
+  [[nodiscard]] static budgeted_t* budgeted(task_id num_tasks) {
+    if constexpr (budgetable) {
+      constexpr task_id narrow_limit = task_id{1} << 31;
+      if (num_tasks <= narrow_limit) {
+        return budgeted_pass<Program, direct_block_threads, std::uint32_t>;
+      }
+      return budgeted_pass<Program, direct_block_threads, std::uint64_t>;
+    } else {
+      return nullptr;
+    }
+  }
+
+  //! The budgeted strategy's second launch: hybrid pools over the survivors.
+  [[nodiscard]] static tail_t* tail(const schedule_arguments& s) {
+    if constexpr (budgetable) {
+      using resumed = resumed_program<Program>;
+      if (s.fetch.kind == fetch_kind::atomic) {
+        return persistent_kernel<resumed, Policy,
+                                 kernel_variant<pool_strategy::hybrid, true, false>>;
+      }
+      return persistent_kernel<resumed, Policy,
+                               kernel_variant<pool_strategy::hybrid, false, false>>;
+    } else {
+      return nullptr;
+    }
   }
 
   //! One kernel per (strategy, idle count, ring order): the choice is made here, once per
@@ -301,6 +370,7 @@ class scheduler {
   schedule_arguments args_;
   int sm_count_ = 0;
   global_task_pool pool_;
+  survivor_queue<context> survivors_;
   mutable std::map<const void*, kernel_resources> resources_;  //!< (kernel) -> its resources
   detail::automatic_schedule automatic_;
 };

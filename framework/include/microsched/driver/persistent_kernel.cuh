@@ -6,6 +6,8 @@
 //! The policy's lane type says what a lane holds and how a window runs (termination_policy.cuh,
 //! switching_policy.cuh); the source, the fetch decision and the loop are shared.
 
+#include <concepts>
+
 #include "microsched/config.hpp"
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/remapped_loop.cuh"
@@ -27,6 +29,21 @@ struct kernel_variant {
 };
 
 namespace detail {
+//! A program whose task count is known only on the device (resumed_program) names it here.
+template <class Program>
+concept counts_tasks_on_device = requires(const Program& p, task_id bound) {
+  { p.tasks_on_device(bound) } -> std::same_as<task_id>;
+};
+
+//! The launch's parameters with the task count the program reads on the device.
+template <class Program>
+__device__ __forceinline__ driver_params with_device_total(const Program& program,
+                                                           const driver_params& params) {
+  driver_params p = params;
+  p.pool.total = program.tasks_on_device(p.pool.total);
+  return p;
+}
+
 //! Zeroes the pool counter of the next launch, so that no memset runs between launches.
 __device__ __forceinline__ void zero_next_counter(const driver_params& params) {
   if (blockIdx.x == 0 && threadIdx.x == 0) *params.next_counter = 0;
@@ -86,6 +103,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
   detail::zero_next_counter(params);
   if constexpr (Variant::strategy == pool_strategy::remapped) {
     detail::remapped_loop<Program, Policy::block_threads>(program, params);
+  } else if constexpr (detail::counts_tasks_on_device<Program>) {
+    detail::persistent_loop<Program, Policy, Variant>(
+        program, detail::with_device_total(program, params), policy_params);
   } else {
     detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
   }

@@ -43,8 +43,10 @@ struct calibration_settings {
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
 //! managed-branch program (its own candidates: switching reorganises branches, not only ends).
+//! `budgetable`: a plain program whose contexts the budgeted strategy can save (trivially
+//! copyable).
 [[nodiscard]] std::vector<schedule_arguments> automatic_candidates(
-    bool switching, const switching_arguments& switching_args = {});
+    bool switching, const switching_arguments& switching_args = {}, bool budgetable = true);
 
 //! Problem sizes that share a calibration: tasks in [2^(k-1), 2^k) form class k.
 [[nodiscard]] int size_class(std::uint64_t num_tasks);

@@ -6,9 +6,9 @@
 //! unless the program asks. A file is text, one choice per line:
 //!
 //! \code
-//! microsched-calibration 1
+//! microsched-calibration 2
 //! <program|policy|device>\t<size class>\t<strategy> <fetch> <chunk> <deferral> <blocks/SM>
-//! <switch_every> <default_then> <vanilla_threshold> <fifo> \endcode
+//! <switch_every> <default_then> <vanilla_threshold> <fifo> <budget> \endcode
 
 #include <filesystem>
 #include <string>

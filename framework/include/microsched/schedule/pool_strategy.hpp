@@ -24,6 +24,12 @@ enum class pool_strategy {
   //! program's path(task) with Head-or-Tail or Data Group Indexing before they begin
   //! (driver/remapped_loop.cuh). Programs with paths only (routed_task_program).
   remapped,
+  //! Two launches: the direct mapping runs every task for up to `budget` steps, and the tasks
+  //! still running then (the survivors) are saved, compacted, to a queue; persistent warps with
+  //! hybrid pools run the survivors to their end (driver/budgeted_kernel.cuh). Short tasks end
+  //! in full warps at vanilla's cost; only the long tail pays for pools. Plain task programs
+  //! with a trivially copyable context only.
+  budgeted,
 };
 
 }  // namespace microsched

@@ -1,0 +1,35 @@
+#pragma once
+//! @file step_window.cuh
+//! A window of steps of one lane's task: what every plain-program driver runs between two
+//! checks (the persistent lanes, the budgeted strategy's direct pass).
+
+#include "microsched/task_program.hpp"
+
+namespace microsched::detail {
+
+//! Runs up to `steps` steps of one lane's task; true if it finished. Lanes leave the loop on
+//! their own, as in a vanilla kernel, so the warp reconverges once per window, not per step; the
+//! unrolled body tests the window counter once per eight steps. Measured on an H100 (Julia
+//! offset 2, where there is no divergence to remove): unrolled by 8, 0.79x vanilla; by 4, 0.76x;
+//! by 2, 0.68x; one exit flag instead of early returns, 0.78x; `do step while (!done && --left)`,
+//! 0.72x. Vanilla's loop is 10 instructions per step; the window adds about 2.
+template <class Program>
+__device__ __forceinline__ bool step_window(const Program& program,
+                                            typename Program::context& context, int steps) {
+  if constexpr (has_advance<Program>) {
+    return program.advance(context, steps);  // the program folds the window into its own test
+  }
+  constexpr int unroll = 8;
+  for (int s = steps % unroll; s > 0; --s) {
+    if (program.step(context)) return true;
+  }
+  for (int block = steps / unroll; block > 0; --block) {
+#pragma unroll
+    for (int k = 0; k < unroll; ++k) {
+      if (program.step(context)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace microsched::detail
