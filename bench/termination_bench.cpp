@@ -73,11 +73,12 @@ std::vector<schedule_arguments> candidates() {
     s.deferral = run;
     list.push_back(s);
   }
-  // A direct pass of `budget` steps, then the survivors on hybrid pools.
+  // A direct pass of `budget` steps, then the survivors on private pools.
   for (int budget : {16, 32, 64, 128, 256}) {
     schedule_arguments b;
     b.strategy = pool_strategy::budgeted;
     b.budget = budget;
+    b.chunk = 1;
     list.push_back(b);
   }
   return list;

@@ -62,15 +62,16 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     runs.deferral = 16;
     list.push_back(runs);
     if (budgetable) {
-      // A direct pass of `budget` steps per task, then the survivors on hybrid pools (chunk 32,
-      // the policy's window of 64). Short tasks with a long tail (Julia's escaping views, 9-26
-      // iterations on average, tails of 1000-2700) and long unequal ones (islands, 136): the
-      // budget that wins depends on the lengths, so two are timed. On an H100, 2048^2 float,
-      // against vanilla: islands 2.47x (64) and 2.97x (128), dust 1.69x and 1.54x, seahorse
-      // 1.29x and 1.19x, neck 1.18x and 1.11x (budget 32 gains nothing over 64 on these).
+      // A direct pass of `budget` steps per task, then the survivors on private pools of one
+      // task per grab, with the policy's window of 64. Short tasks with a long tail (Julia's
+      // escaping views, 9-26 iterations on average, tails of 1000-2700) and long unequal ones
+      // (islands, 136): the budget that wins depends on the lengths, so two are timed. On an H100,
+      // 2048^2 float, against vanilla: islands 2.47x (64) and 2.97x (128), dust 1.69x and 1.54x,
+      // seahorse 1.29x and 1.19x, neck 1.18x and 1.11x (budget 32 gains nothing over 64 on these).
       for (const int budget : {64, 128}) {
         schedule_arguments budgeted = pools;
         budgeted.strategy = pool_strategy::budgeted;
+        budgeted.chunk = 1;
         budgeted.budget = budget;
         list.push_back(budgeted);
       }

@@ -19,7 +19,7 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
                  "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
                  "(runs of tasks per lane, the next begun inside the window) and budgeted (a "
                  "direct pass of --budget steps per task, then the tasks still running on "
-                 "hybrid pools)")
+                 "private pools)")
       ->capture_default_str();
 }
 

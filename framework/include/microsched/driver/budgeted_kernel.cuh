@@ -3,9 +3,9 @@
 //! The budgeted strategy's two launches. The direct pass runs one thread per task, as a vanilla
 //! kernel does, but for at most `budget` steps; a task still running then is saved, compacted,
 //! to the survivor queue. The persistent driver then resumes the survivors through
-//! resumed_program, with hybrid pools. Most tasks of a short-task kernel end in the direct
-//! pass at vanilla's cost per task; the warps that held a long task no longer wait for it, and
-//! the long tasks run together in full warps.
+//! resumed_program, with private pools (the global strategy). Most tasks of a short-task kernel end
+//! in the direct pass at vanilla's cost per task; the warps that held a long task no longer wait
+//! for it, and the long tasks run together in full warps.
 
 #include <cooperative_groups.h>
 
@@ -34,14 +34,15 @@ struct resumed_program {
     return held < launched ? held : launched;
   }
 
-  __device__ __forceinline__ context begin(task_id slot) const { return queue.entries[slot].context; }
+  __device__ __forceinline__ context begin(task_id slot) const {
+    return queue.entries[slot].context;
+  }
   __device__ __forceinline__ bool step(context& c) const { return inner.step(c); }
   __device__ __forceinline__ void end(task_id slot, const context& c) const {
     inner.end(queue.entries[slot].task, c);
   }
-  __device__ __forceinline__ bool advance(context& c, int budget) const
-    requires has_advance<Program>
-  {
+  __device__ __forceinline__ bool advance(context& c,
+                                          int budget) const requires has_advance<Program> {
     return inner.advance(c, budget);
   }
 };

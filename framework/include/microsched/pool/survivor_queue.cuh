@@ -55,17 +55,15 @@ class survivor_queue {
     try {
       entries_ = device_buffer<survivor_entry<Context>>(static_cast<std::size_t>(capacity));
     } catch (const cuda_error& e) {
-      throw std::invalid_argument("strategy budgeted: no room for " + std::to_string(capacity) +
-                                  " survivor entries (" +
-                                  std::to_string(capacity * sizeof(survivor_entry<Context>)) +
-                                  " bytes): " + e.what());
+      throw std::invalid_argument(
+          "strategy budgeted: no room for " + std::to_string(capacity) + " survivor entries (" +
+          std::to_string(capacity * sizeof(survivor_entry<Context>)) + " bytes): " + e.what());
     }
   }
 
   //! The view for the next run (reserve() first).
   [[nodiscard]] survivor_queue_ref<Context> ref() const {
-    return {entries_.data(), entries_.size(), counts_.data() + turn_,
-            counts_.data() + (1 - turn_)};
+    return {entries_.data(), entries_.size(), counts_.data() + turn_, counts_.data() + (1 - turn_)};
   }
   //! That run is enqueued: the next one takes the other count.
   void launched() { turn_ = 1 - turn_; }

@@ -26,7 +26,8 @@ enum class pool_strategy {
   remapped,
   //! Two launches: the direct mapping runs every task for up to `budget` steps, and the tasks
   //! still running then (the survivors) are saved, compacted, to a queue; persistent warps with
-  //! hybrid pools run the survivors to their end (driver/budgeted_kernel.cuh). Short tasks end
+  //! private pools of `chunk` survivors per lane run them to their end
+  //! (driver/budgeted_kernel.cuh). Short tasks end
   //! in full warps at vanilla's cost; only the long tail pays for pools. Plain task programs
   //! with a trivially copyable context only.
   budgeted,
