@@ -164,6 +164,15 @@ class scheduler {
       launch(args_, program, num_tasks, stream);
       return;
     }
+    // The survivor queue is allocated before any candidate is timed, so that no run's time holds
+    // the allocation (an eighth of the tasks' contexts; survivor_capacity()). Without the
+    // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
+    if constexpr (budgetable) {
+      try {
+        survivors_.reserve(survivor_capacity(num_tasks), stream);
+      } catch (const std::invalid_argument&) {
+      }
+    }
     automatic_.run(num_tasks, stream, [&](const schedule_arguments& chosen) {
       launch(chosen, program, num_tasks, stream);
     });
