@@ -1,9 +1,11 @@
 // Termination-divergence benchmarks (the persistent-warp microscheduler). Every row measures,
 // in one process and with CUDA events (warm-up, repetitions, median): vanilla, warp persistent
 // threads, microsched with the default schedule, microsched with the best of a candidate list,
-// and the uniform-work floor, then reports the ratios as counters.
+// the uniform-work floor and the longest task alone in one thread, then reports the ratios as
+// counters.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -107,6 +109,7 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
   }
   const timing_stats scheduled_best = w->time_scheduled(best, kTiming);
   const timing_stats floor = w->time_floor(kTiming);
+  const timing_stats longest = w->time_longest_task_alone(kTiming);
 
   for (auto _ : state) state.SetIterationTime(scheduled_best.median_ms / 1e3);
   state.counters["vanilla_ms"] = vanilla.median_ms;
@@ -119,6 +122,10 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
   state.counters["best_x_persistent"] = persistent.median_ms / scheduled_best.median_ms;
   state.counters["floor_over_best"] = floor.median_ms / scheduled_best.median_ms;
   state.counters["vanilla_over_floor"] = vanilla.median_ms / floor.median_ms;
+  // No schedule beats the floor or the longest task alone, whichever is longer.
+  state.counters["longest_alone_ms"] = longest.median_ms;
+  state.counters["bound_over_default"] =
+      std::max(floor.median_ms, longest.median_ms) / scheduled_default.median_ms;
   state.counters["noise_best_pct"] =
       100.0 * (scheduled_best.max_ms - scheduled_best.min_ms) / scheduled_best.median_ms;
   state.SetLabel("best: " + to_string(best) + "; default: " + default_choice);

@@ -99,6 +99,9 @@ class workload {
   virtual timing_stats time_vanilla(const timing_options& options) = 0;
   virtual timing_stats time_warp_persistent(const timing_options& options) = 0;
   virtual timing_stats time_floor(const timing_options& options) = 0;
+  //! The task with the most steps alone in one thread: a time no schedule that runs each task in
+  //! one thread beats. Zero where the workload does not measure it.
+  virtual timing_stats time_longest_task_alone(const timing_options& /*options*/) { return {}; }
   //! Throws std::invalid_argument (with the reason) when the schedule cannot run here.
   virtual timing_stats time_scheduled(const schedule_arguments& args,
                                       const timing_options& options) = 0;

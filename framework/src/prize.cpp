@@ -8,15 +8,17 @@
 namespace microsched {
 
 std::string prize_report::summary() const {
-  char buffer[512];
+  char buffer[640];
   std::snprintf(buffer, sizeof buffer,
                 "%llu tasks, steps mean %.1f max %llu, warp max mean %.1f; direct %.3f ms, "
                 "scheduled %.3f ms (%.2fx direct, %.0f%% of the floor's speed), floor %.3f ms "
-                "(prize %.2fx); exactly once: %s; outputs equal: %s; %s",
+                "(prize %.2fx), longest task alone %.3f ms; exactly once: %s; outputs equal: %s; "
+                "%s",
                 static_cast<unsigned long long>(tasks), steps_mean,
                 static_cast<unsigned long long>(steps_max), warp_max_mean, direct.median_ms,
                 scheduled.median_ms, speedup(), 100.0 * of_floor(), floor.median_ms, prize(),
-                exactly_once() ? "yes" : "NO", outputs_equal() ? "yes" : "NO", schedule.c_str());
+                longest_alone.median_ms, exactly_once() ? "yes" : "NO",
+                outputs_equal() ? "yes" : "NO", schedule.c_str());
   return buffer;
 }
 
@@ -27,11 +29,13 @@ void summarize_steps(const std::vector<std::uint32_t>& steps, prize_report& r) {
   double warp_sum = 0;
   std::uint64_t max = 0;
   std::uint64_t warps = 0;
+  r.longest_task = 0;
   for (std::size_t w = 0; w < steps.size(); w += warp_size) {
     std::uint64_t warp_max = 0;
     for (std::size_t t = w; t < std::min(steps.size(), w + warp_size); ++t) {
       sum += steps[t];
       warp_max = std::max<std::uint64_t>(warp_max, steps[t]);
+      if (steps[t] > steps[r.longest_task]) r.longest_task = t;
     }
     max = std::max(max, warp_max);
     warp_sum += static_cast<double>(warp_max);

@@ -1,5 +1,6 @@
 #include "sample_cli.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -130,6 +131,7 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
   const timing_stats persistent = w.time_warp_persistent(options);
   const timing_stats scheduled = w.time_scheduled(args, options);
   const timing_stats floor = w.time_floor(options);
+  const timing_stats longest = w.time_longest_task_alone(options);
   std::printf("%s, %llu tasks, %.1f steps per task on average\n", w.describe().c_str(),
               static_cast<unsigned long long>(w.num_tasks()),
               static_cast<double>(w.total_steps()) / static_cast<double>(w.num_tasks()));
@@ -141,6 +143,14 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
       "  microsched: %s; %.2fx vanilla, %.2fx warp persistent, at %.0f%% of the floor's speed\n",
       w.schedule_report(args).c_str(), vanilla.median_ms / scheduled.median_ms,
       persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
+  if (longest.median_ms > 0) {
+    // No schedule beats the longer of the floor and the longest task's own chain of steps.
+    const double bound = std::max(floor.median_ms, longest.median_ms);
+    std::printf(
+        "  longest task alone in one thread %.4f ms: no schedule beats %.4f ms; microsched at "
+        "%.0f%% of that\n",
+        longest.median_ms, bound, 100.0 * bound / scheduled.median_ms);
+  }
   for (const auto& r : w.resources(args)) {
     std::printf(
         "  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d "

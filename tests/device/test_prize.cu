@@ -64,6 +64,15 @@ TEST_CASE("measure_prize: step statistics, exactly once, equal outputs, three ti
     CHECK(r.direct.median_ms > 0);
     CHECK(r.scheduled.median_ms > 0);
     CHECK(r.floor.median_ms > 0);
+    CHECK(r.longest_alone.median_ms > 0);
+    REQUIRE(r.longest_task < n);
+    CHECK(known_steps_program::steps(r.longest_task) == r.steps_max);
+    bool first_longest = true;  // the report names the first task with the most steps
+    for (task_id t = 0; t < r.longest_task; ++t) {
+      first_longest = first_longest && known_steps_program::steps(t) < r.steps_max;
+    }
+    CHECK(first_longest);
+    CHECK(r.bound_ms() >= r.floor.median_ms);
     CHECK(r.schedule.find("automatic") != std::string::npos);
   }
 }

@@ -4,7 +4,9 @@
 //! data — the direct mapping (one thread per task: the user's own vanilla kernel), the scheduler,
 //! and the uniform-work floor (every task the mean number of steps of the same step code, no
 //! divergence) — and returns the three times, the steps per task (mean, max, mean over warps of
-//! the slowest lane), the exactly-once check and whether the outputs agree.
+//! the slowest lane), the exactly-once check and whether the outputs agree. It also times the
+//! longest task alone in one thread: where that chain of steps takes about as long as the floor,
+//! no schedule can come close to the floor, and bound_ms() says what can be reached.
 //!
 //! \code
 //! microsched::prize_report r = microsched::measure_prize(
@@ -77,6 +79,12 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
         detail::uniform_floor_kernel<<<blocks, 256, 0, s>>>(program, num_tasks, r.floor_steps,
                                                             nullptr, nullptr);
         MICROSCHED_CHECK_LAUNCH("microsched::uniform_floor_kernel");
+      },
+      timing, stream);
+  r.longest_alone = timer.time(
+      [&](cudaStream_t s) {
+        detail::single_task_kernel<<<1, 1, 0, s>>>(program, r.longest_task);
+        MICROSCHED_CHECK_LAUNCH("microsched::single_task_kernel");
       },
       timing, stream);
   schedule_arguments direct_args = args;

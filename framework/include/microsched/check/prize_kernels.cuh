@@ -1,8 +1,9 @@
 #pragma once
 //! @file prize_kernels.cuh
-//! The two kernels measure_prize() needs besides the scheduler: one that counts each task's
-//! steps (the direct mapping, recording how many steps every task took), and the uniform-work
-//! floor (every task runs the mean number of steps of the same step code, no divergence).
+//! The kernels measure_prize() needs besides the scheduler: one that counts each task's steps
+//! (the direct mapping, recording how many steps every task took), the longest task alone, and
+//! the uniform-work floor (every task runs the mean number of steps of the same step code, no
+//! divergence).
 
 #include <cstdint>
 
@@ -23,6 +24,16 @@ __global__ void count_steps_kernel(const Program program, const task_id num_task
     program.end(t, context);
     steps[t] = n;
   }
+}
+
+//! One task, alone in one thread: the latency of its chain of steps, with nothing to share the
+//! GPU with.
+template <class Program>
+__global__ void single_task_kernel(const Program program, const task_id task) {
+  auto context = program.begin(task);
+  while (!step_divergent(program, context)) {
+  }
+  program.end(task, context);
 }
 
 //! Every thread runs exactly `steps_per_task` steps, whether its task finished or not. end() may

@@ -22,6 +22,11 @@ struct output_region {
 struct prize_report {
   task_id tasks = 0;
   timing_stats direct, scheduled, floor;
+  //! The task with the most steps (the first, if several), run alone in one thread: how long its
+  //! chain of dependent steps takes with the GPU to itself. No schedule that runs each task in one
+  //! thread beats it, so where it is near or above the floor, the floor is out of reach.
+  timing_stats longest_alone;
+  task_id longest_task = 0;
   std::string schedule;   //!< scheduler report: what ran and why
   double steps_mean = 0;  //!< steps per task
   std::uint64_t steps_max = 0;
@@ -37,6 +42,10 @@ struct prize_report {
   [[nodiscard]] double prize() const { return direct.median_ms / floor.median_ms; }
   //! Fraction of the floor's speed the scheduler reaches (floor ms / scheduled ms).
   [[nodiscard]] double of_floor() const { return floor.median_ms / scheduled.median_ms; }
+  //! The larger of the floor and the longest task alone: a bound no schedule beats.
+  [[nodiscard]] double bound_ms() const {
+    return floor.median_ms > longest_alone.median_ms ? floor.median_ms : longest_alone.median_ms;
+  }
   [[nodiscard]] std::string summary() const;
 };
 

@@ -1,0 +1,43 @@
+// Host tests of the prize report's arithmetic: the step statistics, the longest task it names and
+// the bound it derives from the floor and the longest task alone.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "microsched/check/prize_report.hpp"
+
+using namespace microsched;
+
+TEST_CASE("prize report: step statistics and the first task with the most steps") {
+  // Two warps: the first holds a 9 at task 5 and again at task 20, the second a single 4.
+  std::vector<std::uint32_t> steps(33, 1);
+  steps[5] = 9;
+  steps[20] = 9;
+  steps[32] = 4;
+  prize_report r;
+  detail::summarize_steps(steps, r);
+  CHECK(r.steps_max == 9);
+  CHECK(r.longest_task == 5);
+  CHECK(r.steps_mean == doctest::Approx((30.0 + 9 + 9 + 4) / 33));
+  CHECK(r.warp_max_mean == doctest::Approx((9.0 + 4) / 2));
+  CHECK(r.floor_steps == 2);
+
+  std::vector<std::uint32_t> last(40, 2);
+  last[39] = 3;
+  detail::summarize_steps(last, r);
+  CHECK(r.longest_task == 39);
+}
+
+TEST_CASE("prize report: the bound is the floor or the longest task alone, whichever is longer") {
+  prize_report r;
+  r.floor.median_ms = 0.060;
+  r.longest_alone.median_ms = 0.079;
+  r.direct.median_ms = 0.250;
+  r.scheduled.median_ms = 0.180;
+  CHECK(r.bound_ms() == doctest::Approx(0.079));
+  r.longest_alone.median_ms = 0.010;
+  CHECK(r.bound_ms() == doctest::Approx(0.060));
+  CHECK(r.summary().find("longest task alone 0.010 ms") != std::string::npos);
+}
