@@ -65,11 +65,12 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
       // A direct pass of `budget` steps per task, then the survivors on private pools of one
       // task per grab, with the policy's window of 64. Short tasks with a long tail (Julia's
       // escaping views, 9-26 iterations on average, tails of 1000-2700) and long unequal ones
-      // (islands, 136): the budget that wins depends on the lengths, so two are timed. On an H100,
-      // against vanilla (each candidate's time in bench_termination's label): islands 2048^2
-      // float offset 1 2.38x (64) and 2.87x (128), dust 2048^2 float 1.59x and 1.46x, neck
-      // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x.
-      for (const int budget : {64, 128}) {
+      // (islands, 136): the budget that wins depends on the lengths, so three are timed. On an
+      // H100, against vanilla (each candidate's time in bench_termination's label): islands
+      // 2048^2 float offset 1 2.38x (64) and 2.87x (128), dust 2048^2 float 1.59x and 1.46x, neck
+      // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x; the shortest tasks want
+      // 32: neck 2048^2 float (9 iterations on average) 0.066 ms against 0.070 ms with 64.
+      for (const int budget : {32, 64, 128}) {
         schedule_arguments budgeted = pools;
         budgeted.strategy = pool_strategy::budgeted;
         budgeted.chunk = 1;

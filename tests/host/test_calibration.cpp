@@ -48,10 +48,11 @@ TEST_CASE("the candidates start with the direct mapping") {
     CHECK(a.strategy != pool_strategy::stream);
     CHECK(a.strategy != pool_strategy::budgeted);
   }
-  int budgeted = 0;
-  for (const auto& a : automatic_candidates(false))
-    budgeted += a.strategy == pool_strategy::budgeted;
-  CHECK(budgeted > 0);
+  std::vector<int> budgets;
+  for (const auto& a : automatic_candidates(false)) {
+    if (a.strategy == pool_strategy::budgeted) budgets.push_back(a.budget);
+  }
+  CHECK(budgets == std::vector<int>{32, 64, 128});  // short, middle and long tasks
   for (const auto& a : automatic_candidates(false, {}, false))
     CHECK(a.strategy != pool_strategy::budgeted);
   switching_arguments deferred;
