@@ -4,7 +4,6 @@
 //! vanilla kernel, timing of every variant with CUDA events, and the exactly-once check. A
 //! concrete workload only says how to build its program over a set of 32-bit output arrays.
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "baselines/warp_persistent.cuh"
 #include "microsched/check/counted_program.cuh"
 #include "microsched/check/prize_kernels.cuh"
+#include "microsched/check/prize_report.hpp"
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
@@ -67,13 +67,11 @@ class task_workload : public Base {
 
   timing_stats time_longest_task_alone(const timing_options& options) override {
     const Program program = make_program(run_pointers());
-    const task_id longest = longest_task();
+    prize_report steps;  // the step statistics of the prize call, for its longest task
+    detail::summarize_steps(detail::steps_per_task(program, num_tasks_, stream_.get()), steps);
     return timer_.time(
-        [&](cudaStream_t s) {
-          detail::single_task_kernel<<<1, 1, 0, s>>>(program, longest);
-          MICROSCHED_CHECK_LAUNCH("microsched::single_task_kernel");
-        },
-        options, stream_.get());
+        [&](cudaStream_t s) { detail::run_single_task(program, steps.longest_task, s); }, options,
+        stream_.get());
   }
 
   timing_stats time_scheduled(const schedule_arguments& args,
@@ -119,18 +117,6 @@ class task_workload : public Base {
     ensure_reference();
     return static_cast<unsigned long long>(
         std::llround(static_cast<double>(total_steps_) / static_cast<double>(num_tasks_)));
-  }
-
-  //! The first task with the most steps, from a direct run that records every task's steps.
-  [[nodiscard]] task_id longest_task() {
-    device_buffer<std::uint32_t> steps(num_tasks_);
-    const Program program = make_program(run_pointers());
-    const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks_, 256));
-    detail::count_steps_kernel<<<blocks, 256, 0, stream_.get()>>>(program, num_tasks_,
-                                                                  steps.data());
-    MICROSCHED_CHECK_LAUNCH("microsched::count_steps_kernel");
-    const auto host = steps.to_host(stream_.get());
-    return static_cast<task_id>(std::max_element(host.begin(), host.end()) - host.begin());
   }
 
   //! Output array i of the last run (scheduled, vanilla or checked), copied to the host.

@@ -137,9 +137,7 @@ std::string to_string(const schedule_arguments& args) {
   if (args.strategy == pool_strategy::automatic) return "automatic";
   if (args.strategy == pool_strategy::direct) return "direct";
   const std::string budget =
-      args.strategy == pool_strategy::budgeted
-          ? " budget=" + std::to_string(args.budget == 0 ? default_budget : args.budget)
-          : "";
+      args.strategy == pool_strategy::budgeted ? " budget=" + std::to_string(budget_of(args)) : "";
   return to_string(args.strategy) + budget + " " + to_string(args.fetch) +
          " chunk=" + std::to_string(args.chunk) +
          " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +

@@ -1,10 +1,10 @@
 #include "sample_cli.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
+#include "microsched/check/prize_report.hpp"
 #include "microsched/device.hpp"
 #include "microsched/error.hpp"
 #if MICROSCHED_HAVE_TUNING
@@ -144,8 +144,7 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
       w.schedule_report(args).c_str(), vanilla.median_ms / scheduled.median_ms,
       persistent.median_ms / scheduled.median_ms, 100.0 * floor.median_ms / scheduled.median_ms);
   if (longest.median_ms > 0) {
-    // No schedule beats the longer of the floor and the longest task's own chain of steps.
-    const double bound = std::max(floor.median_ms, longest.median_ms);
+    const double bound = reachable_bound_ms(floor.median_ms, longest.median_ms);
     std::printf(
         "  longest task alone in one thread %.4f ms: no schedule beats %.4f ms; microsched at "
         "%.0f%% of that\n",

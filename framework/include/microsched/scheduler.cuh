@@ -256,10 +256,9 @@ class scheduler {
       const launch_plan p = plan_of(s, num_tasks);
       survivors_.reserve(survivor_capacity(num_tasks), stream);
       const survivor_queue_ref<context> queue = survivors_.ref();
-      const int budget = s.budget > 0 ? s.budget : default_budget;
       const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-      budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks, budget,
-                                                                       queue);
+      budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
+                                                                       budget_of(s), queue);
       MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
       survivors_.launched();
       pool_.prime(stream);

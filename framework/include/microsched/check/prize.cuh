@@ -51,13 +51,8 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   r.tasks = num_tasks;
   const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, 256));
   // Steps per task, and the direct run's outputs as the reference.
-  {
-    device_buffer<std::uint32_t> steps(num_tasks);
-    detail::poison(outputs, stream);
-    detail::count_steps_kernel<<<blocks, 256, 0, stream>>>(program, num_tasks, steps.data());
-    MICROSCHED_CHECK_LAUNCH("microsched::count_steps_kernel");
-    detail::summarize_steps(steps.to_host(stream), r);
-  }
+  detail::poison(outputs, stream);
+  detail::summarize_steps(detail::steps_per_task(program, num_tasks, stream), r);
   const auto want = detail::copy_outputs(outputs, stream);
   // The scheduler's choice first (automatic: calibrated on these runs), then exactly once and
   // equal outputs under exactly that schedule.
@@ -82,11 +77,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
       },
       timing, stream);
   r.longest_alone = timer.time(
-      [&](cudaStream_t s) {
-        detail::single_task_kernel<<<1, 1, 0, s>>>(program, r.longest_task);
-        MICROSCHED_CHECK_LAUNCH("microsched::single_task_kernel");
-      },
-      timing, stream);
+      [&](cudaStream_t s) { detail::run_single_task(program, r.longest_task, s); }, timing, stream);
   schedule_arguments direct_args = args;
   direct_args.strategy = pool_strategy::direct;
   scheduler<Program, Policy> direct(direct_args);

@@ -5,10 +5,16 @@
 //! the uniform-work floor (every task runs the mean number of steps of the same step code, no
 //! divergence).
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
+#include <vector>
 
 #include "microsched/config.hpp"
+#include "microsched/device_buffer.hpp"
 #include "microsched/driver/direct_kernel.cuh"
+#include "microsched/error.hpp"
+#include "microsched/schedule/schedule_arguments.hpp"
 
 namespace microsched::detail {
 
@@ -54,6 +60,24 @@ __global__ void uniform_floor_kernel(const Program program, const task_id num_ta
     if (sink != nullptr) *sink = context;
     if (finished_sink != nullptr) *finished_sink = finished;
   }
+}
+
+//! Every task's steps, from a direct run that records them (the outputs hold that run's results).
+template <class Program>
+std::vector<std::uint32_t> steps_per_task(const Program& program, task_id num_tasks,
+                                          cudaStream_t stream) {
+  device_buffer<std::uint32_t> steps(num_tasks);
+  const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, 256));
+  count_steps_kernel<<<blocks, 256, 0, stream>>>(program, num_tasks, steps.data());
+  MICROSCHED_CHECK_LAUNCH("microsched::count_steps_kernel");
+  return steps.to_host(stream);
+}
+
+//! Enqueues `task` alone in one thread on `stream`.
+template <class Program>
+void run_single_task(const Program& program, task_id task, cudaStream_t stream) {
+  single_task_kernel<<<1, 1, 0, stream>>>(program, task);
+  MICROSCHED_CHECK_LAUNCH("microsched::single_task_kernel");
 }
 
 }  // namespace microsched::detail

@@ -19,6 +19,12 @@ struct output_region {
   std::size_t bytes = 0;
 };
 
+//! What no schedule that runs each task in one thread beats: the longer of the uniform-work floor
+//! and the longest task alone in one thread (ms; a longest time of 0 means not measured).
+[[nodiscard]] inline double reachable_bound_ms(double floor_ms, double longest_alone_ms) {
+  return floor_ms > longest_alone_ms ? floor_ms : longest_alone_ms;
+}
+
 struct prize_report {
   task_id tasks = 0;
   timing_stats direct, scheduled, floor;
@@ -44,7 +50,7 @@ struct prize_report {
   [[nodiscard]] double of_floor() const { return floor.median_ms / scheduled.median_ms; }
   //! The larger of the floor and the longest task alone: a bound no schedule beats.
   [[nodiscard]] double bound_ms() const {
-    return floor.median_ms > longest_alone.median_ms ? floor.median_ms : longest_alone.median_ms;
+    return reachable_bound_ms(floor.median_ms, longest_alone.median_ms);
   }
   [[nodiscard]] std::string summary() const;
 };

@@ -4,7 +4,7 @@
 //! kernel does, but for at most `budget` steps; a task still running then is saved, compacted,
 //! to the survivor queue. The persistent driver then resumes the survivors through
 //! resumed_program, with private pools (the global strategy). Most tasks of a short-task kernel end
-//! in the direct pass at vanilla's cost per task; the warps that held a long task no longer wait
+//! in the direct pass at vanilla's cost per task; the warps that hold a long task do not wait
 //! for it, and the long tasks run together in full warps.
 
 #include <cooperative_groups.h>

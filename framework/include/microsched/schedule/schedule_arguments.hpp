@@ -39,6 +39,11 @@ struct schedule_arguments {
 //! The budgeted strategy's steps per task in the direct pass when `budget` is 0.
 inline constexpr int default_budget = 64;
 
+//! The steps per task the budgeted strategy's direct pass runs for `args`.
+[[nodiscard]] inline int budget_of(const schedule_arguments& args) {
+  return args.budget > 0 ? args.budget : default_budget;
+}
+
 //! Throws std::invalid_argument naming the first bad value: chunk 0, a negative deferral, budget
 //! or blocks per SM, an idle threshold outside 1..32, switch_every < 1, a vote threshold outside
 //! 1..33.
