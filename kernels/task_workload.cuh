@@ -9,7 +9,6 @@
 #include <memory>
 #include <string>
 
-#include "baselines/uniform_floor.cuh"
 #include "baselines/vanilla.cuh"
 #include "baselines/warp_persistent.cuh"
 #include "microsched/check/counted_program.cuh"
@@ -60,9 +59,8 @@ class task_workload : public Base {
   timing_stats time_floor(const timing_options& options) override {
     const unsigned long long per_task = floor_steps_per_task();
     const Program program = make_program(run_pointers());
-    return timer_.time(
-        [&](cudaStream_t s) { baselines::run_uniform_floor(program, num_tasks_, per_task, s); },
-        options, stream_.get());
+    return detail::time_uniform_floor(timer_, program, num_tasks_, per_task, options,
+                                      stream_.get());
   }
 
   timing_stats time_longest_task_alone(const timing_options& options) override {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "microsched/check/prize_report.hpp"
 #include "microsched/error.hpp"
@@ -8,18 +9,26 @@
 namespace microsched {
 
 std::string prize_report::summary() const {
-  char buffer[640];
+  char buffer[512];
   std::snprintf(buffer, sizeof buffer,
                 "%llu tasks, steps mean %.1f max %llu, warp max mean %.1f; direct %.3f ms, "
                 "scheduled %.3f ms (%.2fx direct, %.0f%% of the floor's speed), floor %.3f ms "
-                "(prize %.2fx), longest task alone %.3f ms; exactly once: %s; outputs equal: %s; "
-                "%s",
+                "(prize %.2fx), longest task alone %.3f ms; exactly once: %s; outputs equal: ",
                 static_cast<unsigned long long>(tasks), steps_mean,
                 static_cast<unsigned long long>(steps_max), warp_max_mean, direct.median_ms,
                 scheduled.median_ms, speedup(), 100.0 * of_floor(), floor.median_ms, prize(),
-                longest_alone.median_ms, exactly_once() ? "yes" : "NO",
-                outputs_equal() ? "yes" : "NO", schedule.c_str());
-  return buffer;
+                longest_alone.median_ms, exactly_once() ? "yes" : "NO");
+  std::string out = buffer;
+  if (outputs_equal()) {
+    out += "yes";
+  } else {
+    // Every task ran once, yet the bytes differ: most often floating-point step code that the
+    // compiler contracts into FMAs differently in two kernels (docs/porting-guide.md).
+    out += "NO (" + std::to_string(differing_bytes) + " bytes differ" +
+           (exactly_once() ? "; write the step's FMAs explicitly where results must match)" : ")");
+  }
+  // The scheduler's report can be long (every candidate's time): appended whole.
+  return out + "; " + schedule;
 }
 
 namespace detail {

@@ -41,3 +41,24 @@ TEST_CASE("prize report: the bound is the floor or the longest task alone, which
   CHECK(r.bound_ms() == doctest::Approx(0.060));
   CHECK(r.summary().find("longest task alone 0.010 ms") != std::string::npos);
 }
+
+TEST_CASE(
+    "prize report: the summary keeps the scheduler's whole report and names differing bytes") {
+  prize_report r;
+  r.tasks = 1024;
+  r.floor.median_ms = 0.05;
+  r.direct.median_ms = 0.2;
+  r.scheduled.median_ms = 0.1;
+  // A report as long as one with every automatic candidate's time, its end marked.
+  r.schedule = "automatic: chose budgeted " + std::string(1500, '.') + " END";
+  CHECK(r.summary().find("outputs equal: yes") != std::string::npos);
+  CHECK(r.summary().size() > r.schedule.size());
+  CHECK(r.summary().find(" END") == r.summary().size() - 4);
+
+  r.differing_bytes = 12;
+  CHECK(r.summary().find("outputs equal: NO (12 bytes differ; write the step's FMAs") !=
+        std::string::npos);
+  r.missing = 3;  // a task never ended: the bytes differ for that reason, not for rounding
+  CHECK(r.summary().find("outputs equal: NO (12 bytes differ);") != std::string::npos);
+  CHECK(r.summary().find(" END") == r.summary().size() - 4);
+}

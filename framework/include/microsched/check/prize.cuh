@@ -49,7 +49,6 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   }
   prize_report r;
   r.tasks = num_tasks;
-  const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, 256));
   // Steps per task, and the direct run's outputs as the reference.
   detail::poison(outputs, stream);
   detail::summarize_steps(detail::steps_per_task(program, num_tasks, stream), r);
@@ -69,13 +68,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
     r.differing_bytes = detail::count_differing_bytes(want, outputs, stream);
   }
   event_timer timer;
-  r.floor = timer.time(
-      [&](cudaStream_t s) {
-        detail::uniform_floor_kernel<<<blocks, 256, 0, s>>>(program, num_tasks, r.floor_steps,
-                                                            nullptr, nullptr);
-        MICROSCHED_CHECK_LAUNCH("microsched::uniform_floor_kernel");
-      },
-      timing, stream);
+  r.floor = detail::time_uniform_floor(timer, program, num_tasks, r.floor_steps, timing, stream);
   r.longest_alone = timer.time(
       [&](cudaStream_t s) { detail::run_single_task(program, r.longest_task, s); }, timing, stream);
   schedule_arguments direct_args = args;
