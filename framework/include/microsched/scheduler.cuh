@@ -294,7 +294,7 @@ class scheduler {
 
   [[nodiscard]] static direct_t* direct(task_id num_tasks) {
     if (narrow_ids(num_tasks)) {
-      return direct_kernel<Program, direct_block_threads, std::uint32_t>;
+      return direct_kernel_one_per_thread<Program, direct_block_threads>;  // blocks cover all
     }
     return direct_kernel<Program, direct_block_threads, std::uint64_t>;
   }
