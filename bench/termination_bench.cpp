@@ -140,8 +140,9 @@ void add_row(const std::string& row, const std::string& workload, const options_
 
 //! Short tasks, where per-task costs decide: the escaping Julia views (every pixel escapes; 9 to
 //! 26 iterations on average, tails of about 1000 to 2800: julia_scenes.hpp), next to the Monte
-//! Carlo rows at kill 0.1 and 0.01, and Collatz stopping times (integer steps, about 230 per task,
-//! a mild tail: the slowest of 32 neighbours 1.5x the mean).
+//! Carlo rows at kill 0.1 and 0.01, Collatz stopping times (integer steps, about 230 per task,
+//! a mild tail: the slowest of 32 neighbours 1.5x the mean) and random walks of 9 and 16 steps on
+//! average (a few integer instructions per step, a geometric tail).
 void register_short_task_rows() {
   for (const char* view : {"seahorse", "dust", "neck"}) {
     for (const char* size : {"2048", "4096"}) {
@@ -152,6 +153,10 @@ void register_short_task_rows() {
     }
   }
   add_row("collatz/tasks:16777216/first:2^32", "collatz", {});
+  for (const char* half_width : {"3", "4"}) {
+    add_row(std::string("walk/tasks:16777216/half-width:") + half_width, "walk",
+            {{"half-width", half_width}});
+  }
 }
 
 void register_rows() {

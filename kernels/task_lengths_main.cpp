@@ -1,5 +1,5 @@
 // task_lengths: the distribution of steps per task of a workload, computed on the CPU with the
-// kernels' arithmetic (no GPU needed). Usage: task_lengths julia|collatz [name=value ...]
+// kernels' arithmetic (no GPU needed). Usage: task_lengths julia|collatz|walk [name=value ...]
 // e.g. task_lengths julia view=dust width=4096 height=4096 precision=double
 #include <cstdio>
 #include <exception>
@@ -8,12 +8,14 @@
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "task_lengths.hpp"
+#include "walk/walk_workload.hpp"
 
 using namespace microsched::workloads;
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 2) throw std::invalid_argument("usage: task_lengths julia|collatz [name=value ...]");
+    if (argc < 2)
+      throw std::invalid_argument("usage: task_lengths julia|collatz|walk [name=value ...]");
     const std::string name = argv[1];
     options_map options;
     for (int i = 2; i < argc; ++i) {
@@ -27,8 +29,10 @@ int main(int argc, char** argv) {
       steps = julia_task_lengths(parse_julia_settings(options));
     } else if (name == "collatz") {
       steps = collatz_task_lengths(parse_collatz_settings(options));
+    } else if (name == "walk") {
+      steps = walk_task_lengths(parse_walk_settings(options));
     } else {
-      throw std::invalid_argument("workload '" + name + "': expected julia or collatz");
+      throw std::invalid_argument("workload '" + name + "': expected julia, collatz or walk");
     }
     const task_length_stats s = summarize_task_lengths(steps);
     std::printf("%s: %llu tasks, steps per task mean %.2f, p99 %u, max %u; warp max / mean %.2f\n",

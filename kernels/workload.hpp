@@ -5,10 +5,10 @@
 //! with any schedule), time, and check. Workloads are built from the same step code for every
 //! variant, so results compare exactly.
 //!
-//! Every area registers here: termination (julia, montecarlo, collatz), task-context switching
-//! (montecarlo-branch, raycast), in-kernel remap (micro-branch, chi-square, model-tree) and the
-//! CPU-GPU pipeline (gafort, unwrap, blackscholes, carried). An area's own settings that change
-//! from one run to the next without rebuilding the workload (contexts per warp, the remap
+//! Every area registers here: termination (julia, montecarlo, collatz, walk), task-context
+//! switching (montecarlo-branch, raycast), in-kernel remap (micro-branch, chi-square, model-tree)
+//! and the CPU-GPU pipeline (gafort, unwrap, blackscholes, carried). An area's own settings that
+//! change from one run to the next without rebuilding the workload (contexts per warp, the remap
 //! method, the pipeline depth, ...) are its *tunables* (set_tunables); what the workload is built
 //! from (sizes, probabilities, ...) are its options. Not every area has every reference:
 //! traits() says which it has, and the time_* function of one it lacks throws.

@@ -6,6 +6,7 @@
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
 #include "registry/adapter_support.hpp"
+#include "walk/walk_workload.hpp"
 #include "workload.hpp"
 
 namespace microsched::workloads {
@@ -38,7 +39,9 @@ const std::vector<adapters::entry>& registry() {
         termination_entry<montecarlo_settings>("montecarlo", montecarlo_parameters,
                                                parse_montecarlo_settings, make_montecarlo_workload),
         termination_entry<collatz_settings>("collatz", collatz_parameters, parse_collatz_settings,
-                                            make_collatz_workload)};
+                                            make_collatz_workload),
+        termination_entry<walk_settings>("walk", walk_parameters, parse_walk_settings,
+                                         make_walk_workload)};
     for (auto* area :
          {&adapters::switching_entries, &adapters::remap_entries, &adapters::pipeline_entries}) {
       for (auto& e : area()) all.push_back(std::move(e));

@@ -10,6 +10,7 @@
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
+#include "walk/walk_workload.hpp"
 #include "workload.hpp"
 
 using namespace microsched;
@@ -168,6 +169,25 @@ TEST_CASE("collatz: every schedule processes each start once, equal to vanilla a
   schedule_arguments args;
   args.chunk = 7;
   CHECK(w->check_scheduled(args).passed);
+}
+
+TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and the host") {
+  for (const char* tasks : {"1", "31", "33", "2500"}) {
+    auto w = make_workload("walk", {{"tasks", tasks}, {"half-width", "3"}});
+    check_all_schedules(*w);
+  }
+  // 2^20 + 7 walks under the automatic schedule and the stream strategy, whose lanes take their
+  // next walk inside the window; the steps equal the host's.
+  const walk_settings s{(1u << 20) + 7, 4, 11};
+  const auto host = walk_task_lengths(s);
+  auto w = make_walk_workload(s);
+  CHECK(w->total_steps() == std::accumulate(host.begin(), host.end(), std::uint64_t{0}));
+  CHECK(w->check_scheduled(schedule_arguments{}).passed);
+  schedule_arguments stream;
+  stream.strategy = pool_strategy::stream;
+  stream.chunk = 16;
+  stream.deferral = 16;
+  CHECK(w->check_scheduled(stream).passed);
 }
 
 TEST_CASE("deferral and blocks per SM do not change results") {

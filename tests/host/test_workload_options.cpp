@@ -8,6 +8,8 @@
 #include "julia/julia_workload.hpp"
 #include "options.hpp"
 #include "task_lengths.hpp"
+#include "walk/walk_math.hpp"
+#include "walk/walk_workload.hpp"
 
 using namespace microsched;
 using namespace microsched::workloads;
@@ -134,4 +136,43 @@ TEST_CASE("collatz: total stopping times and the 64-bit bound on starts") {
   CHECK_THROWS_WITH_AS((void)parse_collatz_settings({{"start", "5"}}),
                        doctest::Contains("collatz: unknown option 'start'"), std::invalid_argument);
   CHECK(workload_parameters("collatz").size() == 2);
+}
+
+TEST_CASE("walk: the generator, the bounds, the mean of half-width squared steps") {
+  CHECK(kernels::xorshift32(1) == 270369u);  // Marsaglia's 13, 17, 5 from state 1
+  CHECK(kernels::walk_seed(0, 0) != 0);
+  CHECK(kernels::walk_seed(1, 0) != kernels::walk_seed(2, 0));
+  CHECK(kernels::walk_seed(5, 0) != kernels::walk_seed(5, 1));
+  CHECK(kernels::walk_seed(std::uint64_t{1} << 32, 0) != kernels::walk_seed(0, 0));
+  // Half-width 1 ends after one step; a walk ends at a bound (parity: an even bound takes an even
+  // number of steps) or at the step limit.
+  CHECK(kernels::walk_total_steps(7, 0, 1, 100) == 1);
+  CHECK(kernels::walk_total_steps(7, 0, 1000, 10) == 10);
+  for (std::uint64_t t = 0; t < 200; ++t)
+    CHECK(kernels::walk_total_steps(t, 3, 4, 1u << 20) % 2 == 0);
+
+  walk_settings s;
+  s.tasks = 200000;
+  for (const std::int32_t w : {3, 4}) {
+    s.half_width = w;
+    const auto steps = walk_task_lengths(s);
+    const task_length_stats stats = summarize_task_lengths(steps);
+    // The expected exit time from 0 of a symmetric walk is half-width^2 (the standard error of
+    // the mean over 200000 walks is below 0.05 steps).
+    CHECK(stats.mean == doctest::Approx(double(w) * w).epsilon(0.02));
+    CHECK(stats.max > 8u * static_cast<unsigned>(w * w));  // a long geometric tail
+  }
+
+  const auto d = parse_walk_settings({});
+  CHECK(d.tasks == 16777216u);
+  CHECK(d.half_width == 4);
+  CHECK(parse_walk_settings({{"half-width", "3"}, {"seed", "4294967295"}}).seed == 4294967295u);
+  CHECK_THROWS_WITH_AS((void)parse_walk_settings({{"half-width", "0"}}),
+                       doctest::Contains("half-width = 0: expected an integer in 1..1024"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_walk_settings({{"tasks", "-1"}}),
+                       doctest::Contains("tasks = -1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_walk_settings({{"width", "5"}}),
+                       doctest::Contains("walk: unknown option 'width'"), std::invalid_argument);
+  CHECK(workload_parameters("walk").size() == 3);
 }

@@ -75,7 +75,7 @@ dry_run sweep_dry_run(std::vector<std::string> args) {
 TEST_CASE("the registry holds every area's workloads, each with its tunables and references") {
   const auto names = workload_names();
   for (const char* name :
-       {"julia", "montecarlo", "collatz", "montecarlo-branch", "raycast", "micro-branch",
+       {"julia", "montecarlo", "collatz", "walk", "montecarlo-branch", "raycast", "micro-branch",
         "chi-square", "model-tree", "gafort", "unwrap", "blackscholes", "carried"}) {
     CHECK_MESSAGE(has(names, name), name);
   }
