@@ -47,9 +47,9 @@ __global__ void single_task_kernel(const Program program, const task_id task) {
 //! read only part of the context and the step's result is otherwise unused: the stores to the
 //! sinks (null, so they never run, but the compiler cannot prove it) keep the arithmetic and the
 //! termination test alive, or the floor would time less work than the kernels it bounds.
-//! Index and Count are 32-bit where they fit, as in the direct kernel: the floor times the
-//! steps, not its own bookkeeping. Unrolled or not, whichever the code generator serves better
-//! (time_uniform_floor keeps the faster).
+//! Index and Count are 32-bit or 64-bit and the loop rolled or unrolled (floor_form):
+//! time_uniform_floor keeps the fastest form, so that the floor times the steps, not its own
+//! bookkeeping.
 template <class Program, class Index, class Count, bool Unrolled>
 __global__ void uniform_floor_kernel(const Program program, const task_id num_tasks,
                                      const Count steps_per_task, typename Program::context* sink,
@@ -77,39 +77,65 @@ __global__ void uniform_floor_kernel(const Program program, const task_id num_ta
   }
 }
 
+//! The floor's loop: task ids and the step count 32-bit or 64-bit, the step loop rolled or
+//! unrolled by 4.
+struct floor_form {
+  bool narrow = true;  //!< 32-bit ids and step count (up to 2^31 tasks and 2^32 steps)
+  bool unrolled = false;
+};
+
 //! Enqueues the uniform-work floor on `stream`: every task runs `steps_per_task` steps.
-template <bool Unrolled, class Program>
+template <class Program>
 void run_uniform_floor(const Program& program, task_id num_tasks, std::uint64_t steps_per_task,
-                       cudaStream_t stream) {
+                       floor_form form, cudaStream_t stream) {
   if (num_tasks == 0) return;
   const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, 256));
   using context = typename Program::context;
-  const bool narrow_ids = num_tasks <= task_id{1} << 31;  // no id plus the stride wraps
-  if (narrow_ids && steps_per_task <= 0xffffffffu) {
-    uniform_floor_kernel<Program, std::uint32_t, std::uint32_t, Unrolled>
-        <<<blocks, 256, 0, stream>>>(program, num_tasks, static_cast<std::uint32_t>(steps_per_task),
-                                     nullptr, nullptr);
+  context* const no_context = nullptr;
+  if (form.narrow) {
+    const auto steps = static_cast<std::uint32_t>(steps_per_task);
+    if (form.unrolled) {
+      uniform_floor_kernel<Program, std::uint32_t, std::uint32_t, true>
+          <<<blocks, 256, 0, stream>>>(program, num_tasks, steps, no_context, nullptr);
+    } else {
+      uniform_floor_kernel<Program, std::uint32_t, std::uint32_t, false>
+          <<<blocks, 256, 0, stream>>>(program, num_tasks, steps, no_context, nullptr);
+    }
+  } else if (form.unrolled) {
+    uniform_floor_kernel<Program, task_id, std::uint64_t, true>
+        <<<blocks, 256, 0, stream>>>(program, num_tasks, steps_per_task, no_context, nullptr);
   } else {
-    uniform_floor_kernel<Program, task_id, std::uint64_t, Unrolled><<<blocks, 256, 0, stream>>>(
-        program, num_tasks, steps_per_task, static_cast<context*>(nullptr), nullptr);
+    uniform_floor_kernel<Program, task_id, std::uint64_t, false>
+        <<<blocks, 256, 0, stream>>>(program, num_tasks, steps_per_task, no_context, nullptr);
   }
   MICROSCHED_CHECK_LAUNCH("microsched::uniform_floor_kernel");
 }
 
-//! The floor's time: both loop forms timed, the faster kept. Neither wins everywhere: on an
-//! H100 the unrolled form took 0.066 ms against 0.075 ms for Julia's dust view (2048², double)
-//! and 0.249 ms against 0.233 ms for the islands view (float).
+//! The floor's time: the fastest of its loop forms (32-bit ids and count where they fit, rolled
+//! or unrolled; 64-bit, rolled or unrolled). The code generator serves none of them best
+//! everywhere; on an H100: Julia's dust view (2048², double) 0.067 ms 32-bit unrolled against
+//! 0.075 ms 64-bit rolled, the islands view (float) 0.233 ms 64-bit rolled against 0.249 ms
+//! 32-bit unrolled. A floor slower than it need be would flatter the scheduler.
 template <class Program>
 timing_stats time_uniform_floor(event_timer& timer, const Program& program, task_id num_tasks,
                                 std::uint64_t steps_per_task, const timing_options& options,
                                 cudaStream_t stream) {
-  const timing_stats rolled = timer.time(
-      [&](cudaStream_t s) { run_uniform_floor<false>(program, num_tasks, steps_per_task, s); },
-      options, stream);
-  const timing_stats unrolled = timer.time(
-      [&](cudaStream_t s) { run_uniform_floor<true>(program, num_tasks, steps_per_task, s); },
-      options, stream);
-  return unrolled.median_ms < rolled.median_ms ? unrolled : rolled;
+  const bool fits = num_tasks <= task_id{1} << 31 && steps_per_task <= 0xffffffffu;
+  timing_stats best{};
+  bool first = true;
+  for (const bool narrow : {true, false}) {
+    if (narrow && !fits) continue;
+    for (const bool unrolled : {false, true}) {
+      const timing_stats t = timer.time(
+          [&](cudaStream_t s) {
+            run_uniform_floor(program, num_tasks, steps_per_task, floor_form{narrow, unrolled}, s);
+          },
+          options, stream);
+      if (first || t.median_ms < best.median_ms) best = t;
+      first = false;
+    }
+  }
+  return best;
 }
 
 //! Every task's steps, from a direct run that records them (the outputs hold that run's results).
