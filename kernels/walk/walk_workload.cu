@@ -40,8 +40,9 @@ class walk_workload final : public task_workload<kernels::walk_program, 1> {
 
 std::vector<parameter> walk_parameters() {
   return {{"tasks", "16777216", "number of walks (one task each)"},
-          {"half-width", "4", "a walk ends at -half-width or +half-width: half-width^2 steps "
-                              "on average"},
+          {"half-width", "4",
+           "a walk ends at -half-width or +half-width: half-width^2 steps "
+           "on average"},
           {"seed", "0", "mixed into every walk's generator"}};
 }
 
