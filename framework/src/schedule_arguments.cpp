@@ -71,9 +71,10 @@ pool_strategy parse_pool_strategy(const std::string& text) {
   if (text == "stream") return pool_strategy::stream;
   if (text == "remapped") return pool_strategy::remapped;
   if (text == "budgeted") return pool_strategy::budgeted;
-  throw std::invalid_argument(
-      "strategy '" + text +
-      "': expected automatic, direct, local, global, hybrid, stream, remapped or budgeted");
+  if (text == "strided") return pool_strategy::strided;
+  throw std::invalid_argument("strategy '" + text +
+                              "': expected automatic, direct, strided, local, global, hybrid, "
+                              "stream, remapped or budgeted");
 }
 
 std::string to_string(pool_strategy strategy) {
@@ -94,6 +95,8 @@ std::string to_string(pool_strategy strategy) {
       return "remapped";
     case pool_strategy::budgeted:
       return "budgeted";
+    case pool_strategy::strided:
+      return "strided";
   }
   return "?";
 }
@@ -135,7 +138,7 @@ std::string to_string(const switching_arguments& a) {
 
 std::string to_string(const schedule_arguments& args) {
   if (args.strategy == pool_strategy::automatic) return "automatic";
-  if (args.strategy == pool_strategy::direct) return "direct";
+  if (is_direct_form(args.strategy)) return to_string(args.strategy);
   const std::string budget =
       args.strategy == pool_strategy::budgeted ? " budget=" + std::to_string(budget_of(args)) : "";
   return to_string(args.strategy) + budget + " " + to_string(args.fetch) +

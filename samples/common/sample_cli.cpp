@@ -16,7 +16,8 @@ namespace microsched::samples {
 void add_strategy_option(CLI::App& app, std::string& strategy) {
   app.add_option("--strategy", strategy,
                  "automatic (times the direct mapping and the task pools on the first runs and "
-                 "keeps the fastest), direct (one thread per task), or the task pools of "
+                 "keeps the fastest), direct (one thread per task; strided: the same in a "
+                 "grid-stride loop), or the task pools of "
                  "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
                  "(runs of tasks per lane, the next begun inside the window) and budgeted (a "
                  "direct pass of --budget steps per task, then the tasks still running on "

@@ -97,12 +97,13 @@ TEST_CASE("budgeted: every budget processes each task once, saved or run to its 
   }
 }
 
-TEST_CASE("the direct mapping and the automatic schedule process each task once") {
+TEST_CASE("the direct mapping in both forms and the automatic schedule process each task once") {
   // Automatic: successive checks of one size class run the calibration's candidates in turn
   // (each a complete run), then the chosen one.
   for (const char* tasks : {"1", "31", "33", "1048583"}) {
     auto w = make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}});
-    for (const auto strategy : {pool_strategy::direct, pool_strategy::automatic}) {
+    for (const auto strategy :
+         {pool_strategy::direct, pool_strategy::strided, pool_strategy::automatic}) {
       for (int repeat = 0; repeat < (strategy == pool_strategy::automatic ? 8 : 1); ++repeat) {
         schedule_arguments args;
         args.strategy = strategy;

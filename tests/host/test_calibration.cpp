@@ -38,8 +38,9 @@ std::vector<int> drive(calibration& c, const std::vector<double>& times) {
 TEST_CASE("the candidates start with the direct mapping") {
   for (const bool switching : {false, true}) {
     const auto list = automatic_candidates(switching);
-    REQUIRE(list.size() >= 2);
+    REQUIRE(list.size() >= 3);
     CHECK(list[0].strategy == pool_strategy::direct);
+    CHECK(list[1].strategy == pool_strategy::strided);  // the direct mapping's other form
     for (const auto& a : list) CHECK_NOTHROW(validate(a));
   }
   // Runs of tasks begun inside the window need plain task programs: never for switching.
@@ -83,6 +84,25 @@ TEST_CASE("direct stays unless a candidate beats it by more than the margin") {
   drive(c, {1.0, 0.98, 0.99});
   CHECK(c.chosen() == 0);
   CHECK(c.report().find("chose direct") != std::string::npos);
+}
+
+TEST_CASE("the faster form of the direct mapping is kept without a margin") {
+  // direct, strided, then a hybrid window: either direct form runs the user's kernel as it
+  // stands, so the faster wins by any amount; the hybrid must beat that one by the margin.
+  auto list = three();
+  list[1].strategy = pool_strategy::strided;
+  const auto choose = [&](const std::vector<double>& times) {
+    calibration c(list, {2, 0.03, 1.5});
+    drive(c, times);
+    return c.chosen();
+  };
+  CHECK(choose({1.0, 0.99, 1.2}) == 1);   // strided 1% faster: kept
+  CHECK(choose({1.0, 1.05, 0.98}) == 0);  // hybrid only 2% ahead of direct
+  CHECK(choose({1.05, 1.0, 0.98}) == 1);  // hybrid only 2% ahead of strided, 7% of direct
+  CHECK(choose({1.05, 1.0, 0.96}) == 2);  // hybrid 4% ahead of the faster direct form
+  calibration c(list, {2, 0.03, 1.5});
+  drive(c, {1.0, 0.99, 1.2});
+  CHECK(c.report().find("chose strided") != std::string::npos);
 }
 
 TEST_CASE("a slow candidate runs once; a failing candidate is dropped with its reason") {

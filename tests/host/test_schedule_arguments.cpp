@@ -113,6 +113,14 @@ TEST_CASE("the direct mapping covers every task once, grid-stride beyond the lau
   CHECK_THROWS_AS((void)direct_blocks(10, 0), std::invalid_argument);
   CHECK(to_string(schedule_arguments{}) == "automatic");
   CHECK(parse_pool_strategy("direct") == pool_strategy::direct);
+  CHECK(parse_pool_strategy("strided") == pool_strategy::strided);
+  CHECK(to_string(pool_strategy::strided) == "strided");
+  schedule_arguments strided;
+  strided.strategy = pool_strategy::strided;
+  CHECK(to_string(strided) == "strided");
+  CHECK(is_direct_form(pool_strategy::direct));
+  CHECK(is_direct_form(pool_strategy::strided));
+  CHECK_FALSE(is_direct_form(pool_strategy::budgeted));
   CHECK(parse_pool_strategy("automatic") == pool_strategy::automatic);
 }
 

@@ -115,7 +115,7 @@ class scheduler {
                                   block_threads);
     }
     for (const schedule_arguments& c : candidates()) {
-      if (c.strategy == pool_strategy::direct) continue;
+      if (is_direct_form(c.strategy)) continue;
       if (dynamic_shared_bytes > 48 * 1024) {
         MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel(c)),
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -215,9 +215,9 @@ class scheduler {
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
-    if (s.strategy == pool_strategy::direct) {
+    if (is_direct_form(s.strategy)) {
       return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
-              resources_of(reinterpret_cast<const void*>(direct(num_tasks)), 0)};
+              resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)), 0)};
     }
     const void* persistent = s.strategy == pool_strategy::budgeted
                                  ? reinterpret_cast<const void*>(tail(s))
@@ -230,9 +230,9 @@ class scheduler {
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
               cudaStream_t stream) {
-    if (s.strategy == pool_strategy::direct) {
+    if (is_direct_form(s.strategy)) {
       const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-      direct(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
+      direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
       MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
       return;
     }
@@ -292,11 +292,13 @@ class scheduler {
   //! grid stride can wrap.
   [[nodiscard]] static bool narrow_ids(task_id num_tasks) { return num_tasks <= task_id{1} << 31; }
 
-  [[nodiscard]] static direct_t* direct(task_id num_tasks) {
-    if (narrow_ids(num_tasks)) {
+  //! The direct mapping's kernel: the textbook form (up to 2^31 tasks), or the grid-stride loop
+  //! over 64-bit ids (strided, and direct beyond 2^31 tasks).
+  [[nodiscard]] static direct_t* direct(const schedule_arguments& s, task_id num_tasks) {
+    if (s.strategy == pool_strategy::direct && narrow_ids(num_tasks)) {
       return direct_kernel_one_per_thread<Program, direct_block_threads>;  // blocks cover all
     }
-    return direct_kernel<Program, direct_block_threads, std::uint64_t>;
+    return direct_kernel_strided<Program, direct_block_threads>;
   }
 
   [[nodiscard]] static budgeted_t* budgeted(task_id num_tasks) {

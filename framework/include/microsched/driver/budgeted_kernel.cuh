@@ -47,7 +47,7 @@ struct resumed_program {
   }
 };
 
-//! The direct pass, grid-stride over [0, num_tasks) as direct_kernel. A survivor takes a queue
+//! The direct pass, grid-stride over [0, num_tasks). A survivor takes a queue
 //! slot with one atomic per group of survivors that reach the save together; one that finds the
 //! queue full runs on to its end here.
 template <class Program, int BlockThreads, class Index>

@@ -10,7 +10,8 @@ enum class pool_strategy {
   //! The default: the scheduler times a short list of candidates, the direct mapping among them,
   //! on the first runs of each problem size class and keeps the fastest (schedule/calibration.hpp).
   automatic,
-  //! One thread per task, run to completion, no pools: what a vanilla kernel does.
+  //! One thread per task, run to completion, no pools: what a vanilla kernel does, in its
+  //! textbook form (`if (t >= n) return;`).
   direct,
   local,   //!< per-block pool in shared memory, statically filled with `chunk` tasks; grid =
            //!< tasks/chunk
@@ -31,6 +32,10 @@ enum class pool_strategy {
   //! in full warps at vanilla's cost; only the long tail pays for pools. Plain task programs
   //! with a trivially copyable context only.
   budgeted,
+  //! The direct mapping in the other form vanilla kernels take: a grid-stride loop over 64-bit
+  //! ids (driver/direct_kernel.cuh). The code generator treats the two forms differently, by a
+  //! few per cent either way, so the automatic schedule times both.
+  strided,
 };
 
 }  // namespace microsched

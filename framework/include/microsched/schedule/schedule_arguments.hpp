@@ -16,6 +16,11 @@ namespace microsched {
 [[nodiscard]] pool_strategy parse_pool_strategy(const std::string& text);
 [[nodiscard]] std::string to_string(pool_strategy strategy);
 
+//! The direct mapping in either form (direct, strided): one thread per task, run to completion.
+[[nodiscard]] constexpr bool is_direct_form(pool_strategy s) {
+  return s == pool_strategy::direct || s == pool_strategy::strided;
+}
+
 struct schedule_arguments {
   //! automatic (the default) chooses the whole schedule at run time and ignores the fields
   //! below but `switching`; any other strategy runs exactly the schedule given.
