@@ -386,10 +386,9 @@ TEST_CASE(
     CHECK(i->rays == static_cast<std::uint64_t>(size) * size);
     CHECK(i->samples >= i->rays);  // a miss takes one sample
     CHECK(i->shades > 0);
-    if (small_run()) continue;  // under compute-sanitizer the times mean nothing
-    CHECK(i->sample_ns > 0);
-    CHECK(i->shade_ns > i->sample_ns);  // a shade takes over a hundred samples of psi
-    CHECK(i->ideal_ms() > i->ray_ms);
+    // The per-sample and per-shade times are differences of runs of a few microseconds at this
+    // size: they belong to the benchmark (bench_switching rc_base/.../ideal), not to a test that
+    // may share the GPU with others (ctest -j).
   }
   CHECK(skipped.samples < full.samples);
   CHECK(skipped.shades == full.shades);  // skipped samples cannot cross a surface
