@@ -56,12 +56,11 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     blocks.strategy = pool_strategy::local;
     blocks.chunk = 4096;
     list.push_back(blocks);
-    // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: tasks of a few heavy
-    // steps, where a refill per task costs as much as the task. Monte Carlo kill 0.1, 2^24
-    // tasks, on an H100: 1.41x vanilla (chunk 16) and 1.39x (chunk 8) against 1.03x for the best
-    // of the others (bench_termination montecarlo/tasks:16777216/kill:0.1, whose best list has
-    // chunks 8, 16 and 32). Light steps lose there (Julia's escaping views 2-3x slower than
-    // direct) and are dropped after one run.
+    // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: the shortest tasks,
+    // where a refill per task costs as much as the task. On an H100 (bench_termination, whose
+    // best list has chunks 8, 16 and 32): Monte Carlo kill 0.1, 2^24 tasks, 1.61x vanilla;
+    // random walks of 9 and 16 steps 1.22x and 1.34x. Short tasks with a long tail (Julia's
+    // escaping views: 2-3x slower than direct) drop it after one run.
     schedule_arguments runs = pools;
     runs.strategy = pool_strategy::stream;
     runs.chunk = 16;
