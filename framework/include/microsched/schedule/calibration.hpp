@@ -12,10 +12,9 @@
 //! - A candidate slower than `drop_factor` x direct after one run is not tried again, so a bad
 //!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
 //! - The direct mapping's two forms (direct, strided: the textbook kernel and the grid-stride
-//!   loop) are both references: the faster of them is kept without a margin. Any other
-//!   candidate wins only if it beats that one by more than `margin`, so the choice is never
-//!   worse than vanilla, in whichever form the user wrote it, beyond the noise of the
-//!   measurement.
+//!   loop): the faster of them is kept without a margin. Any other candidate wins only if it is
+//!   the fastest and beats direct by more than `margin`, so the choice is never worse than
+//!   vanilla, in whichever form the user wrote it, beyond the noise of the measurement.
 //! - Once decided, runs of the chosen schedule are still timed: two runs in a row that take more
 //!   than `drift` x (or less than 1/`drift` x) its calibrated time per task, and differ from it
 //!   by more than `drift_floor_ms`, mean the work changed (other data, another view of the same
