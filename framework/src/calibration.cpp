@@ -59,7 +59,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: the shortest tasks,
     // where a refill per task costs as much as the task. On an H100 (bench_termination, whose
     // best list has chunks 8, 16 and 32): Monte Carlo kill 0.1, 2^24 tasks, 1.61x vanilla;
-    // random walks of 9 and 16 steps 1.22x and 1.34x. Short tasks with a long tail (Julia's
+    // random walks of 9 and 16 steps 1.22x and 1.35x. Short tasks with a long tail (Julia's
     // escaping views: 2-3x slower than direct) drop it after one run.
     schedule_arguments runs = pools;
     runs.strategy = pool_strategy::stream;
