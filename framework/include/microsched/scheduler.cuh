@@ -298,7 +298,7 @@ class scheduler {
     if (s.strategy == pool_strategy::direct && narrow_ids(num_tasks)) {
       return direct_kernel_one_per_thread<Program, direct_block_threads>;  // blocks cover all
     }
-    return direct_kernel_strided<Program, direct_block_threads>;
+    return direct_kernel_strided<Program>;
   }
 
   [[nodiscard]] static budgeted_t* budgeted(task_id num_tasks) {
