@@ -206,9 +206,9 @@ void calibration::decide_if_done() {
     if (!e.dropped && e.runs < settings_.rounds) return;
   }
   // Either form of the direct mapping runs the user's kernel as it stands, so the faster of the
-  // two is kept without a margin. Any other candidate must beat direct by the margin, as before
-  // strided was a candidate: measured against the faster of two noisy forms, the bar would sit
-  // low by the noise (Julia neck 2048² float kept strided, 0.070 ms, over budgeted 32's 0.066).
+  // two is kept without a margin. Any other candidate must beat direct itself by the margin:
+  // against the faster of two noisy forms the bar sits low by the noise (with that bar, Julia
+  // neck 2048² float keeps strided at 0.070 ms over budgeted 32 at 0.066 ms).
   const auto timed = [&](int i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];
     return !e.dropped && e.runs > 0;

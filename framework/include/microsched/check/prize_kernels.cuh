@@ -43,13 +43,24 @@ __global__ void single_task_kernel(const Program program, const task_id task) {
   program.end(task, context);
 }
 
+//! One step of the floor, its result kept in `finished` by a sum or an or.
+template <bool Sum, class Program>
+__device__ __forceinline__ void floor_step(const Program& program,
+                                           typename Program::context& context, unsigned& finished) {
+  if constexpr (Sum) {
+    finished += step_divergent(program, context);
+  } else {
+    finished |= step_divergent(program, context) ? 1u : 0u;
+  }
+}
+
 //! Every thread runs exactly `steps_per_task` steps, whether its task finished or not. end() may
 //! read only part of the context and the step's result is otherwise unused: the stores to the
 //! sinks (null, so they never run, but the compiler cannot prove it) keep the arithmetic and the
 //! termination test alive, or the floor would time less work than the kernels it bounds.
 //! Index and Count are 32-bit or 64-bit, the loop rolled or unrolled, the results kept by a sum
-//! or an or (floor_form): time_uniform_floor keeps the fastest form, so that the floor times the
-//! steps, not its own bookkeeping.
+//! or an or: time_uniform_floor keeps the fastest form, so that the floor times the steps, not
+//! its own bookkeeping.
 template <class Program, class Index, class Count, bool Unrolled, bool Sum>
 __global__ void uniform_floor_kernel(const Program program, const task_id num_tasks,
                                      const Count steps_per_task, typename Program::context* sink,
@@ -62,22 +73,10 @@ __global__ void uniform_floor_kernel(const Program program, const task_id num_ta
     unsigned finished = 0;
     if constexpr (Unrolled) {
 #pragma unroll 4
-      for (Count s = 0; s < steps_per_task; ++s) {
-        if constexpr (Sum) {
-          finished += step_divergent(program, context);
-        } else {
-          finished |= step_divergent(program, context) ? 1u : 0u;
-        }
-      }
+      for (Count s = 0; s < steps_per_task; ++s) floor_step<Sum>(program, context, finished);
     } else {
 #pragma unroll 1
-      for (Count s = 0; s < steps_per_task; ++s) {
-        if constexpr (Sum) {
-          finished += step_divergent(program, context);
-        } else {
-          finished |= step_divergent(program, context) ? 1u : 0u;
-        }
-      }
+      for (Count s = 0; s < steps_per_task; ++s) floor_step<Sum>(program, context, finished);
     }
     program.end(t, context);
     if (sink != nullptr) *sink = context;
@@ -85,78 +84,50 @@ __global__ void uniform_floor_kernel(const Program program, const task_id num_ta
   }
 }
 
-//! The floor's loop: task ids and the step count 32-bit or 64-bit, the step loop rolled or
-//! unrolled by 4.
-struct floor_form {
-  bool narrow = true;  //!< 32-bit ids and step count (up to 2^31 tasks and 2^32 steps)
-  bool unrolled = false;
-  bool sum = true;  //!< the steps' results kept by a sum (else by an or)
-};
-
-//! Enqueues the uniform-work floor on `stream`: every task runs `steps_per_task` steps.
-template <class Program, class Index, class Count, bool Unrolled>
-void launch_uniform_floor(const Program& program, task_id num_tasks, Count steps, bool sum,
-                          cudaStream_t stream) {
+//! The floor's four loops (rolled or unrolled, sum or or) with ids and step count of type Index
+//! and Count, each timed; the fastest so far stays in `best`.
+template <class Program, class Index, class Count>
+void time_floor_loops(event_timer& timer, const Program& program, task_id num_tasks, Count steps,
+                      const timing_options& options, cudaStream_t stream, timing_stats& best,
+                      bool& first) {
   const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, 256));
   typename Program::context* const no_context = nullptr;
-  if (sum) {
-    uniform_floor_kernel<Program, Index, Count, Unrolled, true>
-        <<<blocks, 256, 0, stream>>>(program, num_tasks, steps, no_context, nullptr);
-  } else {
-    uniform_floor_kernel<Program, Index, Count, Unrolled, false>
-        <<<blocks, 256, 0, stream>>>(program, num_tasks, steps, no_context, nullptr);
-  }
+  const auto keep = [&](auto kernel) {
+    const timing_stats t = timer.time(
+        [&](cudaStream_t s) {
+          kernel<<<blocks, 256, 0, s>>>(program, num_tasks, steps, no_context, nullptr);
+          MICROSCHED_CHECK_LAUNCH("microsched::uniform_floor_kernel");
+        },
+        options, stream);
+    if (first || t.median_ms < best.median_ms) best = t;
+    first = false;
+  };
+  keep(uniform_floor_kernel<Program, Index, Count, false, true>);
+  keep(uniform_floor_kernel<Program, Index, Count, false, false>);
+  keep(uniform_floor_kernel<Program, Index, Count, true, true>);
+  keep(uniform_floor_kernel<Program, Index, Count, true, false>);
 }
 
-//! Enqueues the uniform-work floor on `stream`: every task runs `steps_per_task` steps.
-template <class Program>
-void run_uniform_floor(const Program& program, task_id num_tasks, std::uint64_t steps_per_task,
-                       floor_form form, cudaStream_t stream) {
-  if (num_tasks == 0) return;
-  if (form.narrow) {
-    const auto steps = static_cast<std::uint32_t>(steps_per_task);
-    if (form.unrolled) {
-      launch_uniform_floor<Program, std::uint32_t, std::uint32_t, true>(program, num_tasks, steps,
-                                                                        form.sum, stream);
-    } else {
-      launch_uniform_floor<Program, std::uint32_t, std::uint32_t, false>(program, num_tasks, steps,
-                                                                         form.sum, stream);
-    }
-  } else if (form.unrolled) {
-    launch_uniform_floor<Program, task_id, std::uint64_t, true>(program, num_tasks, steps_per_task,
-                                                                form.sum, stream);
-  } else {
-    launch_uniform_floor<Program, task_id, std::uint64_t, false>(program, num_tasks, steps_per_task,
-                                                                 form.sum, stream);
-  }
-  MICROSCHED_CHECK_LAUNCH("microsched::uniform_floor_kernel");
-}
-
-//! The floor's time: the fastest of its eight loop forms (floor_form; the 32-bit ones where ids
-//! and count fit). The code generator serves none of them best everywhere. On an H100: Julia's
-//! dust view (2048², double) 0.066 ms 32-bit, unrolled, or against 0.075 ms 64-bit, rolled, sum;
-//! the islands view (float) 0.236 ms with a sum against 0.248 ms with an or; random walks of 16
-//! steps 0.180 ms against 0.199 ms. A floor slower than it need be would flatter the scheduler.
+//! The floor's time: the fastest of its loop forms, 32-bit ids and step count where they fit and
+//! 64-bit, each rolled or unrolled, with the results kept by a sum or an or. The code generator
+//! serves none of them best everywhere. On an H100: Julia's dust view (2048², double) 0.066 ms
+//! 32-bit, unrolled, or against 0.075 ms 64-bit, rolled, sum; the islands view (float) 0.236 ms
+//! with a sum against 0.248 ms with an or; random walks of 16 steps 0.180 ms against 0.199 ms. A
+//! floor slower than it need be would flatter the scheduler.
 template <class Program>
 timing_stats time_uniform_floor(event_timer& timer, const Program& program, task_id num_tasks,
                                 std::uint64_t steps_per_task, const timing_options& options,
                                 cudaStream_t stream) {
-  const bool fits = num_tasks <= task_id{1} << 31 && steps_per_task <= 0xffffffffu;
   timing_stats best{};
+  if (num_tasks == 0) return best;
   bool first = true;
-  for (const bool narrow : {true, false}) {
-    if (narrow && !fits) continue;
-    for (const bool unrolled : {false, true}) {
-      for (const bool sum : {true, false}) {
-        const floor_form form{narrow, unrolled, sum};
-        const timing_stats t = timer.time(
-            [&](cudaStream_t s) { run_uniform_floor(program, num_tasks, steps_per_task, form, s); },
-            options, stream);
-        if (first || t.median_ms < best.median_ms) best = t;
-        first = false;
-      }
-    }
+  if (num_tasks <= task_id{1} << 31 && steps_per_task <= 0xffffffffu) {
+    time_floor_loops<Program, std::uint32_t>(timer, program, num_tasks,
+                                             static_cast<std::uint32_t>(steps_per_task), options,
+                                             stream, best, first);
   }
+  time_floor_loops<Program, task_id>(timer, program, num_tasks, steps_per_task, options, stream,
+                                     best, first);
   return best;
 }
 
