@@ -67,13 +67,17 @@ std::vector<schedule_arguments> candidates() {
   l.fetch = fetch_control::any();
   l.deferral = 64;
   list.push_back(l);
-  // Runs of tasks begun inside the window (short tasks of heavy steps: Monte Carlo kill 0.1).
-  for (int run : {8, 16, 32}) {
-    schedule_arguments s;
-    s.strategy = pool_strategy::stream;
-    s.chunk = run;
-    s.deferral = run;
-    list.push_back(s);
+  // Runs of tasks begun inside the window (short tasks: Monte Carlo kill 0.1, random walks),
+  // refilled every 4 steps (costly steps) or every 8 (cheap steps).
+  for (int period : {4, 8}) {
+    for (int run : {8, 16, 32}) {
+      schedule_arguments s;
+      s.strategy = pool_strategy::stream;
+      s.chunk = run;
+      s.deferral = run;
+      s.period = period;
+      list.push_back(s);
+    }
   }
   // A direct pass of `budget` steps, then the survivors on private pools.
   for (int budget : {16, 32, 64, 128, 256}) {

@@ -58,14 +58,20 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     list.push_back(blocks);
     // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: the shortest tasks,
     // where a refill per task costs as much as the task. On an H100 (bench_termination, whose
-    // best list has chunks 8, 16 and 32): Monte Carlo kill 0.1, 2^24 tasks, 1.61x vanilla;
-    // random walks of 9 and 16 steps 1.22x and 1.35x. Short tasks with a long tail (Julia's
-    // escaping views: 2-3x slower than direct) drop it after one run.
+    // best list has chunks 8, 16 and 32): Monte Carlo kill 0.1, 2^24 tasks, 1.61x vanilla with
+    // a refill every 4 steps. Random walks of 9 and 16 steps, whose step is a few integer
+    // instructions, want a refill every 8: 1.37x and 1.62x vanilla against 1.22x and 1.36x
+    // every 4; kill 0.1 every 8 is 1.14x (policy/stream_lane.cuh). Both periods are timed.
+    // Short tasks with a long tail (Julia's escaping views: 2-3x slower than direct) drop
+    // them after one run.
     schedule_arguments runs = pools;
     runs.strategy = pool_strategy::stream;
     runs.chunk = 16;
     runs.deferral = 16;
     list.push_back(runs);
+    schedule_arguments cheap_steps = runs;
+    cheap_steps.period = 8;
+    list.push_back(cheap_steps);
     if (budgetable) {
       // A direct pass of `budget` steps per task, then the survivors on private pools of one
       // task per grab, with the policy's window of 64. Short tasks with a long tail (Julia's

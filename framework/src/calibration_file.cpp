@@ -12,7 +12,9 @@
 namespace microsched {
 
 namespace {
-constexpr const char* header = "microsched-calibration 2";
+constexpr const char* header = "microsched-calibration 3";
+//! Format 2 lacks the stream period (its choices load with the default period).
+constexpr const char* header_2 = "microsched-calibration 2";
 }  // namespace
 
 std::string calibration_text(const schedule_arguments& s) {
@@ -20,7 +22,7 @@ std::string calibration_text(const schedule_arguments& s) {
   out << to_string(s.strategy) << ' ' << to_string(s.fetch) << ' ' << s.chunk << ' ' << s.deferral
       << ' ' << s.blocks_per_sm << ' ' << s.switching.switch_every << ' '
       << s.switching.default_then << ' ' << s.switching.vanilla_threshold << ' '
-      << (s.switching.fifo ? 1 : 0) << ' ' << s.budget;
+      << (s.switching.fifo ? 1 : 0) << ' ' << s.budget << ' ' << s.period;
   return out.str();
 }
 
@@ -30,13 +32,16 @@ schedule_arguments parse_calibration_text(const std::string& text) {
   long long chunk = 0;
   int fifo = 0;
   schedule_arguments s;
-  if (!(in >> strategy >> fetch >> chunk >> s.deferral >> s.blocks_per_sm >>
-        s.switching.switch_every >> s.switching.default_then >> s.switching.vanilla_threshold >>
-        fifo >> s.budget) ||
-      (in >> rest)) {
+  const bool read =
+      static_cast<bool>(in >> strategy >> fetch >> chunk >> s.deferral >> s.blocks_per_sm >>
+                        s.switching.switch_every >> s.switching.default_then >>
+                        s.switching.vanilla_threshold >> fifo >> s.budget);
+  // The period is last and absent from format 2's lines.
+  const bool period_ok = !read || (in >> std::ws).eof() || static_cast<bool>(in >> s.period);
+  if (!read || !period_ok || (in >> rest)) {
     throw std::invalid_argument("schedule '" + text +
                                 "': expected strategy fetch chunk deferral blocks/SM switch_every "
-                                "default_then vanilla_threshold fifo budget");
+                                "default_then vanilla_threshold fifo budget period");
   }
   if (chunk < 1) throw_invalid("chunk size", chunk, "must be at least 1");
   if (fifo != 0 && fifo != 1) throw_invalid("fifo", fifo, "must be 0 or 1");
@@ -85,7 +90,7 @@ calibration_load load_calibrations(const std::filesystem::path& file,
   while (std::getline(in, line)) {
     ++number;
     if (number == 1) {
-      if (line != header) {
+      if (line != header && line != header_2) {
         result.problem = file.string() + ":1: not a microsched calibration file (expected '" +
                          header + "'); nothing loaded, calibrating as usual";
         return result;

@@ -112,6 +112,11 @@ void validate(const schedule_arguments& args) {
         "budget", args.budget,
         "must be at least 1 step, or 0 for the default (" + std::to_string(default_budget) + ")");
   }
+  if (args.period != 0 && args.period != 4 && args.period != 8) {
+    throw_invalid("period", args.period,
+                  "must be 4 or 8 steps (the compiled stream periods), or 0 for the default (" +
+                      std::to_string(default_stream_period) + ")");
+  }
   if (args.blocks_per_sm < 0) {
     throw_invalid("blocks per SM", args.blocks_per_sm, "must be positive, or 0 for automatic");
   }
@@ -139,9 +144,10 @@ std::string to_string(const switching_arguments& a) {
 std::string to_string(const schedule_arguments& args) {
   if (args.strategy == pool_strategy::automatic) return "automatic";
   if (is_direct_form(args.strategy)) return to_string(args.strategy);
-  const std::string budget =
-      args.strategy == pool_strategy::budgeted ? " budget=" + std::to_string(budget_of(args)) : "";
-  return to_string(args.strategy) + budget + " " + to_string(args.fetch) +
+  std::string own;  // the strategy's own setting
+  if (args.strategy == pool_strategy::budgeted) own = " budget=" + std::to_string(budget_of(args));
+  if (args.strategy == pool_strategy::stream) own = " period=" + std::to_string(period_of(args));
+  return to_string(args.strategy) + own + " " + to_string(args.fetch) +
          " chunk=" + std::to_string(args.chunk) +
          " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +
          " blocks/SM=" + (args.blocks_per_sm == 0 ? "auto" : std::to_string(args.blocks_per_sm));

@@ -21,7 +21,7 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
                  "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
                  "(runs of tasks per lane, the next begun inside the window) and budgeted (a "
                  "direct pass of --budget steps per task, then the tasks still running on "
-                 "private pools)")
+                 "private pools; stream refills lanes every --period steps)")
       ->capture_default_str();
 }
 
@@ -54,6 +54,11 @@ void schedule_cli::add_to(CLI::App& app) {
                         "move to persistent warps (0: " +
                             std::to_string(default_budget) + ")",
                         0, 1 << 20);
+  programs::add_checked(app, "--period", period,
+                        "stream: steps a lane runs between two refills, 4 or 8 (0: " +
+                            std::to_string(default_stream_period) +
+                            "); cheap steps want 8, costly ones 4",
+                        0, 8);
   add_repetitions_option(app, repetitions);
 #if MICROSCHED_HAVE_TUNING
   app.add_option("--tuned", tuned,
@@ -88,6 +93,7 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
   args.deferral = deferral;
   args.blocks_per_sm = blocks_per_sm;
   args.budget = budget;
+  args.period = period;
   validate(args);
   return args;
 }

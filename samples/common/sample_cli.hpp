@@ -30,6 +30,7 @@ struct schedule_cli {
   int deferral = schedule_arguments{}.deferral;
   int blocks_per_sm = 0;
   int budget = schedule_arguments{}.budget;
+  int period = schedule_arguments{}.period;
   int repetitions = 7;
   std::string tuned;  // tuning file: use its schedule for this GPU and workload
 

@@ -24,19 +24,24 @@ void check_all_schedules(workload& w) {
     for (const auto fetch : {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8),
                              fetch_control::atomic(4)}) {
       for (const std::uint64_t chunk : {1, 2, 7, 32, 1000}) {
-        schedule_arguments args;
-        args.strategy = strategy;
-        args.fetch = fetch;
-        args.chunk = chunk;
-        args.deferral = chunk == 7 ? 3 : 8;
-        CAPTURE(to_string(args));
-        CAPTURE(w.describe());
-        const check_report r = w.check_scheduled(args);
-        CAPTURE(r.detail);
-        CHECK(r.missing == 0);
-        CHECK(r.duplicated == 0);
-        CHECK(r.mismatched == 0);
-        CHECK(r.passed);
+        // Stream lanes refill every 4 or every 8 steps; the other strategies have no period.
+        for (const int period : {4, 8}) {
+          if (period == 8 && strategy != pool_strategy::stream) continue;
+          schedule_arguments args;
+          args.strategy = strategy;
+          args.fetch = fetch;
+          args.chunk = chunk;
+          args.deferral = chunk == 7 ? 3 : 8;
+          args.period = period;
+          CAPTURE(to_string(args));
+          CAPTURE(w.describe());
+          const check_report r = w.check_scheduled(args);
+          CAPTURE(r.detail);
+          CHECK(r.missing == 0);
+          CHECK(r.duplicated == 0);
+          CHECK(r.mismatched == 0);
+          CHECK(r.passed);
+        }
       }
     }
   }
@@ -188,6 +193,8 @@ TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and t
   stream.strategy = pool_strategy::stream;
   stream.chunk = 16;
   stream.deferral = 16;
+  CHECK(w->check_scheduled(stream).passed);
+  stream.period = 8;
   CHECK(w->check_scheduled(stream).passed);
 }
 

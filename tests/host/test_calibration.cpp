@@ -54,6 +54,11 @@ TEST_CASE("the candidates start with the direct mapping") {
     if (a.strategy == pool_strategy::budgeted) budgets.push_back(a.budget);
   }
   CHECK(budgets == std::vector<int>{32, 64, 128});  // short, middle and long tasks
+  std::vector<int> periods;
+  for (const auto& a : automatic_candidates(false)) {
+    if (a.strategy == pool_strategy::stream) periods.push_back(period_of(a));
+  }
+  CHECK(periods == std::vector<int>{4, 8});  // costly steps, cheap steps
   for (const auto& a : automatic_candidates(false, {}, false))
     CHECK(a.strategy != pool_strategy::budgeted);
   switching_arguments deferred;

@@ -40,6 +40,21 @@ TEST_CASE("a schedule round-trips through its calibration text") {
   b.strategy = pool_strategy::budgeted;
   b.budget = 128;
   CHECK(parse_calibration_text(calibration_text(b)) == b);
+  schedule_arguments st;
+  st.strategy = pool_strategy::stream;
+  st.chunk = 16;
+  st.deferral = 16;
+  st.period = 8;
+  CHECK(parse_calibration_text(calibration_text(st)) == st);
+  CHECK(calibration_text(st).ends_with(" 0 8"));  // the budget, then the period
+  // A format 2 line has no period: the default.
+  CHECK(parse_calibration_text("stream any 16 16 0 1 0 33 0 0").period == 0);
+  CHECK_THROWS_WITH_AS((void)parse_calibration_text("stream any 16 16 0 1 0 33 0 0 6"),
+                       doctest::Contains("period = 6"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_calibration_text("stream any 16 16 0 1 0 33 0 0 8 extra"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_calibration_text("stream any 16 16 0 1 0 33 0 0 eight"),
+                  std::invalid_argument);
   CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 0 8 0 1 0 33 0 0"),
                   std::invalid_argument);
   CHECK_THROWS_AS((void)parse_calibration_text("automatic any 32 8 0 1 0 33 0 0"),
@@ -114,6 +129,12 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
     if (size_class == 23) CHECK(chosen.fetch == fetch_control::ballot(8));
   }
   save_calibrations(file);
+  {
+    std::ifstream in(file);
+    std::string first;
+    std::getline(in, first);
+    CHECK(first == "microsched-calibration 3");  // written in the current format
+  }
   detail::forget_calibrations();
   CHECK(load_calibrations(file).loaded == 2);
   CHECK_THROWS_AS(save_calibrations(temp_file("no_such_dir") / "x"), std::runtime_error);

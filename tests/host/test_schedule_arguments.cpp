@@ -37,6 +37,16 @@ TEST_CASE("invalid schedule arguments are refused with the value named") {
   args = {};
   args.budget = -3;
   CHECK(message_of(args).find("budget = -3") != std::string::npos);
+  for (int bad : {-1, 2, 6, 16}) {
+    args = {};
+    args.period = bad;
+    CHECK(message_of(args).find("period = " + std::to_string(bad)) != std::string::npos);
+  }
+  for (int good : {0, 4, 8}) {
+    args = {};
+    args.period = good;
+    CHECK(message_of(args).empty());
+  }
   args = {};
   args.blocks_per_sm = -1;
   CHECK(message_of(args).find("blocks per SM = -1") != std::string::npos);
@@ -122,6 +132,20 @@ TEST_CASE("the direct mapping covers every task once, grid-stride beyond the lau
   CHECK(is_direct_form(pool_strategy::strided));
   CHECK_FALSE(is_direct_form(pool_strategy::budgeted));
   CHECK(parse_pool_strategy("automatic") == pool_strategy::automatic);
+}
+
+TEST_CASE("the stream strategy names its refill period") {
+  schedule_arguments args;
+  args.strategy = pool_strategy::stream;
+  args.chunk = 16;
+  CHECK(period_of(args) == default_stream_period);
+  CHECK(to_string(args).find("stream period=" + std::to_string(default_stream_period) +
+                             " any chunk=16") == 0);
+  args.period = 8;
+  CHECK(period_of(args) == 8);
+  CHECK(to_string(args).find("stream period=8 any chunk=16") == 0);
+  args.strategy = pool_strategy::hybrid;  // other strategies have no period
+  CHECK(to_string(args).find("period") == std::string::npos);
 }
 
 TEST_CASE("the budgeted strategy names its budget and sizes its survivor queue") {

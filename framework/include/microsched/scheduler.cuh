@@ -354,7 +354,10 @@ class scheduler {
         return entry<kernel_variant<pool_strategy::global, Atomic, Fifo>>();
       case pool_strategy::stream:
         if constexpr (!Policy::switches_contexts) {
-          return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo>>();
+          if (period_of(s) == 8)
+            return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo, 8>>();
+          return entry<
+              kernel_variant<pool_strategy::stream, Atomic, Fifo, default_stream_period>>();
         }
         break;
       case pool_strategy::remapped:

@@ -20,12 +20,14 @@ namespace microsched {
 
 //! What a launch compiles in besides the program and the policy: the pool strategy, how idle
 //! lanes are counted (Atomic(n) or a ballot) and, for policies with parked contexts, their ring
-//! order. Each is a template parameter so that no run-time branch sits in the compute loop.
-template <pool_strategy Strategy, bool AtomicCount, bool Fifo>
+//! order, and for the stream strategy the steps between a lane's refills. Each is a template
+//! parameter so that no run-time branch sits in the compute loop.
+template <pool_strategy Strategy, bool AtomicCount, bool Fifo, int Period = default_stream_period>
 struct kernel_variant {
   static constexpr pool_strategy strategy = Strategy;
   static constexpr bool atomic_count = AtomicCount;
   static constexpr bool fifo = Fifo;
+  static constexpr int period = Period;
 };
 
 namespace detail {

@@ -12,15 +12,26 @@
 
 namespace microsched::detail {
 
-//! Steps between a stream warp's refills. A refill is a ballot and a begin; after every step it
-//! costs more than the idle steps it saves, even with steps of four Philox draws. On an H100,
-//! every 4 steps against after every step (ranges of 16 tasks per lane, window 16): random walks
-//! of 9 and 16 steps on average 1.42x and 1.66x vanilla against 0.84x and 1.08x; Monte Carlo at
-//! kill 0.1 1.61x against 1.34x (bench_termination --benchmark_filter='walk/|montecarlo/').
-inline constexpr int stream_refill_steps = 4;
-
-template <class Program>
+//! `Period` is the steps a lane runs between two refills. A refill is a ballot and a begin, so a
+//! short period costs ballots and a long one costs the steps a finished lane idles until the
+//! period ends; which costs more depends on the step. On an H100, ranges of 16 tasks per lane,
+//! window 16 (the automatic candidates' times in the default's report of
+//! bench_termination --benchmark_filter='walk/|montecarlo/tasks:16777216/kill:0.0?1/'; period 2
+//! from a build with it compiled in):
+//!
+//! | period | walk, 9 steps | walk, 16 steps | Monte Carlo kill 0.1 | kill 0.01 |
+//! |---|---|---|---|---|
+//! | 2 | 0.335 ms | 0.516 ms | 0.449 ms | 2.915 ms |
+//! | 4 | 0.250 ms | 0.384 ms | 0.438 ms | 2.249 ms |
+//! | 8 | 0.223 ms | 0.323 ms | 0.614 ms | 2.186 ms |
+//!
+//! After every step, a refill costs more than the idle steps it saves even with steps of four
+//! Philox draws (walks 0.84x and 1.08x vanilla, kill 0.1 1.34x). A walk's step is a few integer
+//! instructions and wants 8; a Monte Carlo step of Philox draws that ends after about ten
+//! steps wants 4. The kernels are compiled for 4 and 8, and the automatic schedule times both.
+template <class Program, int Period>
 class stream_lane {
+  static_assert(Period >= 1, "a stream lane runs at least one step between refills");
   using context = typename Program::context;
 
  public:
@@ -53,17 +64,17 @@ class stream_lane {
     return !__any_sync(full_mask, running_);
   }
 
-  //! Warp-collective: `steps` steps, in periods of stream_refill_steps; a lane whose task ends
+  //! Warp-collective: `steps` steps, in periods of `Period` steps; a lane whose task ends
   //! idles to the end of its period, then takes the next task of the range. True when this lane
   //! holds no task (the range is spent). Always step(): advance() does not say how many steps
   //! it ran.
   __device__ __forceinline__ bool compute(const Program& program, int steps) {
 #pragma unroll 1
-    for (int s = 0; s < steps; s += stream_refill_steps) {
+    for (int s = 0; s < steps; s += Period) {
       bool ended = false;
       if (running_) {
 #pragma unroll
-        for (int k = 0; k < stream_refill_steps && !ended; ++k) ended = program.step(context_);
+        for (int k = 0; k < Period && !ended; ++k) ended = program.step(context_);
         if (ended) program.end(task_, context_);
       }
       const unsigned takers = __ballot_sync(full_mask, ended);

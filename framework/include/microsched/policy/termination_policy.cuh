@@ -119,9 +119,9 @@ struct termination_policy {
 
   //! One task per lane, or under the stream strategy a run of tasks begun inside the window.
   template <class Program, class Variant>
-  using lane =
-      std::conditional_t<Variant::strategy == pool_strategy::stream, detail::stream_lane<Program>,
-                         detail::termination_lane<Program, BlockThreads>>;
+  using lane = std::conditional_t<Variant::strategy == pool_strategy::stream,
+                                  detail::stream_lane<Program, Variant::period>,
+                                  detail::termination_lane<Program, BlockThreads>>;
   template <class Program>
   static constexpr std::size_t dynamic_shared_bytes = 0;
 };

@@ -6,9 +6,11 @@
 //! unless the program asks. A file is text, one choice per line:
 //!
 //! \code
-//! microsched-calibration 2
+//! microsched-calibration 3
 //! <program|policy|device>\t<size class>\t<strategy> <fetch> <chunk> <deferral> <blocks/SM>
-//! <switch_every> <default_then> <vanilla_threshold> <fifo> <budget> \endcode
+//! <switch_every> <default_then> <vanilla_threshold> <fifo> <budget> <period> \endcode
+//!
+//! Files of format 2 (no period) load too, their stream choices with the default period.
 
 #include <filesystem>
 #include <string>

@@ -38,4 +38,8 @@ enum class pool_strategy {
   strided,
 };
 
+//! Steps a stream lane runs between two refills inside the window when
+//! schedule_arguments::period is 0. The stream kernels are compiled for periods 4 and 8.
+inline constexpr int default_stream_period = 4;
+
 }  // namespace microsched

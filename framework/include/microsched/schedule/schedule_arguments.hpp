@@ -35,6 +35,10 @@ struct schedule_arguments {
   //! Budgeted only: steps each task runs in the direct pass before it waits, saved, for the
   //! persistent warps. 0: default_budget.
   int budget = 0;
+  //! Stream only: steps a lane runs between two refills inside the window, 4 or 8 (the
+  //! compiled periods). Cheap steps want 8 (fewer ballots), costly ones 4 (a finished lane
+  //! idles less); policy/stream_lane.cuh has the figures. 0: default_stream_period.
+  int period = 0;
   //! Context switching at managed branches; read by switching_policy only.
   switching_arguments switching;
 
@@ -49,13 +53,18 @@ inline constexpr int default_budget = 64;
   return args.budget > 0 ? args.budget : default_budget;
 }
 
+//! The stream strategy's steps between refills for `args`.
+[[nodiscard]] inline int period_of(const schedule_arguments& args) {
+  return args.period > 0 ? args.period : default_stream_period;
+}
+
 //! Throws std::invalid_argument naming the first bad value: chunk 0, a negative deferral, budget
-//! or blocks per SM, an idle threshold outside 1..32, switch_every < 1, a vote threshold outside
-//! 1..33.
+//! or blocks per SM, a period other than 0, 4 or 8, an idle threshold outside 1..32, switch_every <
+//! 1, a vote threshold outside 1..33.
 void validate(const schedule_arguments& args);
 void validate(const switching_arguments& args);
 
-//! "hybrid any chunk=32 deferral=64 blocks/SM=auto"
+//! "hybrid any chunk=32 deferral=64 blocks/SM=auto", "stream period=8 any chunk=16 ..."
 [[nodiscard]] std::string to_string(const schedule_arguments& args);
 //! "immediate, parked contexts last in first out", "deferred every 4, vanilla at >=24 ..."
 [[nodiscard]] std::string to_string(const switching_arguments& args);
