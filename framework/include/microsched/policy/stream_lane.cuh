@@ -27,8 +27,8 @@ namespace microsched::detail {
 //!
 //! After every step, a refill costs more than the idle steps it saves even with steps of four
 //! Philox draws (walks 0.84x and 1.08x vanilla, kill 0.1 1.34x). A walk's step is a few integer
-//! instructions and wants 8; a Monte Carlo step of Philox draws that ends after about ten
-//! steps wants 4. The kernels are compiled for 4 and 8, and the automatic schedule times both.
+//! instructions and wants 8; a Monte Carlo step of four Philox draws, about three to a task at
+//! kill 0.1, wants 4. The kernels are compiled for 4 and 8, and the automatic schedule times both.
 template <class Program, int Period>
 class stream_lane {
   static_assert(Period >= 1, "a stream lane runs at least one step between refills");
