@@ -59,8 +59,8 @@ inline constexpr int default_budget = 64;
 }
 
 //! Throws std::invalid_argument naming the first bad value: chunk 0, a negative deferral, budget
-//! or blocks per SM, a period other than 0, 4 or 8, an idle threshold outside 1..32, switch_every <
-//! 1, a vote threshold outside 1..33.
+//! or blocks per SM, a period other than 0, 4 or 8, an idle threshold outside 1..32,
+//! switch_every below 1, a vote threshold outside 1..33.
 void validate(const schedule_arguments& args);
 void validate(const switching_arguments& args);
 
