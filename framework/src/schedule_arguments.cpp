@@ -112,9 +112,12 @@ void validate(const schedule_arguments& args) {
         "budget", args.budget,
         "must be at least 1 step, or 0 for the default (" + std::to_string(default_budget) + ")");
   }
-  if (args.period != 0 && args.period != 4 && args.period != 8) {
+  if (args.period != 0 && args.period != default_stream_period &&
+      args.period != long_stream_period) {
     throw_invalid("period", args.period,
-                  "must be 4 or 8 steps (the compiled stream periods), or 0 for the default (" +
+                  "must be " + std::to_string(default_stream_period) + " or " +
+                      std::to_string(long_stream_period) +
+                      " steps (the compiled stream periods), or 0 for the default (" +
                       std::to_string(default_stream_period) + ")");
   }
   if (args.blocks_per_sm < 0) {

@@ -288,10 +288,6 @@ class scheduler {
     }
   }
 
-  //! 32-bit task ids in the one-thread-per-task kernels: up to 2^31 tasks no id plus the
-  //! grid stride can wrap.
-  [[nodiscard]] static bool narrow_ids(task_id num_tasks) { return num_tasks <= task_id{1} << 31; }
-
   //! The direct mapping's kernel: the textbook form (up to 2^31 tasks), or the grid-stride loop
   //! over 64-bit ids (strided, and direct beyond 2^31 tasks).
   [[nodiscard]] static direct_t* direct(const schedule_arguments& s, task_id num_tasks) {
@@ -354,8 +350,8 @@ class scheduler {
         return entry<kernel_variant<pool_strategy::global, Atomic, Fifo>>();
       case pool_strategy::stream:
         if constexpr (!Policy::switches_contexts) {
-          if (period_of(s) == 8)
-            return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo, 8>>();
+          if (period_of(s) == long_stream_period)
+            return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo, long_stream_period>>();
           return entry<
               kernel_variant<pool_strategy::stream, Atomic, Fifo, default_stream_period>>();
         }

@@ -121,7 +121,7 @@ timing_stats time_uniform_floor(event_timer& timer, const Program& program, task
   timing_stats best{};
   if (num_tasks == 0) return best;
   bool first = true;
-  if (num_tasks <= task_id{1} << 31 && steps_per_task <= 0xffffffffu) {
+  if (narrow_ids(num_tasks) && steps_per_task <= 0xffffffffu) {
     time_floor_loops<Program, std::uint32_t>(timer, program, num_tasks,
                                              static_cast<std::uint32_t>(steps_per_task), options,
                                              stream, best, first);

@@ -17,7 +17,7 @@ namespace microsched::detail {
 //! period ends; which costs more depends on the step. On an H100, ranges of 16 tasks per lane,
 //! window 16 (the automatic candidates' times in the default's report of
 //! bench_termination --benchmark_filter='walk/|montecarlo/tasks:16777216/kill:0.0?1/'; period 2
-//! from a build with it compiled in):
+//! with the kernels compiled for it):
 //!
 //! | period | walk, 9 steps | walk, 16 steps | Monte Carlo kill 0.1 | kill 0.01 |
 //! |---|---|---|---|---|

@@ -38,8 +38,10 @@ enum class pool_strategy {
   strided,
 };
 
-//! Steps a stream lane runs between two refills inside the window when
-//! schedule_arguments::period is 0. The stream kernels are compiled for periods 4 and 8.
+//! Steps a stream lane runs between two refills inside the window: the stream kernels are
+//! compiled for these two periods, the default (schedule_arguments::period 0) and the long one
+//! that cheap steps want.
 inline constexpr int default_stream_period = 4;
+inline constexpr int long_stream_period = 8;
 
 }  // namespace microsched
