@@ -3,6 +3,7 @@
 // keeps direct unless a candidate clearly wins.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,7 +54,18 @@ TEST_CASE("the candidates start with the direct mapping") {
   for (const auto& a : automatic_candidates(false)) {
     if (a.strategy == pool_strategy::budgeted) budgets.push_back(a.budget);
   }
-  CHECK(budgets == std::vector<int>{32, 64, 128});  // short, middle and long tasks
+  CHECK(budgets == std::vector<int>{32, 64, 128, 64});  // short, middle and long tasks
+  // The last with its survivors on 512 threads per SM, whatever the block size.
+  for (const int threads : {64, 128, 256, 512, 1024}) {
+    const auto list = automatic_candidates(false, {}, true, threads);
+    REQUIRE(list.back().strategy == pool_strategy::budgeted);
+    CHECK(list.back().blocks_per_sm == std::max(1, 512 / threads));
+    for (const auto& a : list) {
+      if (&a != &list.back()) CHECK(a.blocks_per_sm == 0);
+    }
+  }
+  CHECK_THROWS_WITH_AS(automatic_candidates(false, {}, true, 100),
+                       doctest::Contains("threads per block = 100"), std::invalid_argument);
   std::vector<int> periods;
   for (const auto& a : automatic_candidates(false)) {
     if (a.strategy == pool_strategy::stream) periods.push_back(period_of(a));

@@ -213,7 +213,8 @@ class scheduler {
   //! The schedules this scheduler may launch: the arguments, or the automatic candidates.
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
     if (args_.strategy != pool_strategy::automatic) return {args_};
-    return automatic_candidates(Policy::switches_contexts, args_.switching, budgetable);
+    return automatic_candidates(Policy::switches_contexts, args_.switching, budgetable,
+                                block_threads);
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {

@@ -46,9 +46,11 @@ struct calibration_settings {
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
 //! managed-branch program (its own candidates: switching reorganises branches, not only ends).
 //! `budgetable`: a plain program whose contexts the budgeted strategy can save (trivially
-//! copyable).
+//! copyable). `block_threads`: the policy's threads per block, for a candidate whose grid is
+//! given in threads per SM.
 [[nodiscard]] std::vector<schedule_arguments> automatic_candidates(
-    bool switching, const switching_arguments& switching_args = {}, bool budgetable = true);
+    bool switching, const switching_arguments& switching_args = {}, bool budgetable = true,
+    int block_threads = 128);
 
 //! Problem sizes that share a calibration: tasks in [2^(k-1), 2^k) form class k.
 [[nodiscard]] int size_class(std::uint64_t num_tasks);
