@@ -97,8 +97,9 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
       // warps per scheduler, 15.8 of 32 lanes active, 4 of 11.6 cycles between a warp's
       // instructions spent on the FP64 pipe or on another warp's turn). With half the warps the
       // chains finish sooner where there are few of them, and later where there are many: on
-      // an H100, neck 2048^2 (9 iterations on average, 6% of the pixels past 32) 4-8% faster,
-      // dust 2048^2 (26, 10% past 64) 1-2% slower, islands 4% slower.
+      // an H100, neck 2048^2 (9 iterations on average, 4% of the pixels past 64) 0.067 against
+      // 0.070 ms in float and 0.084 against 0.089 in double; seahorse and dust 1-2% slower
+      // (`julia --view neck --strategy budgeted --chunk 1 --blocks-per-sm 4`, then 0).
       schedule_arguments few_warps = list.back();
       few_warps.budget = 64;
       few_warps.blocks_per_sm = std::max(1, 512 / block_threads);
