@@ -132,6 +132,12 @@ calibration::calibration(std::vector<schedule_arguments> candidates, calibration
   if (!(settings_.drift_floor_ms >= 0)) {
     throw_invalid("calibration drift floor (ms)", settings_.drift_floor_ms, "must be at least 0");
   }
+  if (!(settings_.short_run_ms >= 0)) {
+    throw_invalid("calibration short run (ms)", settings_.short_run_ms, "must be at least 0");
+  }
+  if (settings_.short_rounds < 1) {
+    throw_invalid("calibration short rounds", settings_.short_rounds, "must be at least 1");
+  }
   entries_.resize(candidates_.size());
   if (candidates_.size() == 1) chosen_ = 0;
 }
@@ -148,10 +154,19 @@ int calibration::next() const {
   int best = -1;
   for (int i = 0; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];
-    if (e.dropped || e.runs >= settings_.rounds) continue;
+    if (e.dropped || e.runs >= rounds_of(i)) continue;
     if (best < 0 || e.runs < entries_[static_cast<std::size_t>(best)].runs) best = i;
   }
   return best < 0 ? 0 : best;
+}
+
+int calibration::rounds_of(int i) const {
+  const entry& direct = entries_[0];
+  const bool short_runs = direct.runs > 0 && direct.best_ms < settings_.short_run_ms;
+  if (short_runs && is_direct_form(candidate(i).strategy)) {
+    return std::max(settings_.rounds, settings_.short_rounds);
+  }
+  return settings_.rounds;
 }
 
 bool calibration::next_run_timed() {
@@ -224,8 +239,9 @@ void calibration::fail(int i, const std::string& why) {
 
 void calibration::decide_if_done() {
   if (decided()) return;
-  for (const entry& e : entries_) {
-    if (!e.dropped && e.runs < settings_.rounds) return;
+  for (int i = 0; i < size(); ++i) {
+    const entry& e = entries_[static_cast<std::size_t>(i)];
+    if (!e.dropped && e.runs < rounds_of(i)) return;
   }
   // Either form of the direct mapping runs the user's kernel as it stands, so the faster of the
   // two is kept without a margin. Any other candidate must beat direct itself by the margin:

@@ -124,6 +124,37 @@ TEST_CASE("the faster form of the direct mapping is kept without a margin") {
   CHECK(c.report().find("chose strided") != std::string::npos);
 }
 
+TEST_CASE("on short runs the two direct forms run short_rounds times each") {
+  auto list = three();
+  list[1].strategy = pool_strategy::strided;
+  // Each candidate's runs in turn: direct's first two are slow outliers, strided's first two
+  // fast ones; two runs each would keep strided, four find direct the faster.
+  const std::vector<std::vector<double>> runs{
+      {0.103, 0.103, 0.092, 0.093}, {0.099, 0.100, 0.104, 0.102}, {0.110, 0.111}};
+  calibration c(list, {});  // short runs: below 1 ms, four runs of each direct form
+  std::vector<int> order;
+  std::vector<std::size_t> taken(runs.size(), 0);
+  for (int guard = 0; !c.decided() && guard < 100; ++guard) {
+    const int i = c.next();
+    order.push_back(i);
+    const auto k = static_cast<std::size_t>(i);
+    REQUIRE(taken[k] < runs[k].size());
+    c.record(i, runs[k][taken[k]++]);
+  }
+  CHECK(order == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 0, 1});
+  CHECK(c.chosen() == 0);
+  // Long runs: two runs each, as for every candidate.
+  calibration slow(list, {});
+  CHECK(drive(slow, {1.5, 1.6, 1.7}) == std::vector<int>{0, 1, 2, 0, 1, 2});
+  calibration_settings bad;
+  bad.short_rounds = 0;
+  CHECK_THROWS_WITH_AS(calibration(list, bad), "calibration short rounds = 0: must be at least 1",
+                       std::invalid_argument);
+  bad = {};
+  bad.short_run_ms = -1;
+  CHECK_THROWS_AS(calibration(list, bad), std::invalid_argument);
+}
+
 TEST_CASE("a slow candidate runs once; a failing candidate is dropped with its reason") {
   calibration c(three(), {2, 0.03, 1.5});
   std::vector<int> order;

@@ -8,7 +8,13 @@
 //! The rules:
 //! - The direct mapping (one thread per task: the user's own vanilla kernel) is candidate 0 and
 //!   runs first, so a program that runs once runs at vanilla speed.
-//! - Every candidate runs `rounds` times, interleaved; its time is the minimum of its runs.
+//! - Every candidate runs `rounds` times, interleaved; its time is the minimum of its runs. Where
+//!   the direct mapping's first run is shorter than `short_run_ms`, its two forms run
+//!   `short_rounds` times: on runs of 0.1 ms a few microseconds of jitter are several per cent,
+//!   as much as the forms differ, and a wrong choice between them is the user's kernel made
+//!   slower (a Mandelbrot view of 2^20 pixels on an H100: direct 0.091-0.095 ms and strided
+//!   0.101-0.105 ms at steady state, yet two runs each once timed direct at 0.103, strided at
+//!   0.099, and strided ran at 0.88x vanilla).
 //! - A candidate slower than `drop_factor` x direct after one run is not tried again, so a bad
 //!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
 //! - The direct mapping's two forms (direct, strided: the textbook kernel and the grid-stride
@@ -41,6 +47,10 @@ struct calibration_settings {
   //! ... and this far off in absolute terms: runs of 0.1 ms swing by 0.02-0.03 ms on an H100
   //! (Julia's neck view at 2048^2 restarted five times in one benchmark row with 0.02).
   double drift_floor_ms = 0.05;
+  //! Below this time (ms) of the direct mapping's first run, its two forms run short_rounds
+  //! times: the extra runs cost at most 2 x (short_rounds - rounds) x short_run_ms.
+  double short_run_ms = 1.0;
+  int short_rounds = 4;  //!< runs of each direct form on short runs (at least `rounds` count)
 };
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
@@ -110,6 +120,8 @@ class calibration {
   };
   void decide_if_done();
   void restart();
+  //! Runs candidate `i` takes before the decision.
+  [[nodiscard]] int rounds_of(int i) const;
 
   std::vector<schedule_arguments> candidates_;
   calibration_settings settings_;
