@@ -84,10 +84,10 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
       // 2048^2 float offset 1 2.38x (64) and 2.87x (128), dust 2048^2 float 1.59x and 1.46x, neck
       // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x; the shortest tasks want
       // 32: neck 2048^2 float (9 iterations on average) 0.066 ms against 0.070 ms with 64.
+      schedule_arguments budgeted = pools;
+      budgeted.strategy = pool_strategy::budgeted;
+      budgeted.chunk = 1;
       for (const int budget : {32, 64, 128}) {
-        schedule_arguments budgeted = pools;
-        budgeted.strategy = pool_strategy::budgeted;
-        budgeted.chunk = 1;
         budgeted.budget = budget;
         list.push_back(budgeted);
       }
@@ -100,7 +100,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
       // an H100, neck 2048^2 (9 iterations on average, 4% of the pixels past 64) 0.067 against
       // 0.070 ms in float and 0.084 against 0.089 in double; seahorse and dust 1-2% slower
       // (`julia --view neck --strategy budgeted --chunk 1 --blocks-per-sm 4`, then 0).
-      schedule_arguments few_warps = list.back();
+      schedule_arguments few_warps = budgeted;
       few_warps.budget = 64;
       few_warps.blocks_per_sm = std::max(1, 512 / block_threads);
       list.push_back(few_warps);

@@ -47,9 +47,9 @@ struct resumed_program {
   }
 };
 
-//! The direct pass, grid-stride over [0, num_tasks). A survivor takes a queue
-//! slot with one atomic per group of survivors that reach the save together; one that finds the
-//! queue full runs on to its end here.
+//! The direct pass, grid-stride over [0, num_tasks). A survivor takes a queue slot with one
+//! atomic per group of survivors that reach the save together; one that finds the queue full
+//! runs on to its end here.
 template <class Program, int BlockThreads, class Index>
 __global__ void __launch_bounds__(BlockThreads)
     budgeted_pass(const Program program, const task_id num_tasks, const int budget,

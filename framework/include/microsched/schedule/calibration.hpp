@@ -13,8 +13,8 @@
 //!   `short_rounds` times: on runs of 0.1 ms a few microseconds of jitter are several per cent,
 //!   as much as the forms differ, and a wrong choice between them is the user's kernel made
 //!   slower (a Mandelbrot view of 2^20 pixels on an H100: direct 0.091-0.095 ms and strided
-//!   0.101-0.105 ms at steady state, yet two runs each once timed direct at 0.103, strided at
-//!   0.099, and strided ran at 0.88x vanilla).
+//!   0.101-0.105 ms at steady state, yet two runs each can time direct at 0.103 and strided at
+//!   0.099, and keep strided at 0.88x vanilla).
 //! - A candidate slower than `drop_factor` x direct after one run is not tried again, so a bad
 //!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
 //! - The direct mapping's two forms (direct, strided: the textbook kernel and the grid-stride
@@ -45,7 +45,7 @@ struct calibration_settings {
   double drop_factor = 1.5;  //!< after one run, slower than this x direct: not tried again
   double drift = 1.25;       //!< a decided choice this far off its time starts a new calibration
   //! ... and this far off in absolute terms: runs of 0.1 ms swing by 0.02-0.03 ms on an H100
-  //! (Julia's neck view at 2048^2 restarted five times in one benchmark row with 0.02).
+  //! (with 0.02, Julia's neck view at 2048^2 restarts up to five times in one benchmark row).
   double drift_floor_ms = 0.05;
   //! Below this time (ms) of the direct mapping's first run, its two forms run short_rounds
   //! times: the extra runs cost at most 2 x (short_rounds - rounds) x short_run_ms.
