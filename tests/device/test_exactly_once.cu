@@ -70,6 +70,8 @@ TEST_CASE("montecarlo: every schedule processes each task once, equal to vanilla
 TEST_CASE("budgeted: every budget processes each task once, saved or run to its end") {
   // Budget 1 saves most tasks; 2^20 + 7 Monte Carlo walks at budget 1 leave about 850 000
   // survivors for a queue of 131 072 (survivor_capacity), so the rest run on in the direct pass.
+  // The automatic grid resumes the survivors in one block of 1024 threads per SM, explicit
+  // blocks per SM in the policy's blocks: both launches are checked.
   auto julia = make_workload("julia", {{"width", "61"},
                                        {"height", "37"},
                                        {"crunch", "300"},
@@ -83,19 +85,22 @@ TEST_CASE("budgeted: every budget processes each task once, saved or run to its 
     for (const int budget : {1, 3, 64}) {
       for (const auto fetch : {fetch_control::any(), fetch_control::atomic(4)}) {
         for (const std::uint64_t chunk : {1, 32}) {
-          schedule_arguments args;
-          args.strategy = pool_strategy::budgeted;
-          args.budget = budget;
-          args.fetch = fetch;
-          args.chunk = chunk;
-          CAPTURE(to_string(args));
-          CAPTURE(w->describe());
-          const check_report r = w->check_scheduled(args);
-          CAPTURE(r.detail);
-          CHECK(r.missing == 0);
-          CHECK(r.duplicated == 0);
-          CHECK(r.mismatched == 0);
-          CHECK(r.passed);
+          for (const int blocks_per_sm : {0, 4}) {
+            schedule_arguments args;
+            args.strategy = pool_strategy::budgeted;
+            args.budget = budget;
+            args.fetch = fetch;
+            args.chunk = chunk;
+            args.blocks_per_sm = blocks_per_sm;
+            CAPTURE(to_string(args));
+            CAPTURE(w->describe());
+            const check_report r = w->check_scheduled(args);
+            CAPTURE(r.detail);
+            CHECK(r.missing == 0);
+            CHECK(r.duplicated == 0);
+            CHECK(r.mismatched == 0);
+            CHECK(r.passed);
+          }
         }
       }
     }

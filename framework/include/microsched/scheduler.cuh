@@ -207,6 +207,18 @@ class scheduler {
   using direct_t = void(Program, task_id);
   using budgeted_t = void(Program, task_id, int, survivor_queue_ref<context>);
   using tail_t = void(resumed_program<Program>, driver_params, typename Policy::params);
+  //! The survivors' launch on the automatic grid: one block of 1024 threads per SM, the
+  //! threads of eight blocks of 128. An SM's warp schedulers share issue slots evenly among the
+  //! warps of one block but favour the block that arrived first: with eight blocks of eight
+  //! warps on an H100 SM, each warp running the same chain, the first block's warps finish in
+  //! 0.65 M cycles and the last's in 2.97 M. A long survivor held by a late block waits behind
+  //! the others; in one block it gets its share. On an H100, `julia --strategy budgeted
+  //! --budget 64 --chunk 1` with --blocks-per-sm 0 (this launch) against 8 (eight blocks of 128):
+  //! islands offset 0 0.242 against 0.267 ms in float, 0.339 against 0.370 in double; offset 1
+  //! double 1.23 against 1.30; the escaping views within 2% either way (dust double 0.182
+  //! against 0.179, neck float 0.065 against 0.066).
+  static constexpr int one_block_threads = 1024;
+  using one_block_policy = termination_policy<one_block_threads>;
 
   //! The schedules this scheduler may launch: the arguments, or the automatic candidates.
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
@@ -218,15 +230,38 @@ class scheduler {
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
     if (is_direct_form(s.strategy)) {
       return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
-              resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)), 0)};
+              resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)),
+                           direct_block_threads, 0)};
+    }
+    if (s.strategy == pool_strategy::budgeted && one_block_tail(s)) {
+      const kernel_resources r = resources_of(
+          reinterpret_cast<const void*>(tail_for<one_block_policy>(s)), one_block_threads, 0);
+      return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads, 0,
+              r};
     }
     const void* persistent = s.strategy == pool_strategy::budgeted
-                                 ? reinterpret_cast<const void*>(tail(s))
+                                 ? reinterpret_cast<const void*>(tail_for<Policy>(s))
                                  : reinterpret_cast<const void*>(kernel(s));
-    const kernel_resources r = resources_of(persistent, dynamic_shared_bytes);
+    const kernel_resources r = resources_of(persistent, block_threads, dynamic_shared_bytes);
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
                         Policy::auto_blocks(num_tasks, sm_count_)),
             block_threads, dynamic_shared_bytes, r};
+  }
+
+  //! The survivors' launch on the automatic grid runs as one block of one_block_threads per SM,
+  //! unless that kernel spills where the policy's does not (its launch bounds allow at most 64
+  //! registers a thread) or does not fit. Explicit blocks per SM keep the policy's blocks.
+  [[nodiscard]] bool one_block_tail(const schedule_arguments& s) const {
+    if constexpr (budgetable) {
+      if (s.blocks_per_sm != 0) return false;
+      const kernel_resources one = resources_of(
+          reinterpret_cast<const void*>(tail_for<one_block_policy>(s)), one_block_threads, 0);
+      const kernel_resources own =
+          resources_of(reinterpret_cast<const void*>(tail_for<Policy>(s)), block_threads, 0);
+      return one.max_blocks_per_sm >= 1 && one.local_bytes <= own.local_bytes;
+    } else {
+      return false;
+    }
   }
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
@@ -267,9 +302,11 @@ class scheduler {
       MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
       survivors_.launched();
       pool_.prime(stream);
-      tail(s)<<<static_cast<unsigned>(p.blocks), block_threads, 0, stream>>>(
-          resumed_program<Program>{program, queue}, make_params(s, queue.capacity),
-          policy_params(s));
+      tail_t* const resume =
+          one_block_tail(s) ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
+      resume<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block), 0,
+               stream>>>(resumed_program<Program>{program, queue}, make_params(s, queue.capacity),
+                         policy_params(s));
       MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel (budgeted survivors)");
       pool_.launched();
     }
@@ -317,15 +354,17 @@ class scheduler {
   //! global strategy). A lane holds about two survivors over the whole launch, so how finely
   //! they are handed out decides the balance at the end: with hybrid pools (a warp grabs its
   //! shortfall plus 32) the islands view took 0.44 ms against 0.27 ms on an H100, the
-  //! survivors' launch keeping 22% of its warps active (Nsight Compute).
-  [[nodiscard]] static tail_t* tail(const schedule_arguments& s) {
+  //! survivors' launch keeping 22% of its warps active (Nsight Compute). TailPolicy is Policy,
+  //! or one_block_policy for the automatic grid (one_block_tail()).
+  template <class TailPolicy>
+  [[nodiscard]] static tail_t* tail_for(const schedule_arguments& s) {
     if constexpr (budgetable) {
       using resumed = resumed_program<Program>;
       if (s.fetch.kind == fetch_kind::atomic) {
-        return persistent_kernel<resumed, Policy,
+        return persistent_kernel<resumed, TailPolicy,
                                  kernel_variant<pool_strategy::global, true, false>>;
       }
-      return persistent_kernel<resumed, Policy,
+      return persistent_kernel<resumed, TailPolicy,
                                kernel_variant<pool_strategy::global, false, false>>;
     } else {
       return nullptr;
@@ -371,11 +410,11 @@ class scheduler {
   }
 
   //! A kernel's registers and occupancy, queried once per kernel (not on every launch).
-  [[nodiscard]] kernel_resources resources_of(const void* kernel,
+  [[nodiscard]] kernel_resources resources_of(const void* kernel, int threads,
                                               std::size_t dynamic_shared) const {
     const auto found = resources_.find(kernel);
     if (found != resources_.end()) return found->second;
-    return resources_[kernel] = query_resources(kernel, block_threads, dynamic_shared);
+    return resources_[kernel] = query_resources(kernel, threads, dynamic_shared);
   }
 
   template <class Variant>
