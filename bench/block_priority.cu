@@ -54,10 +54,8 @@ int main(int argc, char** argv) {
   int blocks_per_sm = 8;
   int threads = 256;
   unsigned steps = 20000;
-  programs::add_checked(app, "--blocks-per-sm", blocks_per_sm, "blocks resident on each SM", 1,
-                        32);
-  programs::add_checked(app, "--threads", threads, "threads per block, a multiple of 32", 32,
-                        1024);
+  programs::add_checked(app, "--blocks-per-sm", blocks_per_sm, "blocks resident on each SM", 1, 32);
+  programs::add_checked(app, "--threads", threads, "threads per block, a multiple of 32", 32, 1024);
   programs::add_checked(app, "--steps", steps, "dependent steps per thread", 1u, 1u << 30);
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
@@ -99,8 +97,8 @@ int main(int argc, char** argv) {
         ++count[rank];
       }
     }
-    std::printf("%d SMs, %d blocks of %d threads per SM, %u steps per thread\n", sms,
-                blocks_per_sm, threads, steps);
+    std::printf("%d SMs, %d blocks of %d threads per SM, %u steps per thread\n", sms, blocks_per_sm,
+                threads, steps);
     std::printf("arrival  finished (M cycles)  x first block\n");
     const double first = finish[0] / std::max(count[0], 1);
     for (std::size_t rank = 0; rank < finish.size(); ++rank) {
