@@ -67,6 +67,38 @@ TEST_CASE("montecarlo: every schedule processes each task once, equal to vanilla
   }
 }
 
+TEST_CASE("explicit blocks per SM: the policy's blocks process each task once") {
+  // The automatic grid runs the persistent strategies as one block of 1024 threads per SM (the
+  // tests above); an explicit value keeps the policy's blocks of 128.
+  std::vector<std::unique_ptr<workload>> loads;
+  loads.push_back(make_workload("julia", {{"width", "61"},
+                                          {"height", "37"},
+                                          {"crunch", "300"},
+                                          {"offset", "0.5"},
+                                          {"precision", "float"}}));
+  loads.push_back(make_workload("montecarlo", {{"tasks", "2500"}, {"kill", "0.05"}}));
+  for (auto& w : loads) {
+    for (const auto strategy :
+         {pool_strategy::global, pool_strategy::hybrid, pool_strategy::stream}) {
+      for (const auto fetch : {fetch_control::any(), fetch_control::atomic(4)}) {
+        for (const std::uint64_t chunk : {1, 32}) {
+          schedule_arguments args;
+          args.strategy = strategy;
+          args.fetch = fetch;
+          args.chunk = chunk;
+          args.deferral = 8;
+          args.blocks_per_sm = 4;
+          CAPTURE(to_string(args));
+          CAPTURE(w->describe());
+          const check_report r = w->check_scheduled(args);
+          CAPTURE(r.detail);
+          CHECK(r.passed);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("budgeted: every budget processes each task once, saved or run to its end") {
   // Budget 1 saves most tasks; 2^20 + 7 Monte Carlo walks at budget 1 leave about 850 000
   // survivors for a queue of 131 072 (survivor_capacity), so the rest run on in the direct pass.

@@ -207,16 +207,18 @@ class scheduler {
   using direct_t = void(Program, task_id);
   using budgeted_t = void(Program, task_id, int, survivor_queue_ref<context>);
   using tail_t = void(resumed_program<Program>, driver_params, typename Policy::params);
-  //! The survivors' launch on the automatic grid: one block of 1024 threads per SM, the
-  //! threads of eight blocks of 128. An SM's warp schedulers share issue slots evenly among the
-  //! warps of one block but favour the block that arrived first: with eight blocks of eight
-  //! warps on an H100 SM, each warp running the same chain, the first block's warps finish in
-  //! 0.65 M cycles and the last's in 2.97 M. A long survivor held by a late block waits behind
-  //! the others; in one block it gets its share. On an H100, `julia --strategy budgeted
-  //! --budget 64 --chunk 1` with --blocks-per-sm 0 (this launch) against 8 (eight blocks of 128):
-  //! islands offset 0 0.242 against 0.267 ms in float, 0.339 against 0.370 in double; offset 1
-  //! double 1.23 against 1.30; the escaping views within 2% either way (dust double 0.182
-  //! against 0.179, neck float 0.065 against 0.066).
+  //! Persistent launches on the automatic grid (global, hybrid and stream pools, the budgeted
+  //! strategy's survivors) run as one block of 1024 threads per SM, the threads of eight blocks
+  //! of 128. An SM's warp schedulers share issue slots evenly among the warps of one block but
+  //! favour the block that arrived first: with eight blocks of eight warps on an H100 SM, each
+  //! warp running the same chain, the first block's warps finish in 0.65 M cycles and the
+  //! last's in 2.97 M (bench/block_priority). A long task held by a late block waits behind the
+  //! others; in one block it gets its share. On an H100, --blocks-per-sm 0 (one block) against 8:
+  //! `julia --strategy budgeted --budget 64 --chunk 1`, islands offset 0, 0.242 against 0.267 ms
+  //! in float and 0.339 against 0.370 in double, the escaping views within 2% either way;
+  //! `julia --strategy hybrid` 0.465 against 0.565 ms; random walks of 16 steps on stream pools
+  //! (period 8) 0.309 against 0.324 ms; Monte Carlo at kill 0.001 on private pools 17.35
+  //! against 17.67 ms; no workload of the benchmark more than 1% slower.
   static constexpr int one_block_threads = 1024;
   using one_block_policy = termination_policy<one_block_threads>;
 
@@ -233,9 +235,8 @@ class scheduler {
               resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)),
                            direct_block_threads, 0)};
     }
-    if (s.strategy == pool_strategy::budgeted && one_block_tail(s)) {
-      const kernel_resources r = resources_of(
-          reinterpret_cast<const void*>(tail_for<one_block_policy>(s)), one_block_threads, 0);
+    if (const void* one = one_block_launch(s)) {
+      const kernel_resources r = resources_of(one, one_block_threads, 0);
       return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads, 0,
               r};
     }
@@ -248,19 +249,35 @@ class scheduler {
             block_threads, dynamic_shared_bytes, r};
   }
 
-  //! The survivors' launch on the automatic grid runs as one block of one_block_threads per SM,
-  //! unless that kernel spills where the policy's does not (its launch bounds allow at most 64
-  //! registers a thread) or does not fit. Explicit blocks per SM keep the policy's blocks.
-  [[nodiscard]] bool one_block_tail(const schedule_arguments& s) const {
-    if constexpr (budgetable) {
-      if (s.blocks_per_sm != 0) return false;
-      const kernel_resources one = resources_of(
-          reinterpret_cast<const void*>(tail_for<one_block_policy>(s)), one_block_threads, 0);
-      const kernel_resources own =
-          resources_of(reinterpret_cast<const void*>(tail_for<Policy>(s)), block_threads, 0);
-      return one.max_blocks_per_sm >= 1 && one.local_bytes <= own.local_bytes;
+  //! The kernel that runs persistent schedule `s` as one block of one_block_threads per SM, or
+  //! nullptr where `s` keeps the policy's blocks: explicit blocks per SM, the local and
+  //! remapped strategies (whose blocks are units of work), managed-branch programs (their
+  //! contexts live in shared memory per block), and a program the one-block kernel would serve
+  //! worse. Its launch bounds allow 64 registers a thread (65536 per block), so it is used only
+  //! where the policy's kernel needs no more and it spills no more.
+  [[nodiscard]] const void* one_block_launch(const schedule_arguments& s) const {
+    if constexpr (Policy::switches_contexts) {
+      return nullptr;
     } else {
-      return false;
+      if (s.blocks_per_sm != 0) return nullptr;
+      const void* one = nullptr;
+      const void* own = nullptr;
+      if (s.strategy == pool_strategy::budgeted) {
+        if constexpr (budgetable) {
+          one = reinterpret_cast<const void*>(tail_for<one_block_policy>(s));
+          own = reinterpret_cast<const void*>(tail_for<Policy>(s));
+        }
+      } else if (kernel_t* k = one_block_kernel(s)) {
+        one = reinterpret_cast<const void*>(k);
+        own = reinterpret_cast<const void*>(kernel(s));
+      }
+      if (one == nullptr) return nullptr;
+      constexpr int register_limit = 65536 / one_block_threads;
+      const kernel_resources mine = resources_of(one, one_block_threads, 0);
+      const kernel_resources policy = resources_of(own, block_threads, dynamic_shared_bytes);
+      const bool serves = mine.max_blocks_per_sm >= 1 && policy.registers <= register_limit &&
+                          mine.local_bytes <= policy.local_bytes;
+      return serves ? one : nullptr;
     }
   }
 
@@ -278,8 +295,10 @@ class scheduler {
     }
     const launch_plan p = plan_of(s, num_tasks);
     pool_.prime(stream);
-    kernel(s)<<<static_cast<unsigned>(p.blocks), block_threads, dynamic_shared_bytes, stream>>>(
-        program, make_params(s, num_tasks), policy_params(s));
+    kernel_t* const persistent = one_block_launch(s) != nullptr ? one_block_kernel(s) : kernel(s);
+    persistent<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block),
+                 p.dynamic_shared_bytes, stream>>>(program, make_params(s, num_tasks),
+                                                   policy_params(s));
     MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
     pool_.launched();
   }
@@ -303,7 +322,7 @@ class scheduler {
       survivors_.launched();
       pool_.prime(stream);
       tail_t* const resume =
-          one_block_tail(s) ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
+          one_block_launch(s) != nullptr ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
       resume<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block), 0,
                stream>>>(resumed_program<Program>{program, queue}, make_params(s, queue.capacity),
                          policy_params(s));
@@ -355,7 +374,7 @@ class scheduler {
   //! they are handed out decides the balance at the end: with hybrid pools (a warp grabs its
   //! shortfall plus 32) the islands view took 0.44 ms against 0.27 ms on an H100, the
   //! survivors' launch keeping 22% of its warps active (Nsight Compute). TailPolicy is Policy,
-  //! or one_block_policy for the automatic grid (one_block_tail()).
+  //! or one_block_policy for the automatic grid (one_block_launch()).
   template <class TailPolicy>
   [[nodiscard]] static tail_t* tail_for(const schedule_arguments& s) {
     if constexpr (budgetable) {
@@ -407,6 +426,40 @@ class scheduler {
         break;
     }
     return entry<kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>();
+  }
+
+  //! The persistent driver on one_block_policy's blocks for the strategies that take them
+  //! (one_block_launch()), else nullptr.
+  [[nodiscard]] static kernel_t* one_block_kernel(const schedule_arguments& s) {
+    if constexpr (Policy::switches_contexts) {
+      return nullptr;
+    } else {
+      return s.fetch.kind == fetch_kind::atomic ? one_block_kernel_for<true>(s)
+                                                : one_block_kernel_for<false>(s);
+    }
+  }
+  template <bool Atomic>
+  [[nodiscard]] static kernel_t* one_block_kernel_for(const schedule_arguments& s) {
+    using one = one_block_policy;
+    switch (s.strategy) {
+      case pool_strategy::global:
+        return persistent_kernel<Program, one,
+                                 kernel_variant<pool_strategy::global, Atomic, false>>;
+      case pool_strategy::hybrid:
+        return persistent_kernel<Program, one,
+                                 kernel_variant<pool_strategy::hybrid, Atomic, false>>;
+      case pool_strategy::stream:
+        if (period_of(s) == long_stream_period) {
+          return persistent_kernel<
+              Program, one,
+              kernel_variant<pool_strategy::stream, Atomic, false, long_stream_period>>;
+        }
+        return persistent_kernel<
+            Program, one,
+            kernel_variant<pool_strategy::stream, Atomic, false, default_stream_period>>;
+      default:
+        return nullptr;
+    }
   }
 
   //! A kernel's registers and occupancy, queried once per kernel (not on every launch).
