@@ -216,9 +216,10 @@ class scheduler {
   //! others; in one block it gets its share. On an H100, --blocks-per-sm 0 (one block) against 8:
   //! `julia --strategy budgeted --budget 64 --chunk 1`, islands offset 0, 0.242 against 0.267 ms
   //! in float and 0.339 against 0.370 in double, the escaping views within 2% either way;
-  //! `julia --strategy hybrid` 0.465 against 0.565 ms; random walks of 16 steps on stream pools
-  //! (period 8) 0.309 against 0.324 ms; Monte Carlo at kill 0.001 on private pools 17.35
-  //! against 17.67 ms; no workload of the benchmark more than 1% slower.
+  //! `julia --strategy hybrid` 0.458 against 0.490 ms; `montecarlo --kill 0.01 --strategy stream
+  //! --chunk 16 --deferral 16 --period 8` 2.10 against 2.17 ms; `montecarlo --kill 0.001
+  //! --strategy global --chunk 1 --deferral 32` 17.38 against 17.68 ms; at kill 0.1 with period
+  //! 4, 0.430 both.
   static constexpr int one_block_threads = 1024;
   using one_block_policy = termination_policy<one_block_threads>;
 
