@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "microsched/kernel_resources.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
 
 using namespace microsched;
@@ -183,4 +184,30 @@ TEST_CASE("the automatic grid grows past its least only where lanes would hold m
   a.strategy = pool_strategy::hybrid;
   CHECK(grid_blocks(a, 2048 * 2048, 132, 5, auto_blocks_for_tasks(2048 * 2048, 132, 128, 4, 8)) ==
         5 * 132);
+}
+
+TEST_CASE("serves_as_one_block: one block per SM only where the program fits its registers") {
+  kernel_resources policy;  // the driver on blocks of 128 threads
+  policy.registers = 40;
+  policy.threads_per_block = 128;
+  policy.max_blocks_per_sm = 12;
+  kernel_resources one = policy;  // the same driver on one block of 1024 threads
+  one.threads_per_block = 1024;
+  one.max_blocks_per_sm = 1;
+  CHECK(serves_as_one_block(one, policy));
+  policy.registers = 64;  // 65536 / 1024: the cap does not bind
+  CHECK(serves_as_one_block(one, policy));
+  policy.registers = 65;  // the cap binds: fewer registers for the same steps
+  CHECK_FALSE(serves_as_one_block(one, policy));
+  policy.registers = 40;
+  one.local_bytes = 16;  // spills where the policy's kernel does not
+  CHECK_FALSE(serves_as_one_block(one, policy));
+  policy.local_bytes = 16;  // a stack frame both kernels have
+  CHECK(serves_as_one_block(one, policy));
+  one.max_blocks_per_sm = 0;  // no block of 1024 fits
+  CHECK_FALSE(serves_as_one_block(one, policy));
+  one.max_blocks_per_sm = 1;
+  one.threads_per_block = 512;  // half the threads: 128 registers a thread
+  policy.registers = 100;
+  CHECK(serves_as_one_block(one, policy));
 }

@@ -33,6 +33,21 @@ template <class Kernel>
   return r;
 }
 
+//! 32-bit registers of one SM, and the most one block may use, at compute capability 5.0 to 9.0.
+inline constexpr int registers_per_sm = 65536;
+
+//! Whether `one`, the persistent driver compiled for one block of one.threads_per_block threads
+//! per SM, serves a program as well as `policy`, the same driver on the policy's blocks: one
+//! block fits an SM, the policy's kernel needs no more registers a thread than a block that
+//! size leaves (its launch bounds cap the registers there), and `one` spills no more. Where the
+//! cap binds, the compiler schedules the program's steps with fewer registers or spills them.
+[[nodiscard]] inline bool serves_as_one_block(const kernel_resources& one,
+                                              const kernel_resources& policy) {
+  if (one.threads_per_block < 1 || one.max_blocks_per_sm < 1) return false;
+  return policy.registers <= registers_per_sm / one.threads_per_block &&
+         one.local_bytes <= policy.local_bytes;
+}
+
 [[nodiscard]] inline std::string to_string(const kernel_resources& r) {
   return std::to_string(r.registers) + " regs, " + std::to_string(r.static_shared_bytes) +
          " B shared, " + std::to_string(r.local_bytes) + " B local, " +

@@ -254,8 +254,7 @@ class scheduler {
   //! nullptr where `s` keeps the policy's blocks: explicit blocks per SM, the local and
   //! remapped strategies (whose blocks are units of work), managed-branch programs (their
   //! contexts live in shared memory per block), and a program the one-block kernel would serve
-  //! worse. Its launch bounds allow 64 registers a thread (65536 per block), so it is used only
-  //! where the policy's kernel needs no more and it spills no more.
+  //! worse (serves_as_one_block: its launch bounds allow 64 registers a thread).
   [[nodiscard]] const void* one_block_launch(const schedule_arguments& s) const {
     if constexpr (Policy::switches_contexts) {
       return nullptr;
@@ -273,11 +272,9 @@ class scheduler {
         own = reinterpret_cast<const void*>(kernel(s));
       }
       if (one == nullptr) return nullptr;
-      constexpr int register_limit = 65536 / one_block_threads;
-      const kernel_resources mine = resources_of(one, one_block_threads, 0);
-      const kernel_resources policy = resources_of(own, block_threads, dynamic_shared_bytes);
-      const bool serves = mine.max_blocks_per_sm >= 1 && policy.registers <= register_limit &&
-                          mine.local_bytes <= policy.local_bytes;
+      const bool serves =
+          serves_as_one_block(resources_of(one, one_block_threads, 0),
+                              resources_of(own, block_threads, dynamic_shared_bytes));
       return serves ? one : nullptr;
     }
   }
