@@ -231,12 +231,17 @@ class scheduler {
   }
 
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
+    return plan_of(s, num_tasks, one_block_launch(s));
+  }
+  //! `one`: one_block_launch(s), which the launches decide once and pass on.
+  [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks,
+                                    const void* one) const {
     if (is_direct_form(s.strategy)) {
       return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
               resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)),
                            direct_block_threads, 0)};
     }
-    if (const void* one = one_block_launch(s)) {
+    if (one != nullptr) {
       const kernel_resources r = resources_of(one, one_block_threads, 0);
       return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads, 0,
               r};
@@ -291,9 +296,10 @@ class scheduler {
       launch_budgeted(s, program, num_tasks, stream);
       return;
     }
-    const launch_plan p = plan_of(s, num_tasks);
+    const void* const one = one_block_launch(s);
+    const launch_plan p = plan_of(s, num_tasks, one);
     pool_.prime(stream);
-    kernel_t* const persistent = one_block_launch(s) != nullptr ? one_block_kernel(s) : kernel(s);
+    kernel_t* const persistent = one != nullptr ? one_block_kernel(s) : kernel(s);
     persistent<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block),
                  p.dynamic_shared_bytes, stream>>>(program, make_params(s, num_tasks),
                                                    policy_params(s));
@@ -310,7 +316,8 @@ class scheduler {
   void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
                        cudaStream_t stream) {
     if constexpr (budgetable) {
-      const launch_plan p = plan_of(s, num_tasks);
+      const void* const one = one_block_launch(s);
+      const launch_plan p = plan_of(s, num_tasks, one);
       survivors_.reserve(survivor_capacity(num_tasks), stream);
       const survivor_queue_ref<context> queue = survivors_.ref();
       const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
@@ -319,8 +326,7 @@ class scheduler {
       MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
       survivors_.launched();
       pool_.prime(stream);
-      tail_t* const resume =
-          one_block_launch(s) != nullptr ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
+      tail_t* const resume = one != nullptr ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
       resume<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block), 0,
                stream>>>(resumed_program<Program>{program, queue}, make_params(s, queue.capacity),
                          policy_params(s));
@@ -406,24 +412,37 @@ class scheduler {
   [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s) {
     switch (s.strategy) {
       case pool_strategy::local:
-        return entry<kernel_variant<pool_strategy::local, Atomic, Fifo>>();
-      case pool_strategy::global:
-        return entry<kernel_variant<pool_strategy::global, Atomic, Fifo>>();
-      case pool_strategy::stream:
-        if constexpr (!Policy::switches_contexts) {
-          if (period_of(s) == long_stream_period)
-            return entry<kernel_variant<pool_strategy::stream, Atomic, Fifo, long_stream_period>>();
-          return entry<
-              kernel_variant<pool_strategy::stream, Atomic, Fifo, default_stream_period>>();
-        }
-        break;
+        return entry<Policy, kernel_variant<pool_strategy::local, Atomic, Fifo>>();
       case pool_strategy::remapped:
-        if constexpr (routed) return entry<kernel_variant<pool_strategy::remapped, false, false>>();
+        if constexpr (routed) {
+          return entry<Policy, kernel_variant<pool_strategy::remapped, false, false>>();
+        }
         break;
       default:
         break;
     }
-    return entry<kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>();
+    return pooled_kernel<Policy, Atomic, Fifo>(s);
+  }
+
+  //! The global, hybrid and stream strategies' kernel on KernelPolicy's blocks (Policy, or
+  //! one_block_policy); hybrid for any other strategy, and for stream under a policy that
+  //! switches contexts.
+  template <class KernelPolicy, bool Atomic, bool Fifo>
+  [[nodiscard]] static kernel_t* pooled_kernel(const schedule_arguments& s) {
+    if (s.strategy == pool_strategy::global) {
+      return entry<KernelPolicy, kernel_variant<pool_strategy::global, Atomic, Fifo>>();
+    }
+    if constexpr (!KernelPolicy::switches_contexts) {
+      if (s.strategy == pool_strategy::stream) {
+        if (period_of(s) == long_stream_period) {
+          return entry<KernelPolicy,
+                       kernel_variant<pool_strategy::stream, Atomic, Fifo, long_stream_period>>();
+        }
+        return entry<KernelPolicy,
+                     kernel_variant<pool_strategy::stream, Atomic, Fifo, default_stream_period>>();
+      }
+    }
+    return entry<KernelPolicy, kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>();
   }
 
   //! The persistent driver on one_block_policy's blocks for the strategies that take them
@@ -432,31 +451,16 @@ class scheduler {
     if constexpr (Policy::switches_contexts) {
       return nullptr;
     } else {
-      return s.fetch.kind == fetch_kind::atomic ? one_block_kernel_for<true>(s)
-                                                : one_block_kernel_for<false>(s);
-    }
-  }
-  template <bool Atomic>
-  [[nodiscard]] static kernel_t* one_block_kernel_for(const schedule_arguments& s) {
-    using one = one_block_policy;
-    switch (s.strategy) {
-      case pool_strategy::global:
-        return persistent_kernel<Program, one,
-                                 kernel_variant<pool_strategy::global, Atomic, false>>;
-      case pool_strategy::hybrid:
-        return persistent_kernel<Program, one,
-                                 kernel_variant<pool_strategy::hybrid, Atomic, false>>;
-      case pool_strategy::stream:
-        if (period_of(s) == long_stream_period) {
-          return persistent_kernel<
-              Program, one,
-              kernel_variant<pool_strategy::stream, Atomic, false, long_stream_period>>;
-        }
-        return persistent_kernel<
-            Program, one,
-            kernel_variant<pool_strategy::stream, Atomic, false, default_stream_period>>;
-      default:
-        return nullptr;
+      switch (s.strategy) {
+        case pool_strategy::global:
+        case pool_strategy::hybrid:
+        case pool_strategy::stream:
+          return s.fetch.kind == fetch_kind::atomic
+                     ? pooled_kernel<one_block_policy, true, false>(s)
+                     : pooled_kernel<one_block_policy, false, false>(s);
+        default:
+          return nullptr;
+      }
     }
   }
 
@@ -468,12 +472,12 @@ class scheduler {
     return resources_[kernel] = query_resources(kernel, threads, dynamic_shared);
   }
 
-  template <class Variant>
+  template <class KernelPolicy, class Variant>
   [[nodiscard]] static kernel_t* entry() {
-    if constexpr (Policy::register_cap) {
-      return persistent_kernel_capped<Program, Policy, Variant>;
+    if constexpr (KernelPolicy::register_cap) {
+      return persistent_kernel_capped<Program, KernelPolicy, Variant>;
     } else {
-      return persistent_kernel<Program, Policy, Variant>;
+      return persistent_kernel<Program, KernelPolicy, Variant>;
     }
   }
 
