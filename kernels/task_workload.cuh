@@ -97,6 +97,7 @@ class task_workload : public Base {
     std::vector<resource_report> out;
     const launch_plan plan = sched.plan(num_tasks_);
     out.push_back(report("microsched " + to_string(args.strategy), plan.resources, plan.blocks));
+    out.back().dynamic_shared_bytes = plan.dynamic_shared_bytes;
     out.push_back(report("vanilla",
                          query_resources(baselines::vanilla_kernel<Program, false>,
                                          baselines::vanilla_block_threads),

@@ -13,6 +13,7 @@
 //! from (sizes, probabilities, ...) are its options. Not every area has every reference:
 //! traits() says which it has, and the time_* function of one it lacks throws.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -50,7 +51,8 @@ struct resource_report {
   std::size_t local_bytes = 0;  //!< spills and stack per thread: should be 0
   int blocks_per_sm = 0;        //!< that fit on one SM (occupancy)
   int threads_per_block = 0;
-  std::uint64_t grid_blocks = 0;  //!< blocks this run launches
+  std::uint64_t grid_blocks = 0;         //!< blocks this run launches
+  std::size_t dynamic_shared_bytes = 0;  //!< per block, at launch
 };
 
 using options_map = std::map<std::string, std::string>;

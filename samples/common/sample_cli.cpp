@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 
 #include "microsched/check/prize_report.hpp"
 #include "microsched/device.hpp"
@@ -158,11 +159,14 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
         longest.median_ms, bound, 100.0 * bound / scheduled.median_ms);
   }
   for (const auto& r : w.resources(args)) {
+    const std::string dynamic = r.dynamic_shared_bytes > 0
+                                    ? " + " + std::to_string(r.dynamic_shared_bytes) + " dynamic"
+                                    : std::string();
     std::printf(
-        "  kernel %-20s %3d registers, %5zu B shared, %zu B local, %d blocks/SM of %d "
+        "  kernel %-20s %3d registers, %5zu%s B shared, %zu B local, %d blocks/SM of %d "
         "threads fit, grid %llu blocks\n",
-        r.kernel.c_str(), r.registers, r.static_shared_bytes, r.local_bytes, r.blocks_per_sm,
-        r.threads_per_block, static_cast<unsigned long long>(r.grid_blocks));
+        r.kernel.c_str(), r.registers, r.static_shared_bytes, dynamic.c_str(), r.local_bytes,
+        r.blocks_per_sm, r.threads_per_block, static_cast<unsigned long long>(r.grid_blocks));
   }
 }
 

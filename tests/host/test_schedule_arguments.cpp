@@ -211,3 +211,22 @@ TEST_CASE("serves_as_one_block: one block per SM only where the program fits its
   policy.registers = 100;
   CHECK(serves_as_one_block(one, policy));
 }
+
+TEST_CASE("lone_block_shared_bytes: one block per SM fits, two do not") {
+  // Hopper: 228 KiB per SM, 227 KiB per block after opting in.
+  const std::size_t sm = 233472;
+  const std::size_t optin = 232448;
+  const std::size_t bytes = lone_block_shared_bytes(sm, optin);
+  CHECK(bytes == 115 * 1024);
+  CHECK(2 * bytes > sm);  // a second block finds no room, whatever each block reserves
+  CHECK(bytes <= optin);  // one block may take it
+  CHECK(bytes % 1024 == 0);
+  // Ampere A100: 164 KiB per SM, 163 KiB per block.
+  CHECK(lone_block_shared_bytes(167936, 166912) == 83 * 1024);
+  // An exact half still leaves no room for a second block.
+  CHECK(lone_block_shared_bytes(2048, 2048) == 2048);
+  // More than a block may use: no bound, an ordinary launch.
+  CHECK(lone_block_shared_bytes(233472, 100000) == 0);
+  CHECK(lone_block_shared_bytes(0, optin) == 0);
+  CHECK(lone_block_shared_bytes(sm, 0) == 0);
+}

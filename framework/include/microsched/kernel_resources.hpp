@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 
 #include "microsched/error.hpp"
@@ -46,6 +47,18 @@ inline constexpr int registers_per_sm = 65536;
   if (one.threads_per_block < 1 || one.max_blocks_per_sm < 1) return false;
   return policy.registers <= registers_per_sm / one.threads_per_block &&
          one.local_bytes <= policy.local_bytes;
+}
+
+//! Dynamic shared memory per block that admits one block per SM and not two: more than half
+//! of `shared_per_sm`, rounded up to 1 KiB. 0 where that is more than a block may use
+//! (`shared_per_block_optin`) or a size is 0. A block's own static shared memory only adds to
+//! it. The budgeted strategy's survivors take it (scheduler.cuh, launch_budgeted).
+[[nodiscard]] inline std::size_t lone_block_shared_bytes(std::size_t shared_per_sm,
+                                                         std::size_t shared_per_block_optin) {
+  constexpr std::size_t granule = 1024;
+  if (shared_per_sm == 0 || shared_per_block_optin == 0) return 0;
+  const std::size_t bytes = (shared_per_sm / 2 / granule + 1) * granule;
+  return bytes <= shared_per_block_optin ? bytes : 0;
 }
 
 [[nodiscard]] inline std::string to_string(const kernel_resources& r) {

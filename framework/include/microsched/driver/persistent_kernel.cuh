@@ -9,6 +9,7 @@
 #include <concepts>
 
 #include "microsched/config.hpp"
+#include "microsched/driver/dependent_launch.cuh"
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/remapped_loop.cuh"
 #include "microsched/driver/task_source.cuh"
@@ -106,6 +107,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   if constexpr (Variant::strategy == pool_strategy::remapped) {
     detail::remapped_loop<Program, Policy::block_threads>(program, params);
   } else if constexpr (detail::counts_tasks_on_device<Program>) {
+    detail::wait_for_prerequisite_grid();  // the count and the tasks come from the launch before
     detail::persistent_loop<Program, Policy, Variant>(
         program, detail::with_device_total(program, params), policy_params);
   } else {
