@@ -66,6 +66,7 @@ device_info current_device() {
   info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
   info.shared_per_sm = prop.sharedMemPerMultiprocessor;
+  info.shared_reserved_per_block = prop.reservedSharedMemPerBlock;
   MICROSCHED_CUDA_TRY(cudaDeviceGetAttribute(&info.clock_khz, cudaDevAttrClockRate, info.ordinal));
   MICROSCHED_CUDA_TRY(
       cudaDeviceGetAttribute(&info.memory_clock_khz, cudaDevAttrMemoryClockRate, info.ordinal));

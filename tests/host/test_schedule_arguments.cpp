@@ -212,21 +212,36 @@ TEST_CASE("serves_as_one_block: one block per SM only where the program fits its
   CHECK(serves_as_one_block(one, policy));
 }
 
-TEST_CASE("lone_block_shared_bytes: one block per SM fits, two do not") {
-  // Hopper: 228 KiB per SM, 227 KiB per block after opting in.
-  const std::size_t sm = 233472;
-  const std::size_t optin = 232448;
-  const std::size_t bytes = lone_block_shared_bytes(sm, optin);
-  CHECK(bytes == 115 * 1024);
-  CHECK(2 * bytes > sm);  // a second block finds no room, whatever each block reserves
-  CHECK(bytes <= optin);  // one block may take it
-  CHECK(bytes % 1024 == 0);
+TEST_CASE("shared_bytes_for_blocks: the blocks asked for fit an SM, one more does not") {
+  // Hopper: 228 KiB per SM, 227 KiB per block after opting in, 1 KiB reserved per block.
+  const shared_memory_limits hopper{233472, 232448, 1024};
+  const auto fits = [&](std::size_t bytes, std::size_t static_shared, std::size_t blocks) {
+    return blocks * (bytes + static_shared + hopper.reserved_per_block) <= hopper.per_sm;
+  };
+  for (const int blocks : {1, 2, 4, 8}) {
+    CAPTURE(blocks);
+    const auto k = static_cast<std::size_t>(blocks);
+    const std::size_t bytes = shared_bytes_for_blocks(blocks, hopper);
+    REQUIRE(bytes > 0);
+    CHECK(bytes % 1024 == 0);
+    CHECK(fits(bytes, 0, k));
+    CHECK_FALSE(fits(bytes, 0, k + 1));
+    CHECK((k + 1) * bytes > hopper.per_sm);  // whatever each block reserves
+  }
+  CHECK(shared_bytes_for_blocks(1, hopper) == 115 * 1024);
+  CHECK(shared_bytes_for_blocks(4, hopper) == 46 * 1024);
+  // A kernel's own shared memory counts against the blocks that must fit.
+  const std::size_t with_static = shared_bytes_for_blocks(4, hopper, 8192);
+  REQUIRE(with_static > 0);
+  CHECK(fits(with_static, 8192, 4));
+  CHECK(shared_bytes_for_blocks(4, hopper, 12 * 1024) == 0);   // four such blocks overflow
+  CHECK(shared_bytes_for_blocks(1, hopper, 200 * 1024) == 0);  // more than a block may use
+  // Sixteen blocks of 15 KiB and their reserves overflow 228 KiB: no bound.
+  CHECK(shared_bytes_for_blocks(16, hopper) == 0);
   // Ampere A100: 164 KiB per SM, 163 KiB per block.
-  CHECK(lone_block_shared_bytes(167936, 166912) == 83 * 1024);
-  // An exact half still leaves no room for a second block.
-  CHECK(lone_block_shared_bytes(2048, 2048) == 2048);
-  // More than a block may use: no bound, an ordinary launch.
-  CHECK(lone_block_shared_bytes(233472, 100000) == 0);
-  CHECK(lone_block_shared_bytes(0, optin) == 0);
-  CHECK(lone_block_shared_bytes(sm, 0) == 0);
+  CHECK(shared_bytes_for_blocks(1, {167936, 166912, 1024}) == 83 * 1024);
+  CHECK(shared_bytes_for_blocks(0, hopper) == 0);
+  CHECK(shared_bytes_for_blocks(-1, hopper) == 0);
+  CHECK(shared_bytes_for_blocks(1, {0, 232448, 1024}) == 0);
+  CHECK(shared_bytes_for_blocks(1, {233472, 0, 1024}) == 0);
 }

@@ -21,6 +21,7 @@ struct device_info {
   int max_threads_per_sm = 0;
   std::size_t shared_per_block_optin = 0;  //!< bytes a block may use after opting in
   std::size_t shared_per_sm = 0;
+  std::size_t shared_reserved_per_block = 0;  //!< bytes of an SM's shared memory each block takes
   int clock_khz = 0;
   int memory_clock_khz = 0;
 };

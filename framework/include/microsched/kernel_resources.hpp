@@ -49,16 +49,26 @@ inline constexpr int registers_per_sm = 65536;
          one.local_bytes <= policy.local_bytes;
 }
 
-//! Dynamic shared memory per block that admits one block per SM and not two: more than half
-//! of `shared_per_sm`, rounded up to 1 KiB. 0 where that is more than a block may use
-//! (`shared_per_block_optin`) or a size is 0. A block's own static shared memory only adds to
-//! it. The budgeted strategy's survivors take it (scheduler.cuh, launch_budgeted).
-[[nodiscard]] inline std::size_t lone_block_shared_bytes(std::size_t shared_per_sm,
-                                                         std::size_t shared_per_block_optin) {
+//! An SM's shared memory, and what one block may use and takes beyond what it asks for.
+struct shared_memory_limits {
+  std::size_t per_sm = 0;
+  std::size_t per_block_optin = 0;     //!< the most a block may use after opting in
+  std::size_t reserved_per_block = 0;  //!< taken by the system for each resident block
+};
+
+//! Dynamic shared memory per block that admits `blocks` blocks per SM and not one more, for a
+//! kernel with `static_shared` bytes of its own: more than per_sm / (blocks + 1), rounded up to
+//! 1 KiB. 0 where `blocks` such blocks do not fit, a block may not use that much, or an argument
+//! is 0. The budgeted strategy's survivors take it (scheduler.cuh, launch_budgeted).
+[[nodiscard]] inline std::size_t shared_bytes_for_blocks(int blocks, const shared_memory_limits& sm,
+                                                         std::size_t static_shared = 0) {
   constexpr std::size_t granule = 1024;
-  if (shared_per_sm == 0 || shared_per_block_optin == 0) return 0;
-  const std::size_t bytes = (shared_per_sm / 2 / granule + 1) * granule;
-  return bytes <= shared_per_block_optin ? bytes : 0;
+  if (blocks < 1 || sm.per_sm == 0 || sm.per_block_optin == 0) return 0;
+  const auto count = static_cast<std::size_t>(blocks);
+  const std::size_t bytes = (sm.per_sm / (count + 1) / granule + 1) * granule;
+  if (bytes + static_shared > sm.per_block_optin) return 0;
+  if (count * (bytes + static_shared + sm.reserved_per_block) > sm.per_sm) return 0;
+  return bytes;
 }
 
 [[nodiscard]] inline std::string to_string(const kernel_resources& r) {

@@ -105,10 +105,9 @@ class scheduler {
     }
     const device_info device = current_device();
     sm_count_ = device.sm_count;
-    shared_per_block_optin_ = device.shared_per_block_optin;
     if (device.compute_major >= 9) {
-      dependent_shared_bytes_ =
-          lone_block_shared_bytes(device.shared_per_sm, device.shared_per_block_optin);
+      dependent_shared_ = {device.shared_per_sm, device.shared_per_block_optin,
+                           device.shared_reserved_per_block};
     }
     if (args_.strategy == pool_strategy::automatic) {
       automatic_.configure(detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) +
@@ -248,7 +247,7 @@ class scheduler {
                            direct_block_threads, 0)};
     }
     if (one != nullptr) {
-      const std::size_t shared = one_block_shared_bytes(s, one);
+      const std::size_t shared = survivors_shared_bytes(s, one, 1);
       const kernel_resources r = resources_of(one, one_block_threads, shared);
       return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
               shared, r};
@@ -257,9 +256,12 @@ class scheduler {
                                  ? reinterpret_cast<const void*>(tail_for<Policy>(s))
                                  : reinterpret_cast<const void*>(kernel(s));
     const kernel_resources r = resources_of(persistent, block_threads, dynamic_shared_bytes);
+    const std::size_t shared = s.strategy == pool_strategy::budgeted
+                                   ? survivors_shared_bytes(s, persistent, s.blocks_per_sm)
+                                   : dynamic_shared_bytes;
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
                         Policy::auto_blocks(num_tasks, sm_count_)),
-            block_threads, dynamic_shared_bytes, r};
+            block_threads, shared, r};
   }
 
   //! The kernel that runs persistent schedule `s` as one block of one_block_threads per SM, or
@@ -284,31 +286,36 @@ class scheduler {
         own = reinterpret_cast<const void*>(kernel(s));
       }
       if (one == nullptr) return nullptr;
-      const bool serves =
-          serves_as_one_block(resources_of(one, one_block_threads, one_block_shared_bytes(s, one)),
-                              resources_of(own, block_threads, dynamic_shared_bytes));
+      const bool serves = serves_as_one_block(
+          resources_of(one, one_block_threads, survivors_shared_bytes(s, one, 1)),
+          resources_of(own, block_threads, dynamic_shared_bytes));
       return serves ? one : nullptr;
     }
   }
 
-  //! Dynamic shared memory of one-block kernel `one` under schedule `s`: the budgeted
-  //! strategy's survivors take dependent_shared_bytes_ (one block per SM, launch_budgeted) where
-  //! it fits beside the kernel's static shared memory; 0 for the other launches and where it
-  //! does not fit (an ordinary launch). The first call opts the kernel in to that much.
-  [[nodiscard]] std::size_t one_block_shared_bytes(const schedule_arguments& s,
-                                                   const void* one) const {
-    if (s.strategy != pool_strategy::budgeted || dependent_shared_bytes_ == 0) return 0;
-    const auto found = dependent_shared_.find(one);
-    if (found != dependent_shared_.end()) return found->second;
-    cudaFuncAttributes attr{};
-    MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, one));
-    std::size_t bytes = 0;
-    if (attr.sharedSizeBytes + dependent_shared_bytes_ <= shared_per_block_optin_) {
-      bytes = dependent_shared_bytes_;
-      MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(one, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(bytes)));
+  //! Dynamic shared memory of the budgeted strategy's survivors' launch of `kernel` with
+  //! `blocks` blocks per SM (0: the policy's automatic grid): enough that no more blocks fit
+  //! an SM, so that its dependent launch (launch_budgeted) spreads them as planned. 0 for the
+  //! other strategies, the automatic grid of the policy's blocks, GPUs below compute capability
+  //! 9.0 and where the bound does not fit: an ordinary launch. The first call for a kernel opts
+  //! it in to all the shared memory a block may have.
+  [[nodiscard]] std::size_t survivors_shared_bytes(const schedule_arguments& s, const void* kernel,
+                                                   int blocks) const {
+    if (s.strategy != pool_strategy::budgeted || blocks < 1 || dependent_shared_.per_sm == 0) {
+      return 0;
     }
-    return dependent_shared_[one] = bytes;
+    auto found = static_shared_.find(kernel);
+    if (found == static_shared_.end()) {
+      cudaFuncAttributes attr{};
+      MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+      if (attr.sharedSizeBytes < dependent_shared_.per_block_optin) {
+        MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(dependent_shared_.per_block_optin - attr.sharedSizeBytes)));
+      }
+      found = static_shared_.emplace(kernel, attr.sharedSizeBytes).first;
+    }
+    return shared_bytes_for_blocks(blocks, dependent_shared_, found->second);
   }
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
@@ -335,17 +342,21 @@ class scheduler {
   }
 
   //! The direct pass, then the persistent warps over its survivors. The second launch's grid is
-  //! sized on the host; its task count is read on the device (resumed_program). On the automatic
-  //! grid and compute capability 9.0 or above it is a programmatic dependent launch: its blocks
-  //! take their SMs as the direct pass's last blocks retire and wait in hardware for its end
+  //! sized on the host; its task count is read on the device (resumed_program). On compute
+  //! capability 9.0 or above it is a programmatic dependent launch: its blocks take their SMs as
+  //! the direct pass's last blocks retire and wait in hardware for its end
   //! (dependent_launch.cuh), which saves the gap between two launches. Its dynamic shared memory
-  //! admits one block per SM; without that bound its blocks crowd the SMs that free first, and
-  //! the islands view at offset 1 ran 0.85 ms against 0.70 for the ordinary launch in float and
-  //! 1.21 against 0.98 in double. With the bound, on an H100, alternating processes of
-  //! `julia --strategy budgeted --chunk 1 --budget 64` against the ordinary launch: neck 0.068
-  //! against 0.070 ms in float and 0.087 against 0.088 in double, seahorse 0.083 against 0.085
-  //! and 0.104 against 0.106, dust 0.129 against 0.130; islands (offset 0 and 1, budgets 64 and
-  //! 128) within 1% either way. Explicit blocks per SM keep the ordinary launch.
+  //! admits its planned blocks per SM and no more (survivors_shared_bytes); without that bound
+  //! its blocks crowd the SMs that free first, and with eight blocks of 128 per SM the islands
+  //! view at offset 1 ran 0.85 ms against 0.70 for the ordinary launch in float and 1.21 against
+  //! 0.98 in double. With the bound, on an H100, alternating processes of
+  //! `julia --strategy budgeted --chunk 1 --budget 64 [--blocks-per-sm B]` against the ordinary
+  //! launch: on one block per SM, neck 0.068 against 0.070 ms in float and 0.087 against 0.088 in
+  //! double, seahorse 0.083 against 0.085 and 0.104 against 0.106, dust 0.129 against 0.130;
+  //! on four blocks of 128 (the half-grid candidate), neck 0.066-0.067 against 0.069-0.070 and
+  //! 0.084-0.086 against 0.086-0.089; islands at offset 1 on eight blocks of 128, budget 128,
+  //! 0.703 against 0.703-0.712 in float and 0.975-0.985 against 0.988-1.020 in double; the other
+  //! views and budgets within 1% either way.
   void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
                        cudaStream_t stream) {
     if constexpr (budgetable) {
@@ -522,10 +533,10 @@ class scheduler {
 
   schedule_arguments args_;
   int sm_count_ = 0;
-  //! Dynamic shared memory of the survivors' dependent launch; 0: ordinary launches only.
-  std::size_t dependent_shared_bytes_ = 0;
-  std::size_t shared_per_block_optin_ = 0;
-  mutable std::map<const void*, std::size_t> dependent_shared_;  //!< (kernel) -> its bytes
+  //! The SM's shared memory where the survivors' launch may be a dependent launch (compute
+  //! capability 9.0 and above); all 0 otherwise.
+  shared_memory_limits dependent_shared_;
+  mutable std::map<const void*, std::size_t> static_shared_;  //!< (kernel) -> its static bytes
   global_task_pool pool_;
   survivor_queue<context> survivors_;
   mutable std::map<const void*, kernel_resources> resources_;  //!< (kernel) -> its resources
