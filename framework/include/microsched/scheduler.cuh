@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "microsched/device.hpp"
 #include "microsched/driver/budgeted_kernel.cuh"
@@ -255,10 +256,10 @@ class scheduler {
     const void* persistent = s.strategy == pool_strategy::budgeted
                                  ? reinterpret_cast<const void*>(tail_for<Policy>(s))
                                  : reinterpret_cast<const void*>(kernel(s));
-    const kernel_resources r = resources_of(persistent, block_threads, dynamic_shared_bytes);
     const std::size_t shared = s.strategy == pool_strategy::budgeted
                                    ? survivors_shared_bytes(s, persistent, s.blocks_per_sm)
                                    : dynamic_shared_bytes;
+    const kernel_resources r = resources_of(persistent, block_threads, shared);
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
                         Policy::auto_blocks(num_tasks, sm_count_)),
             block_threads, shared, r};
@@ -514,12 +515,14 @@ class scheduler {
     }
   }
 
-  //! A kernel's registers and occupancy, queried once per kernel (not on every launch).
+  //! A kernel's registers and occupancy at a dynamic shared size, queried once (not on every
+  //! launch).
   [[nodiscard]] kernel_resources resources_of(const void* kernel, int threads,
                                               std::size_t dynamic_shared) const {
-    const auto found = resources_.find(kernel);
+    const auto key = std::make_pair(kernel, dynamic_shared);
+    const auto found = resources_.find(key);
     if (found != resources_.end()) return found->second;
-    return resources_[kernel] = query_resources(kernel, threads, dynamic_shared);
+    return resources_[key] = query_resources(kernel, threads, dynamic_shared);
   }
 
   template <class KernelPolicy, class Variant>
@@ -539,7 +542,8 @@ class scheduler {
   mutable std::map<const void*, std::size_t> static_shared_;  //!< (kernel) -> its static bytes
   global_task_pool pool_;
   survivor_queue<context> survivors_;
-  mutable std::map<const void*, kernel_resources> resources_;  //!< (kernel) -> its resources
+  //! (kernel, dynamic shared bytes) -> its resources
+  mutable std::map<std::pair<const void*, std::size_t>, kernel_resources> resources_;
   detail::automatic_schedule automatic_;
 };
 
