@@ -344,20 +344,20 @@ class scheduler {
 
   //! The direct pass, then the persistent warps over its survivors. The second launch's grid is
   //! sized on the host; its task count is read on the device (resumed_program). On compute
-  //! capability 9.0 or above it is a programmatic dependent launch: its blocks take their SMs as
-  //! the direct pass's last blocks retire and wait in hardware for its end
-  //! (dependent_launch.cuh), which saves the gap between two launches. Its dynamic shared memory
-  //! admits its planned blocks per SM and no more (survivors_shared_bytes); without that bound
-  //! its blocks crowd the SMs that free first, and with eight blocks of 128 per SM the islands
-  //! view at offset 1 ran 0.85 ms against 0.70 for the ordinary launch in float and 1.21 against
-  //! 0.98 in double. With the bound, on an H100, alternating processes of
-  //! `julia --strategy budgeted --chunk 1 --budget 64 [--blocks-per-sm B]` against the ordinary
-  //! launch: on one block per SM, neck 0.068 against 0.070 ms in float and 0.087 against 0.088 in
-  //! double, seahorse 0.083 against 0.085 and 0.104 against 0.106, dust 0.129 against 0.130;
-  //! on four blocks of 128 (the half-grid candidate), neck 0.066-0.067 against 0.069-0.070 and
-  //! 0.084-0.086 against 0.086-0.089; islands at offset 1 on eight blocks of 128, budget 128,
-  //! 0.703 against 0.703-0.712 in float and 0.975-0.985 against 0.988-1.020 in double; the other
-  //! views and budgets within 1% either way.
+  //! capability 9.0 or above it is a programmatic dependent launch: it begins as the direct
+  //! pass's last blocks exit, and its blocks wait in hardware for that grid's writes
+  //! (dependent_launch.cuh), which shortens the gap between the two. Its dynamic shared memory
+  //! admits its planned blocks per SM and no more (survivors_shared_bytes): a dependent grid
+  //! whose blocks may crowd the SMs that free first ran the islands view at offset 1 in 0.85 ms
+  //! against 0.70 for the ordinary launch in float and 1.21 against 0.98 in double (eight blocks
+  //! of 128 per SM). On an H100, alternating processes of `julia --strategy budgeted --chunk 1
+  //! --budget 64 [--blocks-per-sm B]` against the ordinary launch: on one block per SM at 2048²,
+  //! neck 0.063 against 0.065-0.066 ms in float and 0.083-0.084 against 0.085 in double,
+  //! seahorse 0.080-0.081 against 0.081-0.083 and 0.102-0.103 against 0.104, dust 0.125-0.127
+  //! against 0.128-0.131 in float, the islands view 0.241 against 0.243-0.244; on four blocks of
+  //! 128 (the half-grid candidate), neck 0.060 against 0.062-0.063 and 0.079-0.080 against
+  //! 0.081; the islands view at offset 1 on eight blocks of 128, budget 128, 0.975-0.979 against
+  //! 0.977-1.012 in double; the 4096² views within 1% either way.
   void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
                        cudaStream_t stream) {
     if constexpr (budgetable) {

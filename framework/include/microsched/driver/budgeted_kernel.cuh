@@ -12,7 +12,6 @@
 #include <cstdint>
 
 #include "microsched/config.hpp"
-#include "microsched/driver/dependent_launch.cuh"
 #include "microsched/policy/step_window.cuh"
 #include "microsched/pool/survivor_queue.cuh"
 #include "microsched/task_program.hpp"
@@ -56,7 +55,6 @@ __global__ void __launch_bounds__(BlockThreads)
     budgeted_pass(const Program program, const task_id num_tasks, const int budget,
                   const survivor_queue_ref<typename Program::context> queue) {
   namespace cg = cooperative_groups;
-  detail::allow_dependent_launch();  // the survivors' launch still waits for this grid's end
   if (blockIdx.x == 0 && threadIdx.x == 0) *queue.next_count = 0;  // for the run after this one
   const auto count = static_cast<Index>(num_tasks);
   const auto stride = static_cast<Index>(gridDim.x) * BlockThreads;
