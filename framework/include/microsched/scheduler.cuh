@@ -296,27 +296,31 @@ class scheduler {
 
   //! Dynamic shared memory of the budgeted strategy's survivors' launch of `kernel` with
   //! `blocks` blocks per SM (0: the policy's automatic grid): enough that no more blocks fit
-  //! an SM, so that its dependent launch (launch_budgeted) spreads them as planned. 0 for the
-  //! other strategies, the automatic grid of the policy's blocks, GPUs below compute capability
-  //! 9.0 and where the bound does not fit: an ordinary launch. The first call for a kernel opts
-  //! it in to all the shared memory a block may have.
+  //! an SM, so that its dependent launch (launch_budgeted) spreads them as planned. 0, an
+  //! ordinary launch, for the other strategies, the automatic grid of the policy's blocks, GPUs
+  //! below compute capability 9.0, where the bound does not fit, and for a kernel compiled from
+  //! PTX below 9.0 (its wait for the direct pass compiles to nothing). The first call for a
+  //! kernel opts it in to all the shared memory a block may have.
   [[nodiscard]] std::size_t survivors_shared_bytes(const schedule_arguments& s, const void* kernel,
                                                    int blocks) const {
     if (s.strategy != pool_strategy::budgeted || blocks < 1 || dependent_shared_.per_sm == 0) {
       return 0;
     }
-    auto found = static_shared_.find(kernel);
-    if (found == static_shared_.end()) {
+    auto found = dependent_kernels_.find(kernel);
+    if (found == dependent_kernels_.end()) {
       cudaFuncAttributes attr{};
       MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-      if (attr.sharedSizeBytes < dependent_shared_.per_block_optin) {
+      const bool waits = attr.ptxVersion >= 90;
+      if (waits && attr.sharedSizeBytes < dependent_shared_.per_block_optin) {
         MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
             static_cast<int>(dependent_shared_.per_block_optin - attr.sharedSizeBytes)));
       }
-      found = static_shared_.emplace(kernel, attr.sharedSizeBytes).first;
+      found =
+          dependent_kernels_.emplace(kernel, dependent_kernel{attr.sharedSizeBytes, waits}).first;
     }
-    return shared_bytes_for_blocks(blocks, dependent_shared_, found->second);
+    if (!found->second.waits) return 0;
+    return shared_bytes_for_blocks(blocks, dependent_shared_, found->second.static_shared);
   }
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
@@ -539,7 +543,11 @@ class scheduler {
   //! The SM's shared memory where the survivors' launch may be a dependent launch (compute
   //! capability 9.0 and above); all 0 otherwise.
   shared_memory_limits dependent_shared_;
-  mutable std::map<const void*, std::size_t> static_shared_;  //!< (kernel) -> its static bytes
+  struct dependent_kernel {
+    std::size_t static_shared = 0;
+    bool waits = false;  //!< compiled for compute capability 9.0+: wait_for_prerequisite_grid()
+  };
+  mutable std::map<const void*, dependent_kernel> dependent_kernels_;  //!< (kernel) -> it
   global_task_pool pool_;
   survivor_queue<context> survivors_;
   //! (kernel, dynamic shared bytes) -> its resources
