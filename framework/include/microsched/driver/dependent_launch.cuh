@@ -5,8 +5,8 @@
 //! grid's launch begins once every block of the first has exited, without waiting for the first
 //! grid's completion to be signalled to the stream; its blocks then wait in hardware, before
 //! reading anything the first wrote, until the first grid has completed and its writes are
-//! visible. On older GPUs the scheduler launches the second kernel the ordinary way, and the
-//! wait compiles to nothing.
+//! visible. On older GPUs, and for a kernel compiled from older PTX (whose wait compiles to
+//! nothing), the scheduler launches the second kernel the ordinary way.
 //!
 //! The first kernel does not trigger the launch early (`griddepcontrol.launch_dependents`): that
 //! instruction at the start of every block of the direct pass, which lets the survivors' blocks
