@@ -352,7 +352,7 @@ class scheduler {
   //! pass's last blocks exit, and its blocks wait in hardware for that grid's writes
   //! (dependent_launch.cuh), which shortens the gap between the two. Its dynamic shared memory
   //! admits its planned blocks per SM and no more (survivors_shared_bytes): a dependent grid
-  //! whose blocks may crowd the SMs that free first ran the islands view at offset 1 in 0.85 ms
+  //! whose blocks may crowd the SMs that free first runs the islands view at offset 1 in 0.85 ms
   //! against 0.70 for the ordinary launch in float and 1.21 against 0.98 in double (eight blocks
   //! of 128 per SM). On an H100, alternating processes of `julia --strategy budgeted --chunk 1
   //! --budget 64 [--blocks-per-sm B]` against the ordinary launch: on one block per SM at 2048²,
