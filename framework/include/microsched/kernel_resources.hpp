@@ -17,6 +17,7 @@ struct kernel_resources {
   std::size_t local_bytes = 0;  //!< per thread; non-zero means spills or a stack frame
   int threads_per_block = 0;
   int max_blocks_per_sm = 0;  //!< occupancy at this block size
+  int ptx_version = 0;        //!< the virtual architecture it was compiled from, e.g. 90
 };
 
 template <class Kernel>
@@ -29,9 +30,21 @@ template <class Kernel>
   r.static_shared_bytes = attr.sharedSizeBytes;
   r.local_bytes = attr.localSizeBytes;
   r.threads_per_block = threads_per_block;
+  r.ptx_version = attr.ptxVersion;
   MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &r.max_blocks_per_sm, kernel, threads_per_block, dynamic_shared));
   return r;
+}
+
+//! Lets `kernel` launch with `dynamic_shared` bytes of dynamic shared memory, raising its limit
+//! (48 KiB unless opted in) where it is lower; a limit already higher stays.
+inline void allow_dynamic_shared(const void* kernel, std::size_t dynamic_shared) {
+  cudaFuncAttributes attr{};
+  MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  if (dynamic_shared > static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes)) {
+    MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(dynamic_shared)));
+  }
 }
 
 //! 32-bit registers of one SM, and the most one block may use, at compute capability 5.0 to 9.0.

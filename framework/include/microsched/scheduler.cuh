@@ -122,13 +122,9 @@ class scheduler {
     }
     for (const schedule_arguments& c : candidates()) {
       if (is_direct_form(c.strategy)) continue;
-      if (dynamic_shared_bytes > 48 * 1024) {
-        MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel(c)),
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(dynamic_shared_bytes)));
-      }
-      // Validates blocks per SM against occupancy now, before any launch. Under automatic a
-      // candidate that cannot launch here is dropped at its first run instead (with the reason).
+      // Validates blocks per SM against occupancy now, before any launch, and opts the kernel in
+      // to its dynamic shared memory (resources_of). Under automatic a candidate that cannot
+      // launch here is dropped at its first run instead (with the reason).
       try {
         (void)plan_of(c, 1);
       } catch (const std::invalid_argument&) {
@@ -248,7 +244,7 @@ class scheduler {
                            direct_block_threads, 0)};
     }
     if (one != nullptr) {
-      const std::size_t shared = survivors_shared_bytes(s, one, 1);
+      const std::size_t shared = survivors_shared_bytes(s, one, one_block_threads, 1);
       const kernel_resources r = resources_of(one, one_block_threads, shared);
       return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
               shared, r};
@@ -256,9 +252,10 @@ class scheduler {
     const void* persistent = s.strategy == pool_strategy::budgeted
                                  ? reinterpret_cast<const void*>(tail_for<Policy>(s))
                                  : reinterpret_cast<const void*>(kernel(s));
-    const std::size_t shared = s.strategy == pool_strategy::budgeted
-                                   ? survivors_shared_bytes(s, persistent, s.blocks_per_sm)
-                                   : dynamic_shared_bytes;
+    const std::size_t shared =
+        s.strategy == pool_strategy::budgeted
+            ? survivors_shared_bytes(s, persistent, block_threads, s.blocks_per_sm)
+            : dynamic_shared_bytes;
     const kernel_resources r = resources_of(persistent, block_threads, shared);
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
                         Policy::auto_blocks(num_tasks, sm_count_)),
@@ -287,40 +284,28 @@ class scheduler {
         own = reinterpret_cast<const void*>(kernel(s));
       }
       if (one == nullptr) return nullptr;
-      const bool serves = serves_as_one_block(
-          resources_of(one, one_block_threads, survivors_shared_bytes(s, one, 1)),
-          resources_of(own, block_threads, dynamic_shared_bytes));
+      const bool serves =
+          serves_as_one_block(resources_of(one, one_block_threads,
+                                           survivors_shared_bytes(s, one, one_block_threads, 1)),
+                              resources_of(own, block_threads, dynamic_shared_bytes));
       return serves ? one : nullptr;
     }
   }
 
-  //! Dynamic shared memory of the budgeted strategy's survivors' launch of `kernel` with
-  //! `blocks` blocks per SM (0: the policy's automatic grid): enough that no more blocks fit
-  //! an SM, so that its dependent launch (launch_budgeted) spreads them as planned. 0, an
-  //! ordinary launch, for the other strategies, the automatic grid of the policy's blocks, GPUs
-  //! below compute capability 9.0, where the bound does not fit, and for a kernel compiled from
-  //! PTX below 9.0 (its wait for the direct pass compiles to nothing). The first call for a
-  //! kernel opts it in to all the shared memory a block may have.
+  //! Dynamic shared memory of the budgeted strategy's survivors' launch of `kernel` in blocks of
+  //! `threads`, `blocks` of them per SM (0: the policy's automatic grid): enough that no more
+  //! blocks fit an SM, so that its dependent launch (launch_budgeted) spreads them as planned.
+  //! 0, an ordinary launch, for the other strategies, the automatic grid of the policy's blocks,
+  //! GPUs below compute capability 9.0, where the bound does not fit, and for a kernel compiled
+  //! from PTX below 9.0 (its wait for the direct pass compiles to nothing).
   [[nodiscard]] std::size_t survivors_shared_bytes(const schedule_arguments& s, const void* kernel,
-                                                   int blocks) const {
+                                                   int threads, int blocks) const {
     if (s.strategy != pool_strategy::budgeted || blocks < 1 || dependent_shared_.per_sm == 0) {
       return 0;
     }
-    auto found = dependent_kernels_.find(kernel);
-    if (found == dependent_kernels_.end()) {
-      cudaFuncAttributes attr{};
-      MICROSCHED_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-      const bool waits = attr.ptxVersion >= 90;
-      if (waits && attr.sharedSizeBytes < dependent_shared_.per_block_optin) {
-        MICROSCHED_CUDA_TRY(cudaFuncSetAttribute(
-            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(dependent_shared_.per_block_optin - attr.sharedSizeBytes)));
-      }
-      found =
-          dependent_kernels_.emplace(kernel, dependent_kernel{attr.sharedSizeBytes, waits}).first;
-    }
-    if (!found->second.waits) return 0;
-    return shared_bytes_for_blocks(blocks, dependent_shared_, found->second.static_shared);
+    const kernel_resources own = resources_of(kernel, threads, 0);
+    if (own.ptx_version < 90) return 0;
+    return shared_bytes_for_blocks(blocks, dependent_shared_, own.static_shared_bytes);
   }
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
@@ -520,12 +505,14 @@ class scheduler {
   }
 
   //! A kernel's registers and occupancy at a dynamic shared size, queried once (not on every
-  //! launch).
+  //! launch); the kernel is opted in to that size first, so that every launch planned with it
+  //! may take it.
   [[nodiscard]] kernel_resources resources_of(const void* kernel, int threads,
                                               std::size_t dynamic_shared) const {
     const auto key = std::make_pair(kernel, dynamic_shared);
     const auto found = resources_.find(key);
     if (found != resources_.end()) return found->second;
+    if (dynamic_shared > 0) allow_dynamic_shared(kernel, dynamic_shared);
     return resources_[key] = query_resources(kernel, threads, dynamic_shared);
   }
 
@@ -543,11 +530,6 @@ class scheduler {
   //! The SM's shared memory where the survivors' launch may be a dependent launch (compute
   //! capability 9.0 and above); all 0 otherwise.
   shared_memory_limits dependent_shared_;
-  struct dependent_kernel {
-    std::size_t static_shared = 0;
-    bool waits = false;  //!< compiled for compute capability 9.0+: wait_for_prerequisite_grid()
-  };
-  mutable std::map<const void*, dependent_kernel> dependent_kernels_;  //!< (kernel) -> it
   global_task_pool pool_;
   survivor_queue<context> survivors_;
   //! (kernel, dynamic shared bytes) -> its resources
