@@ -37,9 +37,13 @@ TEST_CASE("prize report: the bound is the floor or the longest task alone, which
   r.direct.median_ms = 0.250;
   r.scheduled.median_ms = 0.180;
   CHECK(r.bound_ms() == doctest::Approx(0.079));
+  // The summary gives the share of the bound only where the floor is out of reach.
+  CHECK(r.summary().find("longest task alone 0.079 ms (above the floor: no schedule beats it; "
+                         "scheduled at 44% of its speed); exactly once") != std::string::npos);
   r.longest_alone.median_ms = 0.010;
   CHECK(r.bound_ms() == doctest::Approx(0.060));
-  CHECK(r.summary().find("longest task alone 0.010 ms") != std::string::npos);
+  CHECK(r.summary().find("longest task alone 0.010 ms; exactly once: yes") != std::string::npos);
+  CHECK(r.summary().find("of its speed") == std::string::npos);
 }
 
 TEST_CASE(
