@@ -80,7 +80,7 @@ std::vector<schedule_arguments> candidates() {
     }
   }
   // A direct pass of `budget` steps, then the survivors on private pools.
-  for (int budget : {16, 32, 64, 128, 256}) {
+  for (int budget : {16, 32, 48, 64, 128, 256}) {
     schedule_arguments b;
     b.strategy = pool_strategy::budgeted;
     b.budget = budget;

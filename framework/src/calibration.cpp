@@ -82,12 +82,16 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
       // (islands, 136): the budget that wins depends on the lengths, so three are timed. On an
       // H100, against vanilla (each candidate's time in bench_termination's label): islands
       // 2048^2 float offset 1 2.38x (64) and 2.87x (128), dust 2048^2 float 1.59x and 1.46x, neck
-      // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x; the shortest tasks want
-      // 32: neck 2048^2 float (9 iterations on average) 0.066 ms against 0.070 ms with 64.
+      // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x. The shortest budget is
+      // 48: it ties 64 within 2% on every Julia view and gains 2-3% where tasks average under 20
+      // iterations (seahorse 2048^2 double 0.099-0.100 ms against 0.101-0.103, neck double
+      // 0.080-0.081 against 0.082-0.083), while 32 saves so many tasks of the views averaging
+      // 18-26 iterations that it is slower on all but neck (dust 2048^2 float 0.170 ms against
+      // 0.125 with 48; `julia --view dust --strategy budgeted --chunk 1 --budget 32`, then 48).
       schedule_arguments budgeted = pools;
       budgeted.strategy = pool_strategy::budgeted;
       budgeted.chunk = 1;
-      for (const int budget : {32, 64, 128}) {
+      for (const int budget : {48, 64, 128}) {
         budgeted.budget = budget;
         list.push_back(budgeted);
       }

@@ -54,7 +54,7 @@ TEST_CASE("the candidates start with the direct mapping") {
   for (const auto& a : automatic_candidates(false)) {
     if (a.strategy == pool_strategy::budgeted) budgets.push_back(a.budget);
   }
-  CHECK(budgets == std::vector<int>{32, 64, 128, 64});  // short, middle and long tasks
+  CHECK(budgets == std::vector<int>{48, 64, 128, 64});  // short, middle and long tasks
   // The last with its survivors on 512 threads per SM, whatever the block size.
   for (const int threads : {64, 128, 256, 512, 1024}) {
     const auto list = automatic_candidates(false, {}, true, threads);
