@@ -85,9 +85,10 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
       // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x. The shortest budget is
       // 48: it ties 64 within 2% on every Julia view and gains 2-3% where tasks average under 20
       // iterations (seahorse 2048^2 double 0.099-0.100 ms against 0.101-0.103, neck double
-      // 0.080-0.081 against 0.082-0.083), while 32 saves so many tasks of the views averaging
-      // 18-26 iterations that it is slower on all but neck (dust 2048^2 float 0.170 ms against
-      // 0.125 with 48; `julia --view dust --strategy budgeted --chunk 1 --budget 32`, then 48).
+      // 0.080-0.081 against 0.082-0.083). At 32 more tasks of those views are still running
+      // (seahorse 18%, dust 13%) than the survivor queue holds (an eighth of the tasks), and the
+      // rest run to their end in the direct pass: dust 2048^2 float 0.170 ms against 0.125 with
+      // 48 (`julia --view dust --strategy budgeted --chunk 1 --budget 32`, then 48).
       schedule_arguments budgeted = pools;
       budgeted.strategy = pool_strategy::budgeted;
       budgeted.chunk = 1;
