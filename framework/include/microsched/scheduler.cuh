@@ -232,22 +232,28 @@ class scheduler {
                                 block_threads);
   }
 
+  //! A persistent schedule run as one block of one_block_threads per SM: its kernel, and the
+  //! dynamic shared memory that launch takes (survivors_shared_bytes).
+  struct one_block_form {
+    const void* kernel = nullptr;  //!< nullptr: the schedule keeps the policy's blocks
+    std::size_t shared = 0;
+  };
+
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks) const {
     return plan_of(s, num_tasks, one_block_launch(s));
   }
   //! `one`: one_block_launch(s), which the launches decide once and pass on.
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks,
-                                    const void* one) const {
+                                    const one_block_form& one) const {
     if (is_direct_form(s.strategy)) {
       return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
               resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)),
                            direct_block_threads, 0)};
     }
-    if (one != nullptr) {
-      const std::size_t shared = survivors_shared_bytes(s, one, one_block_threads, 1);
-      const kernel_resources r = resources_of(one, one_block_threads, shared);
+    if (one.kernel != nullptr) {
+      const kernel_resources r = resources_of(one.kernel, one_block_threads, one.shared);
       return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
-              shared, r};
+              one.shared, r};
     }
     const void* persistent = s.strategy == pool_strategy::budgeted
                                  ? reinterpret_cast<const void*>(tail_for<Policy>(s))
@@ -262,16 +268,16 @@ class scheduler {
             block_threads, shared, r};
   }
 
-  //! The kernel that runs persistent schedule `s` as one block of one_block_threads per SM, or
-  //! nullptr where `s` keeps the policy's blocks: explicit blocks per SM, the local and
-  //! remapped strategies (whose blocks are units of work), managed-branch programs (their
-  //! contexts live in shared memory per block), and a program the one-block kernel would serve
-  //! worse (serves_as_one_block: its launch bounds allow 64 registers a thread).
-  [[nodiscard]] const void* one_block_launch(const schedule_arguments& s) const {
+  //! How persistent schedule `s` runs as one block of one_block_threads per SM, or no kernel
+  //! where `s` keeps the policy's blocks: explicit blocks per SM, the local and remapped
+  //! strategies (whose blocks are units of work), managed-branch programs (their contexts live
+  //! in shared memory per block), and a program the one-block kernel would serve worse
+  //! (serves_as_one_block: its launch bounds allow 64 registers a thread).
+  [[nodiscard]] one_block_form one_block_launch(const schedule_arguments& s) const {
     if constexpr (Policy::switches_contexts) {
-      return nullptr;
+      return {};
     } else {
-      if (s.blocks_per_sm != 0) return nullptr;
+      if (s.blocks_per_sm != 0) return {};
       const void* one = nullptr;
       const void* own = nullptr;
       if (s.strategy == pool_strategy::budgeted) {
@@ -283,12 +289,12 @@ class scheduler {
         one = reinterpret_cast<const void*>(k);
         own = reinterpret_cast<const void*>(kernel(s));
       }
-      if (one == nullptr) return nullptr;
+      if (one == nullptr) return {};
+      const std::size_t shared = survivors_shared_bytes(s, one, one_block_threads, 1);
       const bool serves =
-          serves_as_one_block(resources_of(one, one_block_threads,
-                                           survivors_shared_bytes(s, one, one_block_threads, 1)),
+          serves_as_one_block(resources_of(one, one_block_threads, shared),
                               resources_of(own, block_threads, dynamic_shared_bytes));
-      return serves ? one : nullptr;
+      return serves ? one_block_form{one, shared} : one_block_form{};
     }
   }
 
@@ -320,10 +326,10 @@ class scheduler {
       launch_budgeted(s, program, num_tasks, stream);
       return;
     }
-    const void* const one = one_block_launch(s);
+    const one_block_form one = one_block_launch(s);
     const launch_plan p = plan_of(s, num_tasks, one);
     pool_.prime(stream);
-    kernel_t* const persistent = one != nullptr ? one_block_kernel(s) : kernel(s);
+    kernel_t* const persistent = one.kernel != nullptr ? one_block_kernel(s) : kernel(s);
     persistent<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block),
                  p.dynamic_shared_bytes, stream>>>(program, make_params(s, num_tasks),
                                                    policy_params(s));
@@ -350,7 +356,7 @@ class scheduler {
   void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
                        cudaStream_t stream) {
     if constexpr (budgetable) {
-      const void* const one = one_block_launch(s);
+      const one_block_form one = one_block_launch(s);
       const launch_plan p = plan_of(s, num_tasks, one);
       survivors_.reserve(survivor_capacity(num_tasks), stream);
       pool_.prime(stream);  // before the pass: nothing may come between it and its dependent
@@ -360,7 +366,8 @@ class scheduler {
                                                                        budget_of(s), queue);
       MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
       survivors_.launched();
-      tail_t* const resume = one != nullptr ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
+      tail_t* const resume =
+          one.kernel != nullptr ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
       const resumed_program<Program> resumed{program, queue};
       if (p.dynamic_shared_bytes > 0) {
         detail::launch_dependent(resume, static_cast<unsigned>(p.blocks),
