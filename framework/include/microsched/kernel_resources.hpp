@@ -17,7 +17,7 @@ struct kernel_resources {
   std::size_t local_bytes = 0;  //!< per thread; non-zero means spills or a stack frame
   int threads_per_block = 0;
   int max_blocks_per_sm = 0;  //!< occupancy at this block size
-  int ptx_version = 0;        //!< the virtual architecture it was compiled from, e.g. 90
+  int ptx_version = 0;        //!< the virtual architecture it is compiled from, e.g. 90
 };
 
 template <class Kernel>
