@@ -24,8 +24,9 @@ namespace microsched {
 //! alternating builds of `julia --strategy budgeted --chunk 1 --budget B --blocks-per-sm 4` at
 //! 2048^2 (B 48 and 64, two passes each): dust float 0.128-0.129 against 0.130-0.133 ms, neck
 //! float 0.060-0.061 against 0.062-0.063, seahorse double 0.104-0.106 against 0.106-0.107; on one
-//! block per SM and at 4096^2 within the spread of single readings, 3% either way. Their number is known only on the device,
-//! once the direct pass is over: the persistent driver reads it with tasks_on_device().
+//! block per SM and at 4096^2 within the spread of single readings, 3% either way. Their number is
+//! known only on the device, once the direct pass is over: the persistent driver reads it with
+//! tasks_on_device().
 template <class Program>
 struct resumed_program {
   using context = survivor_entry<typename Program::context>;
