@@ -2,9 +2,11 @@
 // in one process and with CUDA events (warm-up, repetitions, median): vanilla, warp persistent
 // threads, microsched with the default schedule, microsched with the best of a candidate list,
 // the uniform-work floor and the longest task alone in one thread, then reports the ratios as
-// counters.
+// counters. The host/ rows measure what the default schedule costs its caller on short runs
+// where it keeps the direct mapping (run_host_row).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -134,6 +136,49 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
   state.SetLabel("best: " + to_string(best) + "; default: " + default_choice);
 }
 
+//! What the automatic schedule costs its caller where it keeps the direct mapping: Julia at offset
+//! 2 (every pixel runs the whole iteration limit, so there is nothing to remove) on images of one
+//! wave of threads, runs of about 10 to 100 us. The default and the two direct forms run in turns,
+//! 25 synchronised runs at a time, 8 turns each; a time is the median of a schedule's 8 medians,
+//! and direct_ms the faster direct form's.
+void run_host_row(benchmark::State& state, const options_map& options) {
+  auto w = make_workload("julia", options);
+  const schedule_arguments defaults{};
+  schedule_arguments direct;
+  direct.strategy = pool_strategy::direct;
+  schedule_arguments strided;
+  strided.strategy = pool_strategy::strided;
+  (void)w->time_scheduled(defaults, kTiming);  // the calibration
+  constexpr timing_options turn{2, 25};
+  std::vector<double> direct_turns, strided_turns, default_turns;
+  for (int k = 0; k < 8; ++k) {
+    direct_turns.push_back(w->time_scheduled(direct, turn).median_ms);
+    strided_turns.push_back(w->time_scheduled(strided, turn).median_ms);
+    default_turns.push_back(w->time_scheduled(defaults, turn).median_ms);
+  }
+  const double direct_ms =
+      std::min(summarize(direct_turns).median_ms, summarize(strided_turns).median_ms);
+  const double default_ms = summarize(default_turns).median_ms;
+  state.counters["direct_ms"] = direct_ms;
+  state.counters["default_ms"] = default_ms;
+  state.counters["default_x_direct"] = direct_ms / default_ms;
+  for (auto _ : state) state.SetIterationTime(default_ms / 1e3);
+  state.SetLabel("default: " + w->schedule_report(defaults));
+}
+
+void register_host_rows() {
+  const std::vector<std::pair<const char*, const char*>> sizes = {
+      {"64", "400"}, {"256", "1000"}, {"512", "4096"}};
+  for (const auto& [size, crunch] : sizes) {
+    const options_map o{{"width", size}, {"height", size}, {"crunch", crunch}, {"offset", "2"}};
+    const std::string row = std::string("host/julia/") + size + "/crunch:" + crunch + "/offset:2";
+    benchmark::RegisterBenchmark(row.c_str(), [o](benchmark::State& s) { run_host_row(s, o); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
 void add_row(const std::string& row, const std::string& workload, const options_map& options) {
   benchmark::RegisterBenchmark(
       row.c_str(), [workload, options](benchmark::State& s) { run_row(s, workload, options); })
@@ -210,6 +255,7 @@ void register_rows() {
         ->Unit(benchmark::kMillisecond);
   }
   register_short_task_rows();
+  register_host_rows();
 }
 
 }  // namespace

@@ -143,6 +143,12 @@ calibration::calibration(std::vector<schedule_arguments> candidates, calibration
   if (settings_.short_rounds < 1) {
     throw_invalid("calibration short rounds", settings_.short_rounds, "must be at least 1");
   }
+  if (!(settings_.timed_share > 0 && settings_.timed_share <= 1)) {
+    throw_invalid("calibration timed share", settings_.timed_share, "must be in (0, 1]");
+  }
+  if (!(settings_.timed_cost_ms >= 0)) {
+    throw_invalid("calibration timed cost (ms)", settings_.timed_cost_ms, "must be at least 0");
+  }
   entries_.resize(candidates_.size());
   if (candidates_.size() == 1) chosen_ = 0;
 }
@@ -176,9 +182,18 @@ int calibration::rounds_of(int i) const {
 
 bool calibration::next_run_timed() {
   if (!decided()) return true;
-  if (++untimed_ < drift_every) return false;
+  if (candidates_.size() == 1) return false;  // nothing to switch to: record() ignores the time
+  if (++untimed_ < timed_every()) return false;
   untimed_ = 0;
   return true;
+}
+
+int calibration::timed_every() const {
+  const double ms = decided() ? entries_[static_cast<std::size_t>(chosen_)].best_ms : 0;
+  if (!(ms > 0)) return least_timed_every;
+  const double every = std::ceil(settings_.timed_cost_ms / (settings_.timed_share * ms));
+  return static_cast<int>(std::clamp(every, static_cast<double>(least_timed_every),
+                                     static_cast<double>(most_timed_every)));
 }
 
 void calibration::record(int i, double ms, std::uint64_t tasks) {

@@ -223,18 +223,20 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.0}), std::invalid_argument);
 }
 
-TEST_CASE("every calibrating run is timed; once decided, one run in drift_every") {
+TEST_CASE("every calibrating run is timed; once decided, one run in timed_every()") {
   calibration c(three(), {2, 0.03, 1.5, 1.25});
   for (int guard = 0; !c.decided() && guard < 100; ++guard) {
     CHECK(c.next_run_timed());
     const int i = c.next();
-    c.record(i, i == 1 ? 0.5 : 1.0);
+    c.record(i, i == 1 ? 0.3 : 1.0);
   }
   REQUIRE(c.chosen() == 1);
+  const int every = c.timed_every();
+  CHECK(every == 9);  // 0.005 ms per timed run over 0.2% of 0.3 ms: 8.3
   std::vector<bool> timed;
-  for (int k = 0; k < 3 * calibration::drift_every; ++k) timed.push_back(c.next_run_timed());
-  for (int k = 0; k < 3 * calibration::drift_every; ++k) {
-    CHECK(timed[static_cast<std::size_t>(k)] == ((k + 1) % calibration::drift_every == 0));
+  for (int k = 0; k < 3 * every; ++k) timed.push_back(c.next_run_timed());
+  for (int k = 0; k < 3 * every; ++k) {
+    CHECK(timed[static_cast<std::size_t>(k)] == ((k + 1) % every == 0));
   }
   // A restart times every run again until the new choice, whose count starts afresh.
   c.record(1, 1.0);
@@ -244,8 +246,34 @@ TEST_CASE("every calibrating run is timed; once decided, one run in drift_every"
   CHECK(c.next_run_timed());
   for (int guard = 0; !c.decided() && guard < 100; ++guard) c.record(c.next(), 1.0);
   REQUIRE(c.decided());
-  for (int k = 1; k < calibration::drift_every; ++k) CHECK_FALSE(c.next_run_timed());
+  for (int k = 1; k < c.timed_every(); ++k) CHECK_FALSE(c.next_run_timed());
   CHECK(c.next_run_timed());
+}
+
+TEST_CASE("short runs are timed more rarely, within the bounds; a lone choice never") {
+  const auto decided_at = [](double ms) {
+    calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0});
+    drive(c, {ms, 2 * ms, 2 * ms});
+    REQUIRE(c.chosen() == 0);
+    return c.timed_every();
+  };
+  CHECK(decided_at(10.0) == calibration::least_timed_every);
+  CHECK(decided_at(1.0) == calibration::least_timed_every);
+  CHECK(decided_at(0.09) == 28);
+  CHECK(decided_at(0.012) == 209);
+  CHECK(decided_at(0.001) == calibration::most_timed_every);
+  // The share and the cost are settings: 1% of a 0.07 ms run for 0.005 ms is one run in 8.
+  calibration loose(three(), {2, 0.03, 1.5, 1.25, 0.0, 1.0, 4, 0.01, 0.005});
+  drive(loose, {0.07, 0.2, 0.2});
+  CHECK(loose.timed_every() == 8);
+  // One candidate (a choice read from a calibration file): its times change nothing.
+  calibration lone({three().front()});
+  REQUIRE(lone.decided());
+  for (int k = 0; k < 2 * calibration::most_timed_every; ++k) CHECK_FALSE(lone.next_run_timed());
+  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.25, 0.0, 1.0, 4, 0.0}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(calibration(three(), {2, 0.03, 1.5, 1.25, 0.0, 1.0, 4, 0.01, -1.0}),
+                  std::invalid_argument);
 }
 
 TEST_CASE("an explicit check of the choice restarts on one run off by the drift factor") {

@@ -26,10 +26,11 @@
 //!   by more than `drift_floor_ms`, mean the work changed (other data, another view of the same
 //!   program) and the calibration starts over. The floor and the second run keep the timing
 //!   noise of runs of a few microseconds from restarting it.
-//! - Once decided, one run in `drift_every` is timed (next_run_timed()). A timed run records a
-//!   CUDA event before its launch, which the host pays before the kernel starts: about 5 us, 5%
-//!   of a 0.1 ms run (Julia's neck view at 2048^2 in double, bench_termination julia-neck/2048,
-//!   timed the direct mapping 0.095 ms by its own events and 0.102 ms by the caller's).
+//! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
+//!   CUDA event before its launch, which the host pays before the kernel starts: a few
+//!   microseconds, a fifth of a run of 12 us, so short runs are timed more rarely
+//!   (calibration_settings::timed_share), and a choice with no alternative (from a calibration
+//!   file) is never timed.
 
 #include <cstdint>
 #include <string>
@@ -51,6 +52,14 @@ struct calibration_settings {
   //! times: the extra runs cost at most 2 x (short_rounds - rounds) x short_run_ms.
   double short_run_ms = 1.0;
   int short_rounds = 4;  //!< runs of each direct form on short runs (at least `rounds` count)
+  //! Once decided, runs are timed rarely enough that their events cost at most this share of the
+  //! chosen schedule's time on average, taking `timed_cost_ms` per timed run. On an H100, Julia
+  //! at offset 2 (`bench_termination --benchmark_filter=host`, where the calibration keeps
+  //! direct): with one run in four timed, the default ran at 0.98x the direct schedule at 64^2
+  //! (15 us runs) and 0.988-0.997x at 256^2 (35 us); with one in 167 and one in 72, 0.993-1.001x
+  //! and 0.993-1.000x.
+  double timed_share = 0.002;
+  double timed_cost_ms = 0.005;  //!< what one timed run costs the caller, at most
 };
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
@@ -69,8 +78,9 @@ class calibration {
  public:
   //! Timed runs in a row off the calibrated time that restart a decided calibration.
   static constexpr int drift_runs = 2;
-  //! Once decided, one run in this many is timed.
-  static constexpr int drift_every = 4;
+  //! Once decided, the fewest and the most runs per timed run (timed_every()).
+  static constexpr int least_timed_every = 4;
+  static constexpr int most_timed_every = 1024;
 
   //! Throws std::invalid_argument for no candidates, rounds < 1, a margin outside [0, 1) or a
   //! drop factor below 1.
@@ -83,8 +93,13 @@ class calibration {
   [[nodiscard]] const schedule_arguments& candidate(int i) const;
   [[nodiscard]] int size() const { return static_cast<int>(candidates_.size()); }
   //! Whether the next run is timed, counting it: every run while calibrating, one in
-  //! drift_every once decided (the first of them drift_every runs after the decision).
+  //! timed_every() once decided (the first of them timed_every() runs after the decision), none
+  //! where the choice has no alternative.
   [[nodiscard]] bool next_run_timed();
+  //! Once decided, one run in this many is timed: timed_cost_ms over timed_share of the chosen
+  //! schedule's calibrated time, within [least_timed_every, most_timed_every] (4 for runs of
+  //! 0.63 ms or more, 28 for 0.09 ms, 209 for 0.012 ms with the default settings).
+  [[nodiscard]] int timed_every() const;
 
   //! The run of candidate `i` took `ms` milliseconds for `tasks` tasks (times are compared per
   //! task, so sizes of one size class compare). Once decided, a run of the chosen candidate is
