@@ -1,11 +1,13 @@
 // Device tests of measure_prize(): the step statistics equal a CPU reference, the scheduled run
-// is checked exactly once against the direct run's outputs, and every time is measured.
+// is checked exactly once against the direct run's outputs, and every time is measured; the event
+// timer's turns.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "microsched/check/prize.cuh"
@@ -148,4 +150,26 @@ TEST_CASE("measure_prize refuses zero tasks and empty output regions") {
   const known_steps_program program{out.data()};
   CHECK_THROWS_AS((void)measure_prize(program, 0, {{out.data(), 16}}), std::invalid_argument);
   CHECK_THROWS_AS((void)measure_prize(program, 4, {{nullptr, 16}}), std::invalid_argument);
+}
+
+TEST_CASE("event_timer times two launches in turns, each with its own statistics") {
+  device_buffer<std::uint8_t> bytes(std::size_t{1} << 20);
+  std::string order;
+  const auto fill = [&](char name, int value) {
+    return [&bytes, &order, name, value](cudaStream_t s) {
+      order += name;
+      MICROSCHED_CUDA_TRY(cudaMemsetAsync(bytes.data(), value, bytes.size(), s));
+    };
+  };
+  event_timer timer;
+  const auto [a, b] = timer.time_in_turns(fill('a', 1), fill('b', 2), {2, 5});
+  CHECK(order == "abababababababab");  // two warm-up turns, then five timed
+  for (const timing_stats& t : {a, b}) {
+    CHECK(t.repetitions == 5);
+    CHECK(t.min_ms > 0);
+    CHECK(t.min_ms <= t.median_ms);
+    CHECK(t.median_ms <= t.max_ms);
+  }
+  CHECK_THROWS_AS((void)timer.time_in_turns(fill('a', 1), fill('b', 2), {1, 0}),
+                  std::invalid_argument);
 }

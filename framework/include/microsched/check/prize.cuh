@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "microsched/check/counted_program.cuh"
@@ -74,9 +75,10 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   schedule_arguments direct_args = args;
   direct_args.strategy = pool_strategy::direct;
   scheduler<Program, Policy> direct(direct_args);
-  r.direct = timer.time([&](cudaStream_t s) { direct.run(program, num_tasks, s); }, timing, stream);
-  r.scheduled =
-      timer.time([&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
+  // Direct and scheduled in turns: their ratio is the answer, so both see the same conditions.
+  std::tie(r.direct, r.scheduled) = timer.time_in_turns(
+      [&](cudaStream_t s) { direct.run(program, num_tasks, s); },
+      [&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
   r.schedule = sched.report(num_tasks);
   return r;
 }

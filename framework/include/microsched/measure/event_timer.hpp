@@ -1,9 +1,11 @@
 #pragma once
 //! @file event_timer.hpp
-//! Times a launch with CUDA events on one stream: warm-up runs, then repetitions, median.
+//! Times a launch with CUDA events on one stream: warm-up runs, then repetitions, median; or two
+//! launches in turns.
 
 #include <cuda_runtime_api.h>
 
+#include <utility>
 #include <vector>
 
 #include "microsched/error.hpp"
@@ -33,19 +35,46 @@ class event_timer {
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(options.repetitions));
-    for (int i = 0; i < options.repetitions; ++i) {
-      MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
-      launch(stream);
-      MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
-      MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_));
-      float ms = 0;
-      MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-      samples.push_back(ms);
-    }
+    for (int i = 0; i < options.repetitions; ++i) samples.push_back(once(launch, stream));
     return summarize(std::move(samples));
   }
 
+  //! Times two launches in turns (a, b, a, b, ...) after the warm-up runs of each, so that a
+  //! change of clocks or of other work on the GPU between two blocks of runs does not show as a
+  //! ratio between them.
+  template <class LaunchA, class LaunchB>
+  [[nodiscard]] std::pair<timing_stats, timing_stats> time_in_turns(LaunchA&& a, LaunchB&& b,
+                                                                    const timing_options& options,
+                                                                    cudaStream_t stream = nullptr) {
+    if (options.repetitions < 1) throw_invalid("repetitions", options.repetitions, "must be >= 1");
+    for (int i = 0; i < options.warmup; ++i) {
+      a(stream);
+      b(stream);
+    }
+    MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+    std::vector<double> samples_a, samples_b;
+    samples_a.reserve(static_cast<std::size_t>(options.repetitions));
+    samples_b.reserve(static_cast<std::size_t>(options.repetitions));
+    for (int i = 0; i < options.repetitions; ++i) {
+      samples_a.push_back(once(a, stream));
+      samples_b.push_back(once(b, stream));
+    }
+    return {summarize(std::move(samples_a)), summarize(std::move(samples_b))};
+  }
+
  private:
+  //! One launch between the two events, waited for: milliseconds.
+  template <class Launch>
+  double once(Launch& launch, cudaStream_t stream) {
+    MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
+    launch(stream);
+    MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
+    MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_));
+    float ms = 0;
+    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
   cudaEvent_t start_{};
   cudaEvent_t stop_{};
 };
