@@ -138,7 +138,7 @@ void run_row(benchmark::State& state, const std::string& name, const options_map
 
 //! What the automatic schedule costs its caller where it keeps the direct mapping: Julia at offset
 //! 2 (every pixel runs the whole iteration limit, so there is nothing to remove) on images of one
-//! wave of threads, runs of about 10 to 100 us. The default and the two direct forms run in turns,
+//! wave of threads, runs of about 15 to 400 us. The default and the two direct forms run in turns,
 //! 25 synchronised runs at a time, 8 turns each; a time is the median of a schedule's 8 medians,
 //! and direct_ms the faster direct form's.
 void run_host_row(benchmark::State& state, const options_map& options) {
