@@ -56,10 +56,10 @@ struct resumed_program {
 //! runs on to its end here. Its grid covers the tasks, one thread each, as a vanilla kernel's
 //! does: the hardware hands out blocks more cheaply than warps claim work. On an H100 at budget
 //! 48 (`julia --strategy budgeted --chunk 1 --budget 48`, the pass's grid changed), a resident
-//! grid of 8 blocks of 256 per SM, each thread striding, took 0.068-0.070 ms on neck 2048^2 float
-//! against 0.063-0.064 and 0.215 on neck 4096^2 double against 0.185-0.186 (dust 2048^2 double
-//! 0.173 against 0.175); warps that claim 32 or 64 tasks at a time from an atomic counter took
-//! 0.102-0.150 ms on neck 2048^2 float.
+//! grid of 8 blocks of 256 per SM, each thread striding, takes 0.068-0.070 ms on neck 2048^2
+//! float against 0.063-0.064 and 0.215 on neck 4096^2 double against 0.185-0.186 (dust 2048^2
+//! double 0.173 against 0.175); warps that claim 32 or 64 tasks at a time from an atomic counter
+//! take 0.102-0.150 ms on neck 2048^2 float.
 template <class Program, int BlockThreads, class Index>
 __global__ void __launch_bounds__(BlockThreads)
     budgeted_pass(const Program program, const task_id num_tasks, const int budget,

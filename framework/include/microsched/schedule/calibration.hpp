@@ -55,7 +55,7 @@ struct calibration_settings {
   //! Once decided, runs are timed rarely enough that their events cost at most this share of the
   //! chosen schedule's time on average, taking `timed_cost_ms` per timed run. On an H100, Julia
   //! at offset 2 (`bench_termination --benchmark_filter=host`, where the calibration keeps
-  //! direct): with one run in four timed, the default ran at 0.98x the direct schedule at 64^2
+  //! direct): with one run in four timed, the default runs at 0.98x the direct schedule at 64^2
   //! (15 us runs) and 0.988-0.997x at 256^2 (35 us); with one in 167 and one in 72, 0.993-1.001x
   //! and 0.993-1.000x.
   double timed_share = 0.002;
