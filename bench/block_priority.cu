@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // block_priority: how an SM's warp schedulers share issue slots between the blocks it holds.
 // Every warp runs the same dependent chain of integer steps; each block records when it began and
 // when its last warp finished. With several blocks per SM the block that arrived first finishes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Termination-divergence benchmarks (the persistent-warp microscheduler). Every row measures,
 // in one process and with CUDA events (warm-up, repetitions, median): vanilla, warp persistent
 // threads, microsched with the default schedule, microsched with the best of a candidate list,

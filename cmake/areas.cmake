@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # add_subdirectory(<area>) for every enabled feature area that has a CMakeLists.txt in this folder.
 macro(microsched_add_areas)
   foreach(area ${MICROSCHED_AREAS})

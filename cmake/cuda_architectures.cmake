@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Default CUDA architectures: the GPU in this machine when one answers, else Hopper (90).
 # Users override with -DCMAKE_CUDA_ARCHITECTURES=... (or the CUDAARCHS environment variable).
 #

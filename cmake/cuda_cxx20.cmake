@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # CUDA C++20 for this project and for everyone who links microsched::microsched.
 #
 # CMake 3.25 (Debian 12) does not know nvcc's C++20 flag: CUDA_STANDARD 20 does nothing there and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The installed package: headers, libraries, microschedConfig.cmake and its version file, so that
 # find_package(microsched 0.1 CONFIG) gives microsched::microsched and one target per area library.
 include(GNUInstallDirs)

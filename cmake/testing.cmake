@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Test helpers. Host tests run everywhere; gpu tests carry the label `gpu` and exit with 77
 # (reported by ctest as skipped, never as passed) where no CUDA device answers.
 function(microsched_add_host_test name)

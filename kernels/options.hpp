@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file options.hpp
 //! Reading workload options (name=value strings) with errors that name the option and value.

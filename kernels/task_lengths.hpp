@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_lengths.hpp
 //! Statistics of steps per task, computed on the host: what decides whether scheduling pays.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // task_lengths: the distribution of steps per task of a workload, computed on the CPU with the
 // kernels' arithmetic (no GPU needed). Usage: task_lengths julia|collatz|walk [name=value ...]
 // e.g. task_lengths julia view=dust width=4096 height=4096 precision=double

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_workload.cuh
 //! The shared machinery of a workload built from one task program: reference outputs from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file workload.hpp
 //! A registered workload: one problem that the samples, the benchmarks and the sweep tool can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one registry of workloads: the termination workloads of this library and, through their
 // adapters (kernels/registry/), the switching, remap and pipeline workloads of the areas built.
 #include <stdexcept>

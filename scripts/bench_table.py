@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Turns Google Benchmark JSON from bench_termination into the Markdown table of docs/performance.md.
 Usage: scripts/bench_table.py bench_termination.json"""
 import json, sys

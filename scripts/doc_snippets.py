@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks (or, with --fix, rewrites) the code blocks in README.md and docs/*.md that are cut from
 compiled sources. A block is marked by the line `<!-- snippet: PATH#NAME -->` right before its
 fence; its text must equal the lines between `// example-begin NAME` and `// example-end NAME` in

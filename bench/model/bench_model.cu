@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Google Benchmark: the divergence model against the GPU. For every workload (marching cubes,
 // read alignment, photon transport) and every order (original, Sorting, Greedy, Greedy-Max on
 // BBVs predicted from an instrumented sample by the eq. 1 regression, and the ideal: Sorting on

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Reads bench_model's JSON (--benchmark_out) and writes a plot of predicted against measured
 time ratios (both metrics) and a markdown table with the errors and speedups.
 

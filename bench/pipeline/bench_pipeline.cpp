@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Google Benchmark: the three pipeline workloads, original loop against the pipelined loop, both
 // timed end to end on the host clock in the same benchmark iteration (speedup counter), plus
 // unwrap's kernels alone. The pipeline statistics of the last run go to stderr.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // host_load: a reproducible noisy neighbour for the pipeline benchmarks. Runs N threads that
 // either spin on arithmetic (cpu: they take cores from the pipeline's main thread and helpers)
 // or stream-copy private buffers (mem: they take host DRAM bandwidth from the helpers' gathers

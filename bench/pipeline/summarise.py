@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Prints one line per benchmark run of a bench_pipeline JSON file (Google Benchmark's
 --benchmark_out): original and pipelined loop times, speedup (mean and median of the pairs),
 optimised share, and the host gather's frame times. Usage: summarise.py bench_pipeline.json"""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Google Benchmark: lin2018's micro-benchmark and two realistic kernels, original and remapped
 // side by side in one run. Each row times its remapped variant (manual time, CUDA events) and,
 // in the same run, the original and the divergence-free floor (median of warm-up + repetitions),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file cli.hpp
 //! The sweep program's command line, as a function so that tests can run it in-process with a

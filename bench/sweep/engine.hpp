@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file engine.hpp
 //! Runs a sweep plan: for every scenario, builds the workload, times its references once

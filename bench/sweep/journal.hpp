@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file journal.hpp
 //! The results journal: an append-only JSON-lines file (results.jsonl) that gets one line per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // sweep: the parameter-sweep program. Everything but signals and the GPU lives in cli.cpp.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file plan.hpp
 //! What one sweep runs: a workload, its scenarios (the product of the workload-option axes) and

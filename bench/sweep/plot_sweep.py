@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Plots of a parameter sweep, drawn with matplotlib from the sweep's sweep.json.
 
 For every scenario it writes, next to sweep.json (or into --out):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file plots.hpp
 //! The sweep's pictures are drawn by bench/sweep/plot_sweep.py (matplotlib) from sweep.json: a

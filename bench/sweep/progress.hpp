@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file progress.hpp
 //! Progress bar with an estimate of the time left, on stderr. On a terminal it redraws one line;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file range.hpp
 //! Sweep axes from the command line: `name=values`, where values is a comma list of items and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file records.hpp
 //! What a sweep measures, one record per scenario baseline and one per point, and their JSON

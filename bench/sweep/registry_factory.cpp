@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The library's registered workloads as a sweep factory. Compiled only where the
 // microsched_workloads library exists (the sweep program and its device test).
 #include "sweep/engine.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file report.hpp
 //! What a sweep found: the best setting of every scenario and its distance from the floor, the

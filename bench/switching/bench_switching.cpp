@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bench_switching: context switching for branch divergence (frey2012 §5.1 and §5.3), measured on
 // the device it runs on, CUDA events into SetIterationTime (manual time, median over the
 // repetitions).

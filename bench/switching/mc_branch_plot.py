@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Draws the Monte Carlo branch test (frey2012 §5.1) with matplotlib: time against the branch
 probability p, log-log, for vanilla, the wavefront baseline (CUB queues between kernels),
 microsched's default (the automatic schedule), context switching on hybrid pools and the ideal

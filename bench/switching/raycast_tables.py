@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Markdown tables of the ray caster rows (raycast_hessian[_skip]/...) of a bench_switching JSON
 file: per image size and step, vanilla at window 1 (the textbook
 kernel) and at its fastest window, context switching immediate and deferred, and the speedups.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Summarises the raycast_tiles* rows of a bench_switching JSON (step 0.0125): vanilla per task
 order and window, and the fastest switching variants per image size, skipping, order and register
 cap, with speedups against the textbook vanilla (window 1, row-major), vanilla at window 1 in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/automatic_schedule.hpp"
 
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file vanilla.cuh
 //! Vanilla baseline: one thread per task, run to completion. Optionally counts the steps of all

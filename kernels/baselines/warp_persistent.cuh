@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file warp_persistent.cuh
 //! Persistent threads at warp granularity (Aila–Laine; the old CUDA SDK Mandelbrot): a warp grabs

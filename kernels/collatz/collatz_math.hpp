@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file collatz_math.hpp
 //! The Collatz map in plain C++, shared by the task program and the host tools and tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file collatz_program.cuh
 //! Collatz total stopping times as a task program: task t starts at `first + t` (64-bit) and

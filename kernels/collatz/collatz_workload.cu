@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "collatz/collatz_program.cuh"
 #include "collatz/collatz_workload.hpp"
 #include "options.hpp"

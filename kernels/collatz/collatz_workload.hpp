@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file collatz_workload.hpp
 //! Collatz total stopping times as a registered workload: short integer tasks with a mild tail.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file julia_program.cuh
 //! The Julia set z -> z^2 + c as a task program: one task per pixel, one step per iteration.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file julia_scenes.hpp
 //! The named Julia views and the pixel grid, in plain C++ so that host tools and tests see the

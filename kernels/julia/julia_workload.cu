@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "julia/julia_program.cuh"
 #include "julia/julia_workload.hpp"
 #include "options.hpp"

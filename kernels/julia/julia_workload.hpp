@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file julia_workload.hpp
 //! The Julia fractal as a registered workload (frey2012 §5.2).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Banded local alignment (Smith-Waterman, linear gaps) of short reads against a reference, the
 // divergence of the bioinformatics kernels of the paper: each read extends row by row along its
 // claimed position and stops early when it cannot score any more (x-drop) or looks unrelated,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file launch_modes.cuh
 //! One kernel template per workload, instantiated for every probe mode and with or without an

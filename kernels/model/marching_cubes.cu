@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Marching cubes after the CUDA samples' marchingCubes: a classify pass counts each voxel's
 // vertices (vertex-count table), an exclusive scan gives each voxel its output offset, and the
 // generate pass (the timed, divergent kernel) writes every voxel's triangles with a normal per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file mc_tables.hpp
 //! Marching-cubes case tables, generated: for each of the 256 corner cases (bit i set when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file model_workload.hpp
 //! Compute-bound kernels with control-flow divergence for the divergence model, each with

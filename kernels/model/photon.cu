@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Monte Carlo photon transport through a layered slab, one photon per item: each step samples a
 // free path; a photon that reaches a layer boundary is reflected or transmitted, one that stays
 // in its layer scatters (Henyey-Greenstein) and is absorbed in part, and a light photon plays

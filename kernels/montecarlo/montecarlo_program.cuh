@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file montecarlo_program.cuh
 //! Termination divergence (frey2012 §5.1): each step draws a uniform random number and the task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "montecarlo/montecarlo_program.cuh"
 #include "montecarlo/montecarlo_workload.hpp"
 #include "options.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file montecarlo_workload.hpp
 //! Monte Carlo termination divergence as a registered workload (frey2012 §5.1).

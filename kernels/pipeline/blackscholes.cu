@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Black-Scholes: nothing to gain from a remap (zhang2010 §5.6). The options stay on the device;
 // every iteration prices one region. The "optimisation" regroups by moneyness and redirects,
 // which only costs coalescing; the adaptive control is expected to switch it off.

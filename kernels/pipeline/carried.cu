@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A gafort-like divergent loop with a loop-carried dependence: one population of genes is iterated;
 // each gene runs a crossover loop of `trips` steps, and the state it ends in gives its trip count
 // and seed for the next iteration. The remap of iteration i (LAM on the trip counts, reference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file equal_cost_pieces.hpp
 //! Piece bounds of equal gather cost for a fixed reference pattern (unwrap's polar map): a piece

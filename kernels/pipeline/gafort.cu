@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // gafort-like divergent loop: each child gene runs a crossover loop whose trip count is its
 // segment length (0 without crossover). LAM on the trip counts, reference redirection.
 #include <algorithm>

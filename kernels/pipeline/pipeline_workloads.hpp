@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file pipeline_workloads.hpp
 //! Chunk programs for the pipeline (chunk_program over cuda_backend), each with an original and

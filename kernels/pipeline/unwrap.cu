@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // unwrap-like polar resampling: out[t] = tone(img[P[t]]) with a fixed polar map P. Data
 // reordering by duplication on the host (img'[t] = img[P[t]]), so the kernel reads img'[t]
 // coalesced and only the referenced samples (1 MB) cross PCIe instead of the frame (16 MB).

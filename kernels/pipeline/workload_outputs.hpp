@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file workload_outputs.hpp
 //! Output handling shared by the pipeline workloads: poison before a run, read back bit for bit.

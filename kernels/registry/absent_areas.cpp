@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The registry's lists of the areas this build leaves out (MICROSCHED_WITH_<AREA>=OFF): empty.
 #include "registry/adapter_support.hpp"
 

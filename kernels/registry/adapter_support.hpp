@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file adapter_support.hpp
 //! What the adapters of the switching, remap and pipeline workloads share: how a registered

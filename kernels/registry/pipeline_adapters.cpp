@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The pipeline workloads (gafort, unwrap, Black-Scholes, and the loop-carried gafort) behind the
 // workload interface, through the public pipeline API (chunk_pipeline, split_loop) and their
 // programs (pipeline_workloads.hpp). There is no scheduler and no persistent driver: vanilla is

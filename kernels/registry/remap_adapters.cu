@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The remap workloads (lin2018's micro-benchmark, chi-square p-values, a model tree) behind the
 // workload interface, through their launch functions (micro_branch.hpp, realistic.hpp). There
 // is no scheduler and no persistent driver: the kernels run one thread per element, remapped

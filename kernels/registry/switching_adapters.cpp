@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The switching workloads (Monte Carlo branch test, isosurface ray caster) behind the workload
 // interface, through their runners' public API (switching_runners.hpp). The schedule applies;
 // the tunables are the pool, the register cap, deferred switching, the vote threshold and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file device_array.hpp
 //! The remap tests, benchmarks and samples use the project's owning device buffer.

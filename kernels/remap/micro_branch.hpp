@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file micro_branch.hpp
 //! lin2018 §4.2 micro-benchmark: a compute-bound branch with 2, 4 or 8 paths (1, 2 or 3 nested

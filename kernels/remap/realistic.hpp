@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file realistic.hpp
 //! Two realistic kernels with data-dependent branches, each compiled as the original and as a

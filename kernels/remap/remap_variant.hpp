@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file remap_variant.hpp
 //! Which version of a divergent kernel runs: the original, or one remapped before its branch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file remapped_prologue.cuh
 //! The few lines every remapped kernel of this folder runs before its branch: publish the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file switching_runner.cuh
 //! Shared device-side machinery of the switching runners: dispatch on the compiled pool sizes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file switching_runners.hpp
 //! Host API of the switching workloads (Monte Carlo branch test, isosurface ray caster): each

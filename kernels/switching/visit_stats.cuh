@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file visit_stats.cuh
 //! Diagnostics of a run (never timed): a wrapper program that counts, per visit of the step under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file wavefront.cuh
 //! The wavefront baseline: the schedule production path tracers run between kernels (pbrt-v4's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file walk_math.hpp
 //! A symmetric random walk on the integers in plain C++, shared by the task program and the host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file walk_program.cuh
 //! Random walks as a task program (walk_math.hpp): task t walks from 0 until it reaches

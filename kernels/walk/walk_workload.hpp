@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file walk_workload.hpp
 //! Random walks as a registered workload: the shortest tasks, a geometric tail, cheap steps.

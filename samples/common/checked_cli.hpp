@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file checked_cli.hpp
 //! Command-line numbers parsed with checks: the whole text must be a number of the option's type

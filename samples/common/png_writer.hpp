@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file png_writer.hpp
 //! Writes an 8-bit RGB image as PNG (libpng). The file appears whole or not at all: the image is

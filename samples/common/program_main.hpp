@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file program_main.hpp
 //! What every microsched program shares (samples, benchmarks, the sweep tool): the exit codes,

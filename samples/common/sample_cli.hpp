@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file sample_cli.hpp
 //! What every sample shares: the options common to all of them, the timing rows, the PNG output,

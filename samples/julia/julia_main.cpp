@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // julia: renders a Julia fractal with microsched and compares its time with the vanilla kernel,
 // warp persistent threads and the uniform-work floor (frey2012 §5.2).
 #include <CLI/CLI.hpp>

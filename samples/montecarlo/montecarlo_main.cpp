@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // montecarlo: termination divergence (frey2012 §5.1). Every task draws random numbers until one
 // falls below the kill probability; microsched's time is printed next to vanilla, warp
 // persistent threads and the uniform-work floor.

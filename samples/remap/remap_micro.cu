@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // remap_micro: runs lin2018's micro-benchmark once per variant, checks the remapped output
 // against the original, and prints time and control-flow efficiency (in-kernel counters).
 // --profile-once launches exactly two micro_branch kernels of the chosen variant (a counting one,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // montecarlo_branch: the branch-divergence test of frey2012 §5.1. Each task runs an outer loop
 // of 1000 iterations; with probability p an iteration enters a branch that sums 1000 random
 // numbers. Times the vanilla kernel, the termination-only persistent driver and context switching.

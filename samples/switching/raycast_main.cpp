@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // raycast: multi-layer isosurface ray casting of the hydrogen orbital psi(3,2,1) (frey2012 §5.3)
 // with the shading branch managed by microsched context switching; writes a PNG and compares the
 // time with the vanilla ray caster built from the same per-ray code.

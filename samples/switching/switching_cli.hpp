@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file switching_cli.hpp
 //! What the switching samples share: their options (the task pools and the context switching),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Model area GPU check (issue 15). Sourced by scripts/gpu-check with BUILD (build dir) and OUT.
 # Runs the device tests, the benchmark (JSON), the plot and table of predicted against measured
 # time ratios, then the device tests under compute-sanitizer (memcheck, racecheck, synccheck;

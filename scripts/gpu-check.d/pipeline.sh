@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Pipeline area, sourced by scripts/gpu-check with BUILD (a configured, built tree) and OUT (where
 # logs go). Runs the device tests, compute-sanitizer memcheck on them, the benchmark (one line per
 # row from bench/pipeline/summarise.py), and ncu's global-load sector counts for unwrap's original

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Remap area GPU check. Sourced by scripts/gpu-check with BUILD (build dir) and OUT set.
 # Cross-checks the in-kernel control-flow-efficiency counters against ncu's average active threads
 # per executed instruction (smsp__thread_inst_executed_per_inst_executed.ratio / 32) on the

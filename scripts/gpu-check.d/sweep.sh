@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sweep area GPU check. Sourced by scripts/gpu-check with BUILD (build dir) and OUT set.
 # Runs a small real parameter sweep of the julia workload (two scenarios, the three strategies,
 # chunk and deferral ranges) and writes its journal, CSV, JSON, summary, heat maps, speedup

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Switching area GPU check. Sourced by scripts/gpu-check with BUILD (build dir) and OUT
 # set. Runs the raycast and montecarlo_branch samples with --verify (raycast.png under
 # $OUT/switching), compute-sanitizer on the switching device tests with the small cases, and

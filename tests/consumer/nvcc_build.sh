@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The consumer's port.cu built with one plain nvcc line against an installed microsched.
 # Usage: tests/consumer/nvcc_build.sh PREFIX FOLDER   (writes FOLDER/port; NVCC_APPEND_FLAGS
 # adds or overrides flags, e.g. NVCC_APPEND_FLAGS=-arch=sm_80)

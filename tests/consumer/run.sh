@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the two consumer projects the way a user's own project would use microsched, and runs
 # their programs where a GPU answers:
 #   installed/     find_package(microsched) against a fresh `cmake --install` of BUILD

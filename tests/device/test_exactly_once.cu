@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests: every strategy x fetch control x chunk size processes every task exactly once
 // and reproduces the vanilla kernel's outputs bit for bit (same step code).
 #include <doctest/doctest.h>

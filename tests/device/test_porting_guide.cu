@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The porting guide's examples (docs/porting-guide.md is cut from the marked regions): a vanilla
 // Julia kernel written the usual way, its port, and a check that both give the same image.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of measure_prize(): the step statistics equal a CPU reference, the scheduled run
 // is checked exactly once against the direct run's outputs, and every time is measured; the event
 // timer's turns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of the remapped strategy (driver/remapped_loop.cuh): the in-kernel remap between
 // task fetches. Every task runs exactly once and gives the same output as the direct mapping of
 // the same program, for two paths (Head-or-Tail), four and eight (Data Group Indexing), at sizes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The automatic schedule's choice on scripted timings: direct first, interleaved rounds, a slow
 // candidate dropped after one run, a failing candidate dropped with its reason, the margin that
 // keeps direct unless a candidate clearly wins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Calibration files: a choice round-trips; a missing, unreadable or corrupt file, or one for
 // another GPU, loads nothing with a clear message and never throws; choices made in the process
 // win over the file's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host tests of the prize report's arithmetic: the step statistics, the longest task it names and
 // the bound it derives from the floor and the longest task alone.
 #include <doctest/doctest.h>

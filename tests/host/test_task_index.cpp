@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // fast_divmod against the hardware division for every width, edge divisors and dividends; the
 // 2-D and 3-D task index helpers against the arithmetic they replace; bad extents refused.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of the model area: the in-kernel BBV counts equal a CPU reference, the time probe
 // counts the same executions, and every workload's regrouped launch (any order) processes each
 // item once and writes the same bytes as the original launch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host tests of the latency fit (warp cycles, non-negative least squares, the lone-block speed)
 // and of the residual resampling that rates orders built from predicted BBVs.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host tests of the divergence model: BBV arithmetic, the two metrics on hand-worked launches,
 // the decision API and bad input.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host tests of the regrouping algorithms, the BBV regression and the latency cache.
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file fake_backend.hpp
 //! A simulated GPU for host tests of the pipeline: each stream is a thread running enqueued work

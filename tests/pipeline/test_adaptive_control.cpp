@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The adaptive control of zhang2011 §5.4, driven by scripted timings.
 #include <doctest/doctest.h>
 

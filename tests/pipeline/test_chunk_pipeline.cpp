@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The pipeline driver on a simulated GPU: results equal the original loop whatever happens to
 // the transformations (ready, late, throwing, switched off, over the memory cap). Also built with
 // -fsanitize=thread (test_pipeline_tsan) to check the helper-thread handoffs.

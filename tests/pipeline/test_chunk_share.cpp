@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The chunk share of all-or-nothing methods (chunk_share.hpp): which chunks a share r selects,
 // and the marks that say why the others ran the original kernel.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // unwrap's pieces of equal gather cost (kernels/pipeline/equal_cost_pieces.hpp) against a
 // reference that marks each piece's lines in a table, on polar maps like unwrap's.
 #include <doctest/doctest.h>

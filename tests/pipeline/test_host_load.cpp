@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host check (host_load.hpp): reading /proc/loadavg's runnable count, the helpers a run may
 // use, and the worker pool's limit on the helpers that take tasks. Also built under
 // ThreadSanitizer (test_pipeline_tsan): set_active wakes and parks helpers while tasks run.

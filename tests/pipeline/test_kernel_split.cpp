@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel splitting for loop-carried dependences (kernel_split.hpp): the split arithmetic, and the
 // split loop on the simulated GPU against a CPU reference of the original loop. Outcomes that
 // depend on helper scheduling are pinned (wait_for_remap, or a remap that only ends when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // User-supplied key and reference functions (key_function.hpp): the algorithms fed through a
 // function give the same mappings as on precomputed keys; a throwing function propagates.
 #include <doctest/doctest.h>

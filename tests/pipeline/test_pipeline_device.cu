@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device suites (label gpu): the pipelined program, whatever it chooses per chunk, writes exactly
 // the outputs of the original loop (same per-element code; outputs poisoned before each run).
 #include <doctest/doctest.h>

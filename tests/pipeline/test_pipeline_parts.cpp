@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The chunk pipeline's named parts as pure functions: the two profiling policies, the slot
 // choice and the pacing of the launching thread.
 #include <doctest/doctest.h>

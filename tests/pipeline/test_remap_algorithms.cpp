@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LAM, regrouping, job swapping and reordering: bijective mappings, pure warps where the counts
 // allow, and the hand-worked examples of zhang2010 and zhang2011.
 #include <doctest/doctest.h>

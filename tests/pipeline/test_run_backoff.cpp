@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Back-off across runs (run_backoff.hpp): which runs launch the original loop after losses.
 #include <doctest/doctest.h>
 

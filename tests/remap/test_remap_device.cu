@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests (label gpu): the device remaps against the host references, and every remapped
 // kernel against its original. Outputs are poisoned before each run.
 #include <cooperative_groups.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host test: docs/remap.md shows exactly the compiled example code of test_remap_device.cu.
 #include <doctest/doctest.h>
 

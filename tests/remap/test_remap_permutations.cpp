@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host tests (CI, no GPU): the remap permutations as pure functions.
 #include <doctest/doctest.h>
 

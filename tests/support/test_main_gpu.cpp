@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // doctest main for device tests: where no CUDA device answers, say so and exit 77, which ctest
 // reports as "Skipped" (SKIP_RETURN_CODE), so a machine without a GPU never counts them as passed.
 #define DOCTEST_CONFIG_IMPLEMENT

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Renders the sweep's plots from a small fake sweep (no GPU) and checks them: the sweep program
 on the test-double workload runs plot_sweep.py after the sweep, and every scenario gets a heat map
 and a speedup plot, each a PNG of plausible size. Exit 77 (skipped) without matplotlib.

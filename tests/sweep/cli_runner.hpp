@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! The sweep program run in-process on the test doubles (fake, fake-area), its outputs captured
 //! (defined in test_engine.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // sweep_fake: the sweep program on the test-double workload, no GPU needed. For trying the
 // command line and looking at the outputs (docs/sweep.md); timings are made up.
 #include <unistd.h>

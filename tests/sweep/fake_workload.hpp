@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! A test double for the sweep: a workload with deterministic fake timings, no GPU. It counts
 //! what the sweep asks of it, refuses blocks-per-sm above 8 like an occupancy limit would, and

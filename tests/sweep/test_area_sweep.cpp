@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Sweeps of area workloads (tunables, no schedule, absent references) on the test double
 // fake-area: the plan over tunables, bad values refused before any work, skipped combinations,
 // n/a references in every output, resume.

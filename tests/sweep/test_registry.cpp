@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one registry on the host: every area's workloads with their options, tunables, traits and
 // bad values, and the sweep's dry run over them (no GPU: nothing here touches the device).
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device test: a small sweep of the real julia workload, end to end through the program's
 // command line (check, timing, journal, resume, CSV/JSON/PNG, tuning file), and one tiny sweep
 // of each switching, remap and pipeline workload over its tunables (every point checked).

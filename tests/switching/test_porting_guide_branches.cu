@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The porting guide's second chapter (docs/porting-guide-branches.md is cut from the marked
 // regions): a vanilla isosurface ray caster written the usual way, its port to a managed-branch
 // program (kernels/switching/raycast/raycast_program.cuh), and a check that both render the same

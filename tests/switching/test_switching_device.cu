@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of the context-switching driver (label gpu): every task ends exactly once and its
 // outputs equal the vanilla kernel's (the same program with ordinary branches), for several pool
 // sizes and task-pool strategies, with and without deferred switching and the vote threshold,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Vote and switch as pure functions (vote.hpp): exhaustive over small warps and pools, then random
 // 32-lane masks. A simulated warp and pool carry context ids through every plan: no context is
 // lost or duplicated, every lane that runs the chosen path holds a context needing it, and a lane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file config.hpp
 //! Portability macros: pure functions are callable from host tests and device code alike.

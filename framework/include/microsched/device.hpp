@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file device.hpp
 //! Facts about the current CUDA device that schedules are sized from (never hard-coded).

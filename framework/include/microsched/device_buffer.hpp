@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file device_buffer.hpp
 //! Owning device array (cudaMalloc), move-only, with checked copies to and from the host.

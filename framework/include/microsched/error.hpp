@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file error.hpp
 //! Errors thrown by the library. Every CUDA runtime call goes through MICROSCHED_CUDA_TRY, every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file kernel_resources.hpp
 //! Registers, shared memory, local memory and occupancy of a compiled kernel, for reports.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file scheduler.cuh
 //! Host entry point: runs a task program on persistent warps under a schedule chosen at run time.

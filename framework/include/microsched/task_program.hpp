@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_program.hpp
 //! A task program is an iterative kernel in task-context form: how a task begins from its id, how

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Region latencies fitted to timed launches: non-negative least squares of warp cycles on the
 // warps' per-region counts (the model's own warp cost, eqs. 2 and 3, warp_counts). Each warp weighs
 // 1 / its cycles: a warp's time varies in proportion to its length (it shares the SM with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers shared by the model library's sources (model_internals.hpp).
 #include "model_internals.hpp"
 

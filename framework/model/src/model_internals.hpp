@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Helpers shared by the model library's sources; not installed, not part of the API.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The regression's residuals put back into predicted BBVs, drawn from the sample items whose
 // predictions are nearest (see regression.hpp).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The SM simulation behind BBV-weighted-scheduled: blocks go to SMs in launch order, each SM
 // shares its throughput among its resident warps (processor sharing on a saturating curve).
 #include <algorithm>

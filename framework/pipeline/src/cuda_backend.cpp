@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/pipeline/cuda_backend.hpp"
 
 namespace microsched::pipeline {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file montecarlo_branch_program.cuh
 //! Branch divergence test (frey2012 §5.1): an outer loop of `outer` iterations; each draws a

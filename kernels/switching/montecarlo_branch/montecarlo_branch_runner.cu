@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <cmath>
 
 #include "montecarlo_branch/montecarlo_branch_program.cuh"

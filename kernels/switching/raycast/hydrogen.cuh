@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file hydrogen.cuh
 //! The scene of the ray caster (frey2012 §5.3): the hydrogen orbital psi(3,2,1), real part,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ray caster's ideal (raycast_ideal.cuh): the counting kernel and the uniform-work kernels.
 #include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file raycast_ideal.cuh
 //! The ray caster's ideal: the work a run does, counted, priced at full SIMD efficiency. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Untimed diagnostic runs of the ray caster: visit counters and completion stamps.
 #include "raycast/raycast_switching.cuh"
 #include "switching_runner.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file raycast_program.cuh
 //! Multi-layer isosurface ray casting of psi(3,2,1) (frey2012 §5.3) as a managed-branch program.

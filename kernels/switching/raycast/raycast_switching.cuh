@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file raycast_switching.cuh
 //! The ray caster's context-switching runs, one explicit instantiation per register cap

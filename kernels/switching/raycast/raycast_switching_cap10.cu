@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ray caster's switching kernels with register cap 10 (min blocks/SM; 0 = none).
 #include "raycast/raycast_switching_impl.cuh"
 

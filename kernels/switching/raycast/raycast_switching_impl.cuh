@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file raycast_switching_impl.cuh
 //! Definitions of raycast_switching<MinBlocks>; included by one raycast_switching_cap*.cu per cap.

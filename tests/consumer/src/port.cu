@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A consumer's port of a small termination-divergent kernel (Collatz stopping times: tasks of
 // 0 to several hundred steps) with microsched::scheduler, checked against the same code run as a
 // plain one-thread-per-element kernel and against the host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A consumer's remapped kernel: a two-path branch regrouped with Head-or-Tail, checked bit for bit
 // against the original kernel built from the same per-element code.
 // example-begin remap-includes

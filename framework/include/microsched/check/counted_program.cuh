@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file counted_program.cuh
 //! Wraps a task program, plain or managed-branch, so that ending a task also increments its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file prize.cuh
 //! What porting pays, in one call: measure_prize() runs a task program three ways on the user's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file prize_kernels.cuh
 //! The kernels measure_prize() needs besides the scheduler: one that counts each task's steps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file prize_report.hpp
 //! What measure_prize() (prize.cuh) returns, and its host-side helpers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file atomic_idle_counter.cuh
 //! Fetch control Atomic(n) (frey2012 §4.3): lanes count themselves idle with a shared-memory

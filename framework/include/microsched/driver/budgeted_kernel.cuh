@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file budgeted_kernel.cuh
 //! The budgeted strategy's two launches. The direct pass runs one thread per task, as a vanilla

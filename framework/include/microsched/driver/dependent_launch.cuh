@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file dependent_launch.cuh
 //! Programmatic dependent launch (compute capability 9.0 and above) for a launch that follows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file direct_kernel.cuh
 //! The direct mapping (pool_strategy::direct and strided): one thread per task, run to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file driver_params.hpp
 //! What the persistent driver kernel receives (CUTLASS-style Params), derived once per launch on

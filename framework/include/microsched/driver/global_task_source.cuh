@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file global_task_source.cuh
 //! Global strategy: a private pool per lane (registers) refilled with `chunk` tasks from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file hybrid_task_source.cuh
 //! Hybrid strategy: a per-warp local pool refilled from the global pool by one atomic per grab.

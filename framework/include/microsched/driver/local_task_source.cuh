@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file local_task_source.cuh
 //! Local strategy: one pool per block in shared memory, statically holding the block's `chunk`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file persistent_kernel.cuh
 //! The persistent driver, one kernel for every policy: persistent warps refill their idle lanes

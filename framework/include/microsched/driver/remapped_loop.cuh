@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file remapped_loop.cuh
 //! The remapped strategy: the in-kernel remap of lin2018 between task fetches, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file stream_task_source.cuh
 //! Stream strategy: a warp with idle lanes grabs a range of tasks for all its lanes with one

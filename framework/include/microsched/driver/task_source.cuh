@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_source.cuh
 //! The task source of each pool strategy (frey2012 §4.2, Table 1), chosen at compile time, and

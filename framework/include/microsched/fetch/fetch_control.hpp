@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file fetch_control.hpp
 //! Task-fetch control (frey2012 §4.3): when a warp leaves its compute loop to refill idle lanes.

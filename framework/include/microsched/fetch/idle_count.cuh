@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file idle_count.cuh
 //! How a warp counts its idle lanes at a fetch check, chosen at compile time: one ballot (Any,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file should_leave.hpp
 //! The fetch decision (frey2012 §4.3) the driver takes at every check, as a pure function that

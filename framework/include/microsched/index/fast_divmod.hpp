@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file fast_divmod.hpp
 //! Division by a run-time constant as a multiply and shifts (Granlund & Montgomery, "Division by

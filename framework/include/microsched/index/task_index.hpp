@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_index.hpp
 //! Task ids of 2-D and 3-D problems split into coordinates with the divisions done once on the

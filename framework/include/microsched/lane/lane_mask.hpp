@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file lane_mask.hpp
 //! Lane arithmetic on 32-bit ballot masks, as pure functions (host-testable).

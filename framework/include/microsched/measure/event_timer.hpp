@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file event_timer.hpp
 //! Times a launch with CUDA events on one stream: warm-up runs, then repetitions, median; or two

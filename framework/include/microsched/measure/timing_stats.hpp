@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file timing_stats.hpp
 //! Summary of repeated timings: median (what we report), min and max (the noise we keep).

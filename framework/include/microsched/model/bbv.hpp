@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file bbv.hpp
 //! Basic-block vectors (BBVs): for every thread (work item), how many times it executed each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file bbv_probe.cuh
 //! In-kernel instrumentation of user-marked regions, switched at compile time:

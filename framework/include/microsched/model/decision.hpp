@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file decision.hpp
 //! Decisions from the model, before anyone pays for a regrouping (divergence-metrics paper,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file latency.hpp
 //! Region latencies, fitted on the current GPU to timed launches and cached per GPU in a small

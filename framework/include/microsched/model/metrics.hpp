@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file metrics.hpp
 //! The divergence model's two cost estimates (divergence-metrics paper, §IV-B), pure host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file regression.hpp
 //! BBV estimation by regression (divergence-metrics paper, eq. 1): each region's count is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file regroup.hpp
 //! Thread regrouping from BBVs (divergence-metrics paper, §V): each algorithm returns an order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file adaptive_control.hpp
 //! The adaptive control of zhang2011 §5.4 as a pure class: it is told what each iteration cost

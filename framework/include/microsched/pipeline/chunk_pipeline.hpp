@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_pipeline.hpp
 //! The CPU-GPU pipeline of zhang2010 §4.1 and zhang2011 §5 (Figure 6). A program launches one

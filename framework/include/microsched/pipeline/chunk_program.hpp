@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_program.hpp
 //! The two concepts the chunk pipeline (chunk_pipeline.hpp) is written against, and the records

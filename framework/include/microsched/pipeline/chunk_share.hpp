@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_share.hpp
 //! The chunk share of all-or-nothing methods (ours, zhang2011 §5.3's partial transformation at

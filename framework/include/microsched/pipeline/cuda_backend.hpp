@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file cuda_backend.hpp
 //! The pipeline's real backend: a compute stream, a copy stream and a pool of CUDA events, all

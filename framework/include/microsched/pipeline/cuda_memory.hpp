@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file cuda_memory.hpp
 //! Owning buffers for the pipeline's staging: pinned host memory (so copies are asynchronous);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file host_load.hpp
 //! How many cores the pipeline's helpers may take before a run.

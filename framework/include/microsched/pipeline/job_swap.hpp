@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file job_swap.hpp
 //! Job swapping for an irregular reference A[P[tid]] (zhang2011 §4.1): jobs are put into

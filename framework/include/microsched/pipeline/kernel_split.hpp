@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file kernel_split.hpp
 //! Kernel splitting for loop-carried dependences (zhang2011 §5.2, Figure 7).

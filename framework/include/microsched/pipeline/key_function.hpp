@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file key_function.hpp
 //! User-supplied functions that compute each element's branch key (LAM, regrouping) or reference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file lam.hpp
 //! LAM, label-assign-move (zhang2010 §4.2, Figure 5): a data layout for a divergent loop or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file pacing.hpp
 //! When the thread that launches kernels stops waiting, as pure functions of what it has seen,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file pipeline_arguments.hpp
 //! What a user chooses for the chunk pipeline (chunk_pipeline.hpp): depth, helpers, memory limit,

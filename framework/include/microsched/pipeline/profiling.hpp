@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file profiling.hpp
 //! The chunk pipeline's two profiling policies, one per kind of remap method. The driver

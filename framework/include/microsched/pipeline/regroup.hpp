@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file regroup.hpp
 //! Path-vector regrouping (zhang2010 §2.2, zhang2011 §4.2): threads whose path vectors (branch

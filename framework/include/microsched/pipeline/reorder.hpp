@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file reorder.hpp
 //! Data relocation on the host, for helper threads to build the arrays an optimised kernel reads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file run_backoff.hpp
 //! Backing off across runs: a pipelined run that ended slower than

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file slot_choice.hpp
 //! Which staging slot a chunk's remap is written to. Pure logic over two questions the driver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file statistics.hpp
 //! What the pipeline did, per iteration, in a form a user can print.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file thread_mapping.hpp
 //! Thread-data mappings and the measures that judge them. A mapping is stored as `source`:

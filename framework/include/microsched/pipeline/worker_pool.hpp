@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file worker_pool.hpp
 //! Helper CPU threads of the pipeline (zhang2010's cpuThreadControl): a fixed set of threads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file step_window.cuh
 //! A window of steps of one lane's task: what every plain-program driver runs between two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file stream_lane.cuh
 //! One lane's state under the stream strategy (driver/stream_task_source.cuh). The warp holds a

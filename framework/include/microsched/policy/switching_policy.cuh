@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file switching_policy.cuh
 //! The policy for managed-branch programs (switching/managed_program.hpp): task-context

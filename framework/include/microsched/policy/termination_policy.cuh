@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file termination_policy.cuh
 //! The policy for plain task programs (task_program.hpp): termination divergence only. Each lane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file global_pool_ref.cuh
 //! Device view of the global task pool (frey2012 §4.1): one 64-bit counter in device memory that

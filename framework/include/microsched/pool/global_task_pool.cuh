@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file global_task_pool.cuh
 //! The host owner of the global task pool's counter (frey2012 §4.1); kernels receive the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file lane_run.hpp
 //! The stream strategy's private pool (frey2012 §4.1's lowest level), held by a warp: a range of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file survivor_queue.cuh
 //! The budgeted strategy's queue of survivors: the tasks still running when the direct pass's

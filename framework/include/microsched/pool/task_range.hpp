@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_range.hpp
 //! A task pool at any level is two counters: the next task and one past the last (frey2012 §4.1).

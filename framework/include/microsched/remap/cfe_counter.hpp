@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file cfe_counter.hpp
 //! Control-flow efficiency (CFE) counted in-kernel: the share of thread-steps that are not masked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file data_group_index.hpp
 //! Data Group Indexing (DGI, lin2018 §3.3): block-level reference redirection for a branch with

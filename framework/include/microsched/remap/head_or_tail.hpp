@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file head_or_tail.hpp
 //! Head-or-Tail (HoT, lin2018 §3.2): block-level reference redirection for a two-path branch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file permutation.hpp
 //! The pure arithmetic of in-kernel thread-data remapping (lin2018 §3), shared by the device

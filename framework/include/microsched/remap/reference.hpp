@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file reference.hpp
 //! Host references and property checks for remap permutations: what the device remaps must

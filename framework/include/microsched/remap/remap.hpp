@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file remap.hpp
 //! In-kernel thread-data remapping (lin2018): Head-or-Tail for two paths, Data Group Indexing for

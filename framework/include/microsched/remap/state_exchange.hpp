@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file state_exchange.hpp
 //! Moves values a thread computed before a remap to the thread that takes over its data, through

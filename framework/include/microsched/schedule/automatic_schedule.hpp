@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file automatic_schedule.hpp
 //! The state behind pool_strategy::automatic: one calibration (calibration.hpp) per program,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file calibration.hpp
 //! The automatic schedule (pool_strategy::automatic) as pure host logic: which candidates are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file calibration_file.hpp
 //! The automatic schedule's choices on disk, so a program can skip calibrating in its next

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file pool_strategy.hpp
 //! Work distribution strategies (frey2012 §4.2, Table 1), the direct mapping and the automatic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file schedule_arguments.hpp
 //! What a user chooses at run time (CUTLASS-style Arguments). Nothing here sizes storage, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file switching_arguments.hpp
 //! Run-time settings of task-context switching (frey2012 §3), read by the switching policy. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file context_pool.cuh
 //! The per-warp task context pool and branch map (frey2012 §3.1) in shared memory, CUB style:

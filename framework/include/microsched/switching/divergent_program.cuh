@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file divergent_program.cuh
 //! Runs a managed program as a plain task program: every managed branch is an ordinary branch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file managed_program.hpp
 //! A managed-branch task program: a task program whose step marks branches as managed through a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file pool_fit.hpp
 //! Shared memory of the switching policy's context pools, as pure host functions the scheduler

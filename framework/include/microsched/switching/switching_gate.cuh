@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file switching_gate.cuh
 //! The gate a managed program's step receives in the switching driver: take(branch<K>, cond)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file task_context.hpp
 //! A task context as frey2012 §3.1 defines it: the user's state of one task plus a state byte

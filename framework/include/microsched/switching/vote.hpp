@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file vote.hpp
 //! Vote and switch at a managed branch (frey2012 §3.2, Listing 1) as pure functions of ballot

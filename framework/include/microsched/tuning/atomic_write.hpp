@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file atomic_write.hpp
 //! Writes a whole file or nothing: the bytes go to a temporary file in the same folder, which is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file tuning_file.hpp
 //! Tuned schedules on disk, keyed by GPU name and workload (and optionally one scenario of it),

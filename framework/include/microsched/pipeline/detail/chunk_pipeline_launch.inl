@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_pipeline_launch.inl
 //! chunk_pipeline: what the launching thread does in a run — set up, wait for a chunk, launch

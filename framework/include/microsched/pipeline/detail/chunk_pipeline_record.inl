@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_pipeline_record.inl
 //! chunk_pipeline: what a run measures and reports — kernel times harvested from the events (Torg,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_pipeline_submit.inl
 //! chunk_pipeline: what the helpers are given — the method and its slots, which chunks are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file chunk_task.hpp
 //! The chunk pipeline's bookkeeping: one chunk's transformation (cut into segments of pieces),

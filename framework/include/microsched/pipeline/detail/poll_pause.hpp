@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file poll_pause.hpp
 //! How the thread that launches kernels waits between two stream or event queries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file transform_task.hpp
 //! What the helper threads of one transformation share with the thread that launches kernels,
