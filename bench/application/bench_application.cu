@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The application benchmark: what a user's own loop gets from the default schedule, end to end.
+// Each scenario runs in a process of its own (scripts/application-bench runs them all); every
+// call is timed on the host around launch + synchronise, construction and first-call kernel
+// loading included, and its output is compared with vanilla's. Beside the default, each call
+// runs vanilla, the library's two direct forms and every automatic candidate as a fixed
+// schedule, so the report gives the per-call oracle (the best candidate of each call).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "baselines/vanilla.cuh"
+#include "julia/julia_program.cuh"
+#include "microsched/device_buffer.hpp"
+#include "microsched/error.hpp"
+#include "microsched/schedule/calibration.hpp"
+#include "microsched/scheduler.cuh"
+#include "montecarlo/montecarlo_program.cuh"
+#include "program_main.hpp"
+
+namespace {
+
+using microsched::task_id;
+using clock_type = std::chrono::steady_clock;
+
+struct options {
+  std::string scenario = "animation";
+  int calls = 0;  // 0: the scenario's own count
+  int size = 0;   // 0: the scenario's own image side
+  bool double_precision = false;
+  bool oracle = true;
+  std::string csv;
+};
+
+//! Milliseconds of host wall time around `body` and a synchronise.
+template <class Body>
+double wall_ms(Body&& body) {
+  const auto start = clock_type::now();
+  body();
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+//! One call's program for a scenario's call `i`.
+template <class T>
+struct julia_frames {
+  std::string kind;
+  int side = 2048;
+  int calls = 120;
+  double zoom_x = 0, zoom_y = 0;
+
+  microsched::kernels::julia_program<T> program(int i, std::uint32_t* out) const {
+    microsched::kernels::julia_program<T> p;
+    p.crunch = 1024;
+    p.out = out;
+    double cx = microsched::kernels::julia_islands.cx, cy = microsched::kernels::julia_islands.cy;
+    double center_x = 0, center_y = 0, span = 3.2;
+    if (kind == "animation") {
+      // c on a circle through long-task (interior) and short-task (escaping) parameters.
+      const double a = 2 * std::numbers::pi * i / calls;
+      cx = 0.7885 * std::cos(a);
+      cy = 0.7885 * std::sin(a);
+    } else if (kind == "zoom") {
+      span = 3.2 * std::pow(0.97, i);
+      center_x = zoom_x * (1 - span / 3.2);
+      center_y = zoom_y * (1 - span / 3.2);
+    } else {  // drift: c moves slowly, an iterative method's changing data
+      const double a = 2.2 + 0.0004 * i;
+      cx = 0.7885 * std::cos(a);
+      cy = 0.7885 * std::sin(a);
+    }
+    p.cx = static_cast<T>(cx);
+    p.cy = static_cast<T>(cy);
+    p.view = {static_cast<T>(center_x), static_cast<T>(center_y), static_cast<T>(span / side), side,
+              side, microsched::task_index_2d(side, side)};
+    return p;
+  }
+};
+
+//! The zoom's target: the pixel of a coarse whole view with the longest orbit below the crunch
+//! (a point on the boundary, where detail lasts as the view shrinks).
+std::pair<double, double> zoom_target() {
+  const auto view = microsched::kernels::make_julia_view<double>(256, 256, 0);
+  std::uint32_t best = 0;
+  std::pair<double, double> at{0, 0};
+  for (int y = 0; y < 256; ++y) {
+    for (int x = 0; x < 256; ++x) {
+      const std::uint32_t n = microsched::kernels::julia_escape_time<double>(
+          view, microsched::kernels::julia_islands.cx, microsched::kernels::julia_islands.cy, 1024,
+          x, y);
+      if (n < 1024 && n > best) {
+        best = n;
+        at = {(x + 0.5 - 128) * view.pixel_size, (y + 0.5 - 128) * view.pixel_size};
+      }
+    }
+  }
+  return at;
+}
+
+struct series {
+  std::string name;
+  std::vector<double> ms;
+  [[nodiscard]] double total() const {
+    double s = 0;
+    for (double v : ms) s += v;
+    return s;
+  }
+};
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+//! Runs `calls` calls of `make(i, out)`: vanilla, the default, and (with the oracle) the direct
+//! forms and every candidate as fixed schedules. Checks the default's output of every call
+//! against vanilla's, and every fixed schedule's on the first call.
+template <class Program, class Make>
+int run_scenario(const options& o, const std::string& title, task_id tasks, int calls,
+                 int outputs_per_task, Make&& make) {
+  const std::size_t words = static_cast<std::size_t>(tasks) * outputs_per_task;
+  microsched::device_buffer<std::uint32_t> reference(words), out(words);
+  std::vector<std::uint32_t> want(words), got(words);
+  std::vector<microsched::schedule_arguments> fixed;
+  if (o.oracle) fixed = microsched::automatic_candidates(false, {}, true, 128);
+  series vanilla{"vanilla", {}}, automatic{"default", {}};
+  std::vector<series> oracle(fixed.size());
+  for (std::size_t c = 0; c < fixed.size(); ++c) oracle[c].name = to_string(fixed[c]);
+  std::unique_ptr<microsched::scheduler<Program>> sched;
+  std::vector<std::unique_ptr<microsched::scheduler<Program>>> fixed_sched(fixed.size());
+  int mismatches = 0;
+  const auto check = [&](const char* who, int i) {
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpy(got.data(), out.data(), words * 4, cudaMemcpyDeviceToHost));
+    if (got != want) {
+      ++mismatches;
+      std::fprintf(stderr, "call %d: %s differs from vanilla\n", i, who);
+    }
+  };
+  for (int i = 0; i < calls; ++i) {
+    reference.fill_bytes(0xff);
+    vanilla.ms.push_back(
+        wall_ms([&] { microsched::baselines::run_vanilla(make(i, reference.data()), tasks, nullptr); }));
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpy(want.data(), reference.data(), words * 4, cudaMemcpyDeviceToHost));
+    out.fill_bytes(0xff);
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    automatic.ms.push_back(wall_ms([&] {
+      if (!sched) sched = std::make_unique<microsched::scheduler<Program>>();
+      sched->run(make(i, out.data()), tasks);
+    }));
+    check("default", i);
+    for (std::size_t c = 0; c < fixed.size(); ++c) {
+      out.fill_bytes(0xff);
+      MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+      oracle[c].ms.push_back(wall_ms([&] {
+        if (!fixed_sched[c]) fixed_sched[c] = std::make_unique<microsched::scheduler<Program>>(fixed[c]);
+        fixed_sched[c]->run(make(i, out.data()), tasks);
+      }));
+      if (i == 0) check(oracle[c].name.c_str(), i);
+    }
+  }
+  // The per-call oracle, and the best direct form in total (vanilla, direct, strided).
+  series best{"oracle", std::vector<double>(static_cast<std::size_t>(calls))};
+  for (int i = 0; i < calls; ++i) {
+    double b = vanilla.ms[i];
+    for (const series& s : oracle) b = std::min(b, s.ms[i]);
+    best.ms[i] = b;
+  }
+  double best_direct = vanilla.total();
+  std::string best_direct_name = "vanilla";
+  for (std::size_t c = 0; c < fixed.size(); ++c) {
+    if (microsched::is_direct_form(fixed[c].strategy) && oracle[c].total() < best_direct) {
+      best_direct = oracle[c].total();
+      best_direct_name = oracle[c].name;
+    }
+  }
+  double best_fixed = best_direct;
+  std::string best_fixed_name = best_direct_name;
+  for (std::size_t c = 0; c < fixed.size(); ++c) {
+    if (oracle[c].total() < best_fixed) {
+      best_fixed = oracle[c].total();
+      best_fixed_name = oracle[c].name;
+    }
+  }
+  std::vector<double> ratio(static_cast<std::size_t>(calls));
+  int below = 0, below_08 = 0;
+  for (int i = 0; i < calls; ++i) {
+    ratio[i] = vanilla.ms[i] / automatic.ms[i];
+    below += ratio[i] < 0.98;
+    below_08 += i > 0 && ratio[i] < 0.8;
+  }
+  std::printf("== %s: %d calls, %s\n", o.scenario.c_str(), calls, title.c_str());
+  std::printf("total ms: vanilla %.3f, best direct %.3f (%s), default %.3f", vanilla.total(),
+              best_direct, best_direct_name.c_str(), automatic.total());
+  if (o.oracle) {
+    std::printf(", oracle %.3f, best fixed %.3f (%s)", best.total(), best_fixed,
+                best_fixed_name.c_str());
+  }
+  std::printf("\ndefault: %.3fx vanilla, %.3fx best direct", vanilla.total() / automatic.total(),
+              best_direct / automatic.total());
+  if (o.oracle) {
+    std::printf(", %.1f%% of the oracle's speed, %.1f%% of the best fixed schedule's",
+                100 * best.total() / automatic.total(), 100 * best_fixed / automatic.total());
+  }
+  std::printf("\nper call vs vanilla: min %.3f, p5 %.3f, median %.3f; first call %.3f; %d of %d "
+              "below 0.98x, %d after the first below 0.8x\n",
+              *std::min_element(ratio.begin(), ratio.end()), percentile(ratio, 0.05),
+              percentile(ratio, 0.5), ratio[0], below, calls, below_08);
+  std::printf("choice: %s\n", sched->report(tasks).c_str());
+  std::printf("outputs: %s\n", mismatches == 0 ? "every call equal to vanilla" : "MISMATCH");
+  if (!o.csv.empty()) {
+    std::ofstream f(o.csv);
+    f << "call,vanilla,default";
+    for (const series& s : oracle) f << ",\"" << s.name << '"';
+    f << '\n';
+    for (int i = 0; i < calls; ++i) {
+      f << i << ',' << vanilla.ms[i] << ',' << automatic.ms[i];
+      for (const series& s : oracle) f << ',' << s.ms[i];
+      f << '\n';
+    }
+  }
+  return mismatches == 0 ? 0 : microsched::programs::failure_exit_code;
+}
+
+template <class T>
+int run_julia(const options& o) {
+  julia_frames<T> frames;
+  frames.kind = o.scenario;
+  frames.side = o.size > 0 ? o.size : (o.scenario == "drift" ? 1024 : 2048);
+  frames.calls = o.calls > 0 ? o.calls : (o.scenario == "drift" ? 1000 : 120);
+  if (o.scenario == "zoom") std::tie(frames.zoom_x, frames.zoom_y) = zoom_target();
+  const task_id tasks = static_cast<task_id>(frames.side) * frames.side;
+  const std::string title = "julia " + std::to_string(frames.side) + "^2 " +
+                            (sizeof(T) == 8 ? "double" : "float") + " crunch 1024";
+  return run_scenario<microsched::kernels::julia_program<T>>(
+      o, title, tasks, frames.calls, 1,
+      [&](int i, std::uint32_t* out) { return frames.program(i, out); });
+}
+
+//! One-shot and long calls: a single call per process (the cache, if any, comes from an earlier
+//! process).
+int run_single(const options& o) {
+  if (o.scenario == "oneshot") {
+    const int side = o.size > 0 ? o.size : 4096;
+    const auto view = microsched::kernels::make_julia_view<double>(side, side, 0);
+    const task_id tasks = static_cast<task_id>(side) * side;
+    return run_scenario<microsched::kernels::julia_program<double>>(
+        o, "julia " + std::to_string(side) + "^2 double crunch 4096, islands", tasks, 1, 1,
+        [&](int, std::uint32_t* out) {
+          microsched::kernels::julia_program<double> p;
+          p.view = view;
+          p.out = out;
+          return p;
+        });
+  }
+  const task_id tasks = task_id{1} << (o.size > 0 ? o.size : 24);
+  std::uint32_t* sums = nullptr;
+  return run_scenario<microsched::kernels::montecarlo_program>(
+      o, "Monte Carlo walks, kill 0.001, 2^" + std::to_string(o.size > 0 ? o.size : 24) + " tasks",
+      tasks, 1, 2, [&](int, std::uint32_t* out) {
+        microsched::kernels::montecarlo_program p;
+        p.kill_probability = 0.001f;
+        p.steps_out = out;
+        p.sum_out = out + tasks;
+        (void)sums;
+        return p;
+      });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return microsched::programs::run_main("bench_application", [&] {
+    options o;
+    CLI::App app{
+        "The default schedule in an application's own loop: host wall time per call, "
+        "construction and first calls included, against vanilla, the best direct form and the "
+        "per-call oracle (the best candidate schedule of each call). Run each scenario in a "
+        "fresh process; MICROSCHED_CACHE_DIR chooses the calibration cache's folder (none: "
+        "MICROSCHED_CACHE=off)."};
+    app.add_option("--scenario", o.scenario,
+                   "animation (Julia c on a circle, 120 calls), zoom (120 calls, 3% a call), "
+                   "drift (1000 calls on slowly drifting c), oneshot (one call, 4096^2 double), "
+                   "long (one call, Monte Carlo walks 2^24)")
+        ->check(CLI::IsMember({"animation", "zoom", "drift", "oneshot", "long"}));
+    app.add_option("--calls", o.calls, "calls (0: the scenario's own)")->check(CLI::Range(0, 100000));
+    app.add_option("--size", o.size, "image side, or log2 of the walks (0: the scenario's own)")
+        ->check(CLI::Range(0, 16384));
+    app.add_flag("--double", o.double_precision, "double precision (animation, zoom, drift)");
+    app.add_flag("!--no-oracle", o.oracle, "skip the fixed schedules (the default and vanilla only)");
+    app.add_option("--csv", o.csv, "per-call times in ms to this file");
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e) == 0 ? 0 : microsched::programs::bad_arguments_exit_code;
+    }
+    if (o.scenario == "long" && o.size > 30) throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 30 for long");
+    microsched::programs::require_gpu();
+    MICROSCHED_CUDA_TRY(cudaFree(nullptr));  // the context, outside every timed call
+    if (o.scenario == "oneshot" || o.scenario == "long") return run_single(o);
+    return o.double_precision ? run_julia<double>(o) : run_julia<float>(o);
+  });
+}
