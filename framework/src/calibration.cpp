@@ -150,6 +150,16 @@ calibration::calibration(std::vector<schedule_arguments> candidates, calibration
   if (!(settings_.timed_cost_ms >= 0)) {
     throw_invalid("calibration timed cost (ms)", settings_.timed_cost_ms, "must be at least 0");
   }
+  if (!(settings_.restart_keep >= 1)) {
+    throw_invalid("calibration restart keep factor", settings_.restart_keep, "must be at least 1");
+  }
+  if (settings_.full_restart_every < 1) {
+    throw_invalid("calibration full restart period", settings_.full_restart_every,
+                  "must be at least 1");
+  }
+  if (!(settings_.short_call_ms >= 0)) {
+    throw_invalid("calibration short call (ms)", settings_.short_call_ms, "must be at least 0");
+  }
   entries_.resize(candidates_.size());
   if (candidates_.size() == 1) chosen_ = 0;
 }
@@ -206,7 +216,12 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
   if (decided()) {
     if (i != chosen_ || candidates_.size() == 1) return;
-    const double calibrated = entries_[static_cast<std::size_t>(i)].best_ms;
+    entry& chosen = entries_[static_cast<std::size_t>(i)];
+    if (chosen.best_ms == 0) {  // adopted without a time: this run is the reference
+      chosen.best_ms = ms;
+      return;
+    }
+    const double calibrated = chosen.best_ms;
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
     drift_streak_ = off ? drift_streak_ + 1 : 0;
@@ -219,6 +234,7 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   ++e.runs;
   ++runs_;
   const entry& direct = entries_[0];
+  if (i == 0 && e.runs == 1 && direct.best_ms < settings_.short_call_ms) drop_pools_on_short_call();
   if (i != 0 && direct.runs > 0 && e.best_ms > settings_.drop_factor * direct.best_ms) {
     e.dropped = true;
     char why[96];
@@ -240,12 +256,48 @@ void calibration::check_choice(double ms, std::uint64_t tasks) {
 }
 
 void calibration::restart() {
+  ++restarts_;
+  // Candidates far slower than direct last time sit this calibration out (but every
+  // full_restart_every-th), so changing work is not paid for with runs known to lose.
+  const bool full = restarts_ % settings_.full_restart_every == 0;
+  std::vector<entry> fresh(candidates_.size());
+  const double direct_ms = entries_[0].best_ms;
+  for (std::size_t i = 1; i < entries_.size(); ++i) {
+    const entry& old = entries_[i];
+    const bool slow = old.dropped || (old.runs > 0 && direct_ms > 0 &&
+                                      old.best_ms > settings_.restart_keep * direct_ms);
+    if (!full && slow && !is_direct_form(candidates_[i].strategy)) {
+      fresh[i].dropped = true;
+      fresh[i].why = "far slower than direct before the work changed";
+    }
+  }
+  entries_ = std::move(fresh);
   drift_streak_ = 0;
-  entries_.assign(candidates_.size(), entry{});
   chosen_ = -1;
   runs_ = 0;
   reference_tasks_ = 0;
-  ++restarts_;
+}
+
+void calibration::drop_pools_on_short_call() {
+  for (std::size_t i = 1; i < entries_.size(); ++i) {
+    const pool_strategy s = candidates_[i].strategy;
+    if (is_direct_form(s) || s == pool_strategy::budgeted || entries_[i].dropped) continue;
+    entries_[i].dropped = true;
+    entries_[i].why = "untimed: a persistent launch costs more than a call this short can win";
+  }
+}
+
+void calibration::adopt(int i, double ms, std::uint64_t tasks) {
+  (void)candidate(i);
+  if (!(ms >= 0) || !std::isfinite(ms))
+    throw_invalid("calibration time (ms)", ms, "must be at least 0");
+  if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
+  entries_.assign(candidates_.size(), entry{});
+  reference_tasks_ = tasks;
+  entries_[static_cast<std::size_t>(i)].best_ms = ms;
+  chosen_ = i;
+  untimed_ = 0;
+  drift_streak_ = 0;
 }
 
 void calibration::fail(int i, const std::string& why) {

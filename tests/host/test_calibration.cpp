@@ -214,7 +214,7 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   drive(c, {1.0, 1.2, 1.3});
   CHECK(c.chosen() == 0);
   // Runs of a few microseconds: a 2x swing of 0.004 ms is below the floor, not a drift.
-  calibration tiny(three(), {2, 0.03, 1.5, 1.25, 0.02});
+  calibration tiny(three(), {2, 0.03, 1.5, 1.25, 0.02, 1.0, 4, 0.002, 0.005, 1.25, 4, 0.0});
   drive(tiny, {0.004, 0.003, 0.005});
   REQUIRE(tiny.chosen() == 1);
   for (int k = 0; k < 4; ++k) tiny.record(1, 0.007);
@@ -293,4 +293,67 @@ TEST_CASE("an explicit check of the choice restarts on one run off by the drift 
   CHECK(c.restarts() == 1);
   CHECK_THROWS_AS(c.check_choice(0.0), std::invalid_argument);
   CHECK_THROWS_AS(c.check_choice(1.0, 0), std::invalid_argument);
+}
+
+TEST_CASE("after a drift, candidates far slower than direct sit the new calibration out") {
+  calibration_settings settings;
+  settings.short_run_ms = 0;  // one round of each, to keep the script short
+  settings.rounds = 1;
+  calibration c(three(), settings);
+  drive(c, {1.0, 0.5, 3.0});  // candidate 2: 3x direct, past the drop factor
+  REQUIRE(c.chosen() == 1);
+  const auto drift = [&] {
+    c.record(1, 2.0);
+    c.record(1, 2.0);
+    REQUIRE_FALSE(c.decided());
+  };
+  for (int restart = 1; restart <= 4; ++restart) {
+    drift();
+    const auto order = drive(c, {1.0, 0.5, 3.0});
+    CAPTURE(restart);
+    const bool full = restart % settings.full_restart_every == 0;
+    CHECK((std::find(order.begin(), order.end(), 2) != order.end()) == full);
+    if (!full)
+      CHECK(c.report().find("far slower than direct before the work changed") != std::string::npos);
+  }
+}
+
+TEST_CASE("a short call drops the persistent pools untimed and keeps the budgeted strategy") {
+  const auto list = automatic_candidates(false);
+  calibration c(list, {});
+  std::vector<double> times(list.size(), 0.03);
+  times[0] = 0.02;  // direct: a call shorter than short_call_ms
+  const auto order = drive(c, times);
+  for (const int i : order) {
+    const pool_strategy s = list[static_cast<std::size_t>(i)].strategy;
+    CHECK((is_direct_form(s) || s == pool_strategy::budgeted));
+  }
+  CHECK(c.report().find("untimed: a persistent launch costs more") != std::string::npos);
+  // A long call times them all.
+  calibration l(list, {});
+  std::vector<double> long_times(list.size(), 1.2);
+  long_times[0] = 1.0;
+  const auto all = drive(l, long_times);
+  CHECK(std::find(all.begin(), all.end(), 2) != all.end());  // hybrid ran
+}
+
+TEST_CASE("an adopted choice is decided untimed; its first timed run is the reference") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0});
+  c.adopt(2);
+  CHECK(c.decided());
+  CHECK(c.chosen() == 2);
+  c.record(2, 1.0);  // the reference
+  c.record(2, 1.1);
+  c.record(2, 1.1);
+  CHECK(c.decided());
+  c.record(2, 2.0);
+  c.record(2, 2.0);  // twice off by 2x: the work changed
+  CHECK_FALSE(c.decided());
+  calibration timed(three(), {2, 0.03, 1.5, 1.25, 0.0});
+  timed.adopt(1, 4.0, 1000);  // from slices of one call: 4 ms expected for 1000 tasks
+  timed.record(1, 9.0, 1000);
+  timed.record(1, 9.0, 1000);
+  CHECK_FALSE(timed.decided());
+  CHECK_THROWS_AS(timed.adopt(5), std::invalid_argument);
+  CHECK_THROWS_AS(timed.adopt(1, -1.0), std::invalid_argument);
 }

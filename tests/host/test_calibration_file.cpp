@@ -4,12 +4,14 @@
 // win over the file's.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "microsched/schedule/automatic_schedule.hpp"
 #include "microsched/schedule/calibration_file.hpp"
+#include "microsched/schedule/schedule_text.hpp"
 
 using namespace microsched;
 
@@ -22,53 +24,19 @@ void write(const std::filesystem::path& p, const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("a schedule round-trips through its calibration text") {
+namespace {
+//! A calibration file line for `key` and size class `k` holding `s`.
+std::string line(const std::string& key, int k, const schedule_arguments& s) {
+  return key + "\t" + std::to_string(k) + "\t" + schedule_text(s) + "\n";
+}
+schedule_arguments hybrid(std::uint64_t chunk) {
   schedule_arguments s;
   s.strategy = pool_strategy::hybrid;
-  s.fetch = fetch_control::ballot(8);
-  s.chunk = 64;
+  s.chunk = chunk;
   s.deferral = 8;
-  s.blocks_per_sm = 4;
-  s.switching.switch_every = 3;
-  s.switching.default_then = 5;
-  s.switching.vanilla_threshold = 24;
-  s.switching.fifo = true;
-  CHECK(parse_calibration_text(calibration_text(s)) == s);
-  schedule_arguments d;
-  d.strategy = pool_strategy::direct;
-  CHECK(parse_calibration_text(calibration_text(d)) == d);
-  schedule_arguments b;
-  b.strategy = pool_strategy::budgeted;
-  b.budget = 128;
-  CHECK(parse_calibration_text(calibration_text(b)) == b);
-  schedule_arguments st;
-  st.strategy = pool_strategy::stream;
-  st.chunk = 16;
-  st.deferral = 16;
-  st.period = 8;
-  CHECK(parse_calibration_text(calibration_text(st)) == st);
-  CHECK(calibration_text(st).ends_with(" 0 8"));  // the budget, then the period
-  // A format 2 line has no period: the default.
-  CHECK(parse_calibration_text("stream any 16 16 0 1 0 33 0 0").period == 0);
-  CHECK_THROWS_WITH_AS((void)parse_calibration_text("stream any 16 16 0 1 0 33 0 0 6"),
-                       doctest::Contains("period = 6"), std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("stream any 16 16 0 1 0 33 0 0 8 extra"),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("stream any 16 16 0 1 0 33 0 0 eight"),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 0 8 0 1 0 33 0 0"),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("automatic any 32 8 0 1 0 33 0 0"),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 32 8 0 1 0 33 0"),
-                  std::invalid_argument);  // a version 1 line: no budget
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid any 32 8 0 1 0 33 0 0 extra"),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("hybrid sometimes 32 8 0 1 0 33 0 0"),
-                  std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_calibration_text("budgeted any 32 0 0 1 0 33 0 -4"),
-                  std::invalid_argument);
+  return s;
 }
+}  // namespace
 
 TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says why") {
   detail::forget_calibrations();
@@ -85,16 +53,17 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
   CHECK(r.problem.find(":1: not a microsched calibration file") != std::string::npos);
 
   const auto bad_line = temp_file("bad_line");
-  write(bad_line,
-        "microsched-calibration 2\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0 0\n"
-        "key|0:GPU A\t21\thybrid any 0 0 0 1 0 33 0 0\n");
+  std::string zero_chunk = line("key|0:GPU A", 21, hybrid(32));
+  zero_chunk.replace(zero_chunk.find("chunk=32"), 8, "chunk=0");
+  write(bad_line, "microsched-calibration 4\n" + line("key|0:GPU A", 20, hybrid(32)) + zero_chunk);
   r = load_calibrations(bad_line);
   CHECK(r.loaded == 0);  // all or nothing
-  CHECK(r.problem.find(":3: chunk size = 0") != std::string::npos);
+  CHECK(r.problem.find(":3: ") != std::string::npos);
+  CHECK(r.problem.find("chunk") != std::string::npos);
   CHECK(detail::decided_calibrations().empty());
 
   const auto other = temp_file("other_gpu");
-  write(other, "microsched-calibration 2\nkey|0:GPU B\t20\thybrid any 32 0 0 1 0 33 0 0\n");
+  write(other, "microsched-calibration 4\n" + line("key|0:GPU B", 20, hybrid(32)));
   r = load_calibrations(other, "0:GPU A");
   CHECK(r.loaded == 0);
   CHECK(r.other_gpus == 1);
@@ -115,10 +84,10 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
   own.strategy = pool_strategy::direct;
   detail::seed_calibration("prog|pol|0:GPU A", 20, own);
   const auto file = temp_file("roundtrip");
-  write(file,
-        "microsched-calibration 2\n"
-        "prog|pol|0:GPU A\t20\thybrid any 32 8 0 1 0 33 0 0\n"
-        "prog|pol|0:GPU A\t23\thybrid ballot:8 64 8 0 1 0 33 0 0\n");
+  schedule_arguments ballot = hybrid(64);
+  ballot.fetch = fetch_control::ballot(8);
+  write(file, "microsched-calibration 4\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
+                  line("prog|pol|0:GPU A", 23, ballot));
   const auto r = load_calibrations(file, "0:GPU A");
   CHECK(r.problem.empty());
   CHECK(r.loaded == 2);
@@ -134,11 +103,53 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
     std::ifstream in(file);
     std::string first;
     std::getline(in, first);
-    CHECK(first == "microsched-calibration 3");  // written in the current format
+    CHECK(first == "microsched-calibration 4");  // written in the current format
   }
   detail::forget_calibrations();
   CHECK(load_calibrations(file).loaded == 2);
   CHECK_THROWS_AS(save_calibrations(temp_file("no_such_dir") / "x"), std::runtime_error);
   std::filesystem::remove(file);
+  detail::forget_calibrations();
+}
+
+TEST_CASE("a file of an older format is ignored with the reason, not misread") {
+  detail::forget_calibrations();
+  const auto old = temp_file("format3");
+  write(old, "microsched-calibration 3\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0 0 0 0\n");
+  const auto r = load_calibrations(old);
+  CHECK(r.loaded == 0);
+  CHECK(r.problem.find("not a microsched calibration file of this version") != std::string::npos);
+  std::filesystem::remove(old);
+}
+
+TEST_CASE("the cache file: on by default, moved by MICROSCHED_CACHE_DIR, off by MICROSCHED_CACHE") {
+  ::setenv("MICROSCHED_CACHE_DIR", "/tmp/microsched-cache-test", 1);
+  ::unsetenv("MICROSCHED_CACHE");
+  REQUIRE(calibration_cache_file().has_value());
+  CHECK(*calibration_cache_file() == "/tmp/microsched-cache-test/calibration.txt");
+  ::setenv("MICROSCHED_CACHE", "off", 1);
+  CHECK_FALSE(calibration_cache_file().has_value());
+  ::unsetenv("MICROSCHED_CACHE");
+  ::unsetenv("MICROSCHED_CACHE_DIR");
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  CHECK(*calibration_cache_file() == "/tmp/xdg/microsched/calibration.txt");
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE("a seeded choice is adopted when its size class is first used, and kept on drift") {
+  detail::forget_calibrations();
+  const auto list = automatic_candidates(false);
+  detail::seed_calibration("prog|pol|0:GPU A", 20, list[3]);
+  const auto state = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 19, list);
+  CHECK(state->from_file);
+  REQUIRE(state->tuning.decided());
+  CHECK(state->tuning.candidate(state->tuning.chosen()) == list[3]);
+  // A seed that is no candidate here (another version's list) is ignored.
+  schedule_arguments odd = list[2];
+  odd.chunk = 12345;
+  detail::seed_calibration("prog|pol|0:GPU A", 22, odd);
+  const auto other = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 21, list);
+  CHECK_FALSE(other->from_file);
+  CHECK_FALSE(other->tuning.decided());
   detail::forget_calibrations();
 }

@@ -36,6 +36,7 @@
 #include "microsched/pool/survivor_queue.cuh"
 #include "microsched/schedule/automatic_schedule.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/sliced_program.cuh"
 #include "microsched/switching/pool_fit.hpp"
 #include "microsched/task_program.hpp"
 
@@ -112,25 +113,25 @@ class scheduler {
                            device.shared_reserved_per_block};
     }
     if (args_.strategy == pool_strategy::automatic) {
-      automatic_.configure(detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) +
-                                                                  ":" + device.name),
-                           candidates());
+      // The driver is part of the key: a new driver may compile and schedule differently.
+      int driver = 0;
+      MICROSCHED_CUDA_TRY(cudaDriverGetVersion(&driver));
+      automatic_.configure(
+          detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" +
+                                                 device.name + "|driver " + std::to_string(driver)),
+          candidates());
     }
     if constexpr (dynamic_shared_bytes > 0) {
       switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
                                   Policy::contexts_per_warp, sizeof(typename Program::context),
                                   block_threads);
     }
-    for (const schedule_arguments& c : candidates()) {
-      if (is_direct_form(c.strategy)) continue;
-      // Validates blocks per SM against occupancy now, before any launch, and opts the kernel in
-      // to its dynamic shared memory (resources_of). Under automatic a candidate that cannot
-      // launch here is dropped at its first run instead (with the reason).
-      try {
-        (void)plan_of(c, 1);
-      } catch (const std::invalid_argument&) {
-        if (args_.strategy != pool_strategy::automatic) throw;
-      }
+    // A fixed schedule is validated against occupancy now, before any launch, and its kernel
+    // opted in to its dynamic shared memory (resources_of). Under automatic nothing is queried
+    // here: each query loads a kernel, a cost the first call would pay for candidates it never
+    // runs; a candidate that cannot launch is dropped at its first run instead (with the reason).
+    if (args_.strategy != pool_strategy::automatic && !is_direct_form(args_.strategy)) {
+      (void)plan_of(args_, 1);
     }
   }
 
@@ -176,9 +177,12 @@ class scheduler {
       } catch (const std::invalid_argument&) {
       }
     }
-    automatic_.run(num_tasks, stream, [&](const schedule_arguments& chosen) {
-      launch(chosen, program, num_tasks, stream);
-    });
+    automatic_.run(
+        num_tasks, stream,
+        [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
+        [&](const schedule_arguments& chosen, const task_slice& slice) {
+          launch_slice(chosen, sliced_program<Program>{program, slice}, stream);
+        });
   }
 
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
@@ -226,11 +230,79 @@ class scheduler {
   static constexpr int one_block_threads = 1024;
   using one_block_policy = termination_policy<one_block_threads>;
 
-  //! The schedules this scheduler may launch: the arguments, or the automatic candidates.
+  //! The schedules this scheduler may launch: the arguments, or the automatic candidates (with
+  //! the remapped strategy for a program that says which path each task takes).
   [[nodiscard]] std::vector<schedule_arguments> candidates() const {
     if (args_.strategy != pool_strategy::automatic) return {args_};
-    return automatic_candidates(Policy::switches_contexts, args_.switching, budgetable,
-                                block_threads);
+    auto list =
+        automatic_candidates(Policy::switches_contexts, args_.switching, budgetable, block_threads);
+    if constexpr (routed) {
+      schedule_arguments remapped = list.front();
+      remapped.strategy = pool_strategy::remapped;
+      list.push_back(remapped);
+    }
+    return list;
+  }
+
+  //! One part of a call under a candidate the automatic schedule times inside that call
+  //! (automatic_schedule::in_call_candidates): the direct mapping, the budgeted strategy, or
+  //! global or hybrid pools, the persistent warps as one block per SM. Only these are compiled
+  //! for sliced programs.
+  void launch_slice(const schedule_arguments& s, const sliced_program<Program>& program,
+                    cudaStream_t stream) {
+    using sliced = sliced_program<Program>;
+    const task_id n = program.slice.size();
+    if (n == 0) return;
+    if (is_direct_form(s.strategy) || !narrow_ids(n)) {
+      const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
+      direct_kernel_one_per_thread<sliced, direct_block_threads>
+          <<<blocks, direct_block_threads, 0, stream>>>(program, n);
+      MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel (slice)");
+      return;
+    }
+    if constexpr (!Policy::switches_contexts) {
+      using global_variant = kernel_variant<pool_strategy::global, false, false>;
+      using hybrid_variant = kernel_variant<pool_strategy::hybrid, false, false>;
+      if (s.strategy == pool_strategy::budgeted) {
+        if constexpr (budgetable) {
+          survivors_.reserve(survivor_capacity(n), stream);
+          const survivor_queue_ref<context> queue = survivors_.ref();
+          const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
+          budgeted_pass<sliced, direct_block_threads, std::uint32_t>
+              <<<blocks, direct_block_threads, 0, stream>>>(program, n, budget_of(s), queue);
+          MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass (slice)");
+          survivors_.launched();
+          auto* tail = persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>;
+          launch_one_block(reinterpret_cast<const void*>(tail), s, queue.capacity, stream,
+                           [&](auto grid) {
+                             tail<<<grid, one_block_threads, 0, stream>>>(
+                                 resumed_program<sliced>{program, queue},
+                                 make_params(s, queue.capacity), policy_params(s));
+                           });
+          return;
+        }
+      }
+      auto* pooled = s.strategy == pool_strategy::global
+                         ? persistent_kernel<sliced, one_block_policy, global_variant>
+                         : persistent_kernel<sliced, one_block_policy, hybrid_variant>;
+      launch_one_block(reinterpret_cast<const void*>(pooled), s, n, stream, [&](auto grid) {
+        pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n),
+                                                       policy_params(s));
+      });
+    }
+  }
+
+  //! Primes the pool, runs `enqueue(grid)` with the grid of one block of one_block_threads per
+  //! SM for `kernel`, and hands the pool's counter on.
+  template <class Enqueue>
+  void launch_one_block(const void* kernel, const schedule_arguments& s, task_id n,
+                        cudaStream_t stream, Enqueue&& enqueue) {
+    const kernel_resources r = resources_of(kernel, one_block_threads, 0);
+    const auto grid = static_cast<unsigned>(grid_blocks(s, n, sm_count_, r.max_blocks_per_sm, 1));
+    pool_.prime(stream);
+    enqueue(grid);
+    MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel (slice)");
+    pool_.launched();
   }
 
   //! A persistent schedule run as one block of one_block_threads per SM: its kernel, and the

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "microsched/config.hpp"
+#include "microsched/index/task_slice.hpp"
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
 
@@ -58,7 +59,34 @@ struct calibration_state {
   int pending = -1;  //!< candidate whose run the events time, -1 for none
   task_id pending_tasks = 0;
   bool from_file = false;  //!< the choice came from a calibration file, not from runs here
+  std::string in_call;     //!< what timing slices of the first call found, for the report
+  //! Nothing ran in this size class yet: its first call may time candidates on slices.
+  [[nodiscard]] bool fresh() const {
+    return !from_file && in_call.empty() && pending < 0 && tuning.runs() == 0 &&
+           !tuning.decided() && tuning.restarts() == 0;
+  }
+  //! Events around the slices of one call (in_call_plan), created on first use.
+  std::vector<cudaEvent_t> slice_events;
 };
+
+//! How the first call of a size class is cut to time candidates inside it: the range in
+//! granules over `period` residues; residue 0 runs direct, the next ones a candidate each, the
+//! rest the fastest. Calls of fewer than `least_tasks` tasks are not cut (a slice would not fill
+//! the GPU), and a call whose direct slice predicts less than `long_call_ms` for the whole runs
+//! the rest direct (cutting a short call costs a launch and a wait for nothing).
+struct in_call_plan {
+  static constexpr std::uint32_t period = 8;
+  static constexpr task_id least_tasks = task_id{1} << 20;
+  static constexpr double long_call_ms = 2.0;
+  //! Granules of 2^shift tasks, at least 64 per residue.
+  [[nodiscard]] static int shift(task_id tasks);
+};
+
+//! The candidates timed on slices of a first call, in the order of their residues: the budgeted
+//! strategy, private pools of one task, hybrid pools (the automatic candidates that win the
+//! long-task rows); indices into `candidates`, absent ones skipped.
+[[nodiscard]] std::vector<int> in_call_candidates(
+    const std::vector<schedule_arguments>& candidates);
 
 //! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
 //! created with `candidates` on first use.
@@ -75,6 +103,9 @@ void seed_calibration(const std::string& key, int size_class, const schedule_arg
 //! Forgets every calibration of the process (tests); schedulers that exist keep the states they
 //! hold.
 void forget_calibrations();
+
+//! Where the choices of earlier processes come from (the cache file), for reports.
+[[nodiscard]] std::string cache_origin();
 
 template <class Program, class Policy>
 [[nodiscard]] std::string automatic_key(const std::string& device) {
@@ -108,20 +139,26 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     state->collect();
-    if (state->from_file) {
-      return "automatic: " + to_string(state->tuning.candidate(0)) + " (from a calibration file)";
-    }
-    return "automatic: " + state->tuning.report();
+    std::string out = "automatic: " + state->tuning.report();
+    if (state->from_file) out += " [chosen by an earlier process: " + cache_origin() + "]";
+    if (!state->in_call.empty()) out += " [" + state->in_call + "]";
+    return out;
   }
 
   //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
   //! candidate that throws std::invalid_argument (it cannot launch here) is dropped with the
-  //! reason and the direct mapping runs instead.
-  template <class Launch>
-  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch) {
+  //! reason and the direct mapping runs instead. The first call of a size class of at least
+  //! in_call_plan::least_tasks tasks runs in slices through `launch_slice(schedule, slice)`
+  //! (run_in_slices).
+  template <class Launch, class LaunchSlice>
+  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch, LaunchSlice&& launch_slice) {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
+    if (state->fresh() && num_tasks >= in_call_plan::least_tasks) {
+      run_in_slices(*state, num_tasks, stream, launch_slice);
+      return;
+    }
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
     if (!tuning.decided()) (void)state->collect();
     // Decided: never block the host, and put no event before most launches. A timed run in
@@ -168,6 +205,69 @@ class automatic_schedule {
   }
 
  private:
+  //! The first call of a size class, cut into interleaved slices (in_call_plan): direct times
+  //! the first; if the call is long, each in-call candidate times one more, and the rest runs
+  //! under the fastest, which the size class then adopts (calibration::adopt) with its time
+  //! scaled to the call. Every task runs once: the slices partition the range.
+  template <class LaunchSlice>
+  void run_in_slices(calibration_state& state, task_id n, cudaStream_t stream,
+                     LaunchSlice& launch_slice) {
+    calibration& tuning = state.tuning;
+    const int shift = in_call_plan::shift(n);
+    const auto slice = [&](std::uint32_t from, std::uint32_t to) {
+      return task_slice::residues(n, shift, in_call_plan::period, from, to);
+    };
+    const std::vector<int> trial = in_call_candidates(candidates_);
+    const auto events = ensure_slice_events(state, trial.size() + 2);
+    std::vector<int> who{0};
+    std::vector<task_slice> parts{slice(0, 1)};
+    record_event(events[0], stream);
+    launch_slice(tuning.candidate(0), parts[0]);
+    record_event(events[1], stream);
+    const double direct_ms = elapsed_ms(events[0], events[1]);
+    std::vector<double> per_task{direct_ms / static_cast<double>(parts[0].size())};
+    std::uint32_t next = 1;
+    if (per_task[0] * static_cast<double>(n) >= in_call_plan::long_call_ms) {
+      for (const int c : trial) {
+        parts.push_back(slice(next, next + 1));
+        try {
+          launch_slice(tuning.candidate(c), parts.back());
+        } catch (const std::invalid_argument& e) {
+          tuning.fail(c, e.what());
+          launch_slice(tuning.candidate(0), parts.back());
+          who.push_back(0);
+        }
+        if (who.size() < parts.size()) who.push_back(c);
+        record_event(events[next + 1], stream);
+        ++next;
+      }
+      for (std::uint32_t k = 1; k < next; ++k) {
+        per_task.push_back(elapsed_ms(events[k], events[k + 1]) /
+                           static_cast<double>(parts[k].size()));
+      }
+    }
+    // Direct keeps the rest unless a candidate beats it by the calibration's margin.
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < per_task.size(); ++k) {
+      if (per_task[k] < per_task[best]) best = k;
+    }
+    if (per_task[best] >= per_task[0] * (1.0 - tuning.margin())) best = 0;
+    launch_slice(tuning.candidate(who[best]), slice(next, in_call_plan::period));
+    state.in_call = describe_slices(tuning, who, per_task, best, n);
+    if (next > 1) tuning.adopt(who[best], per_task[best] * static_cast<double>(n), n);
+  }
+
+  //! "slices of the first call: direct 0.0123 us/task, ...; the rest ran X"
+  [[nodiscard]] static std::string describe_slices(const calibration& tuning,
+                                                   const std::vector<int>& who,
+                                                   const std::vector<double>& per_task,
+                                                   std::size_t best, task_id n);
+  [[nodiscard]] static std::vector<cudaEvent_t> ensure_slice_events(calibration_state& state,
+                                                                    std::size_t count);
+  static void record_event(cudaEvent_t event, cudaStream_t stream);
+  //! Waits for `stop`; milliseconds since `start`.
+  [[nodiscard]] static double elapsed_ms(cudaEvent_t start, cudaEvent_t stop);
+
   //! The shared state of this size class, looked up in the registry once per scheduler.
   [[nodiscard]] std::shared_ptr<calibration_state> state_for(task_id num_tasks) const {
     const int k = size_class(num_tasks);

@@ -61,6 +61,14 @@ struct calibration_settings {
   //! and 0.993-1.000x.
   double timed_share = 0.002;
   double timed_cost_ms = 0.005;  //!< what one timed run costs the caller, at most
+  //! A calibration started over after a drift times again only the candidates within this
+  //! factor of direct in the last calibration, so changing work costs no run of a candidate
+  //! known to be far slower; every `full_restart_every`-th restart times them all.
+  double restart_keep = 1.25;
+  int full_restart_every = 4;
+  //! Where the direct mapping's first run is shorter than this (ms), the persistent-pool
+  //! candidates are dropped untimed: their launch's fixed cost is more than they can win there.
+  double short_call_ms = 0.05;
 };
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
@@ -93,6 +101,8 @@ class calibration {
   [[nodiscard]] int chosen() const { return chosen_; }
   [[nodiscard]] const schedule_arguments& candidate(int i) const;
   [[nodiscard]] int size() const { return static_cast<int>(candidates_.size()); }
+  //! The fraction by which a candidate must beat direct to be chosen.
+  [[nodiscard]] double margin() const { return settings_.margin; }
   //! Whether the next run is timed, counting it: every run while calibrating, one in
   //! timed_every() once decided (the first of them timed_every() runs after the decision), none
   //! where the choice has no alternative.
@@ -118,6 +128,10 @@ class calibration {
   [[nodiscard]] int restarts() const { return restarts_; }
   //! Candidate `i` cannot run here (the reason is kept for the report). Direct cannot fail.
   void fail(int i, const std::string& why);
+  //! Decides for candidate `i` without timing the others (a choice from the cache, or from slices
+  //! of one call); `ms` for `tasks` tasks is its expected time, 0 when unknown (the next timed run
+  //! sets it). Drift restarts it as usual.
+  void adopt(int i, double ms = 0, std::uint64_t tasks = 1);
 
   //! Runs so far, and the time they took beyond what the best candidate would have taken.
   [[nodiscard]] int runs() const { return runs_; }
@@ -136,6 +150,8 @@ class calibration {
   };
   void decide_if_done();
   void restart();
+  //! The direct mapping's first run was a short call: drops the persistent-pool candidates.
+  void drop_pools_on_short_call();
   //! Runs candidate `i` takes before the decision.
   [[nodiscard]] int rounds_of(int i) const;
 

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file calibration_file.hpp
-//! The automatic schedule's choices on disk, so a program can skip calibrating in its next
-//! process: save_calibrations() writes every choice made so far, load_calibrations() seeds the
-//! process with the choices of a file for the GPUs in this machine. Nothing is read or written
-//! unless the program asks. A file is text, one choice per line:
+//! The automatic schedule's choices on disk, so that a later process starts decided.
+//!
+//! The cache is on by default: the first automatic scheduler of a process loads
+//! calibration_cache_file(), and the process saves its choices there when it exits. A missing
+//! file is the normal first run; a corrupt, unreadable or foreign one is ignored with one line
+//! on stderr, never an error. `MICROSCHED_CACHE=off` turns the cache off;
+//! `MICROSCHED_CACHE_DIR` moves it (default `$XDG_CACHE_HOME/microsched`, else
+//! `$HOME/.cache/microsched`). A file is text, one choice per line, the schedule in the one text
+//! form (schedule_text.hpp):
 //!
 //! \code
-//! microsched-calibration 3
-//! <program|policy|device>\t<size class>\t<strategy> <fetch> <chunk> <deferral> <blocks/SM>
-//! <switch_every> <default_then> <vanilla_threshold> <fifo> <budget> <period> \endcode
+//! microsched-calibration 4
+//! <program|policy|device|driver>\t<size class>\t<schedule_text>
+//! \endcode
 //!
-//! Files of format 2 (no period) load too, their stream choices with the default period.
+//! save_calibrations() and load_calibrations() write and read such a file explicitly.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "microsched/schedule/schedule_arguments.hpp"
@@ -26,20 +32,20 @@ struct calibration_load {
   std::string problem;  //!< empty, or why nothing was loaded (the file and line named)
 };
 
-//! Writes the decided choices of this process to `file` (through a temporary file and a rename,
-//! so a reader never sees half a file). Throws std::runtime_error naming the path when it cannot.
+//! Writes the choices of this process (made here or loaded) to `file`, atomically
+//! (io/atomic_file.hpp). Throws std::runtime_error naming the path when it cannot.
 void save_calibrations(const std::filesystem::path& file);
 
-//! Seeds the process with the choices in `file` whose device is `device_key` ("ordinal:name" as
-//! the scheduler forms it; empty: every device). Never throws for the file's content: a missing,
-//! unreadable or corrupt file loads nothing and says why in `problem`, and the schedulers then
-//! calibrate as usual, starting with the direct mapping. Choices already made in this process
-//! are kept.
+//! Seeds the process with the choices in `file` whose key ends in `device_key` (empty: every
+//! entry). Never throws for the file's content: a missing, unreadable or corrupt file loads
+//! nothing and says why in `problem`, and the schedulers then calibrate as usual, starting with
+//! the direct mapping. Choices already made in this process are kept.
 [[nodiscard]] calibration_load load_calibrations(const std::filesystem::path& file,
                                                  const std::string& device_key = "");
 
-//! One line's schedule, as the file writes it, and back. parse throws std::invalid_argument.
-[[nodiscard]] std::string calibration_text(const schedule_arguments& s);
-[[nodiscard]] schedule_arguments parse_calibration_text(const std::string& text);
+//! The cache file the automatic schedule loads and saves by default, or none when
+//! `MICROSCHED_CACHE=off` (or no folder can be named: no MICROSCHED_CACHE_DIR, XDG_CACHE_HOME
+//! or HOME).
+[[nodiscard]] std::optional<std::filesystem::path> calibration_cache_file();
 
 }  // namespace microsched
