@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "microsched/error.hpp"
-#include "microsched/tuning/atomic_write.hpp"
+#include "microsched/io/atomic_file.hpp"
 #include "microsched/tuning/tuning_file.hpp"
 #include "sweep/plots.hpp"
 #include "sweep/progress.hpp"
@@ -25,8 +25,10 @@ constexpr const char* journal_name = "results.jsonl";
 
 const std::string footer = R"(
 Parameters (NAME=VALUES, any number of them):
-  schedule:  strategy=local,global,hybrid   fetch=any,all,ballot:N,atomic:N
-             chunk=N   deferral=N   blocks-per-sm=N|auto   (workloads that take a schedule)
+  schedule:  strategy=local,global,hybrid,stream,budgeted   fetch=any,all,ballot:N,atomic:N
+             chunk=N   deferral=N   blocks-per-sm=N|auto   budget=N (budgeted)   period=4,8
+             (stream); for workloads that take a schedule. A field no swept strategy reads is
+             refused; points that differ only in fields their strategy ignores run once.
   tunables:  the workload's own settings per point (see --list), e.g. contexts=64,128
              switch-every=1,4 (switching), method=hot,dgi neighbouring=4,16,64 (remap),
              depth=1:4 helpers=1,2,4 method=auto (pipeline)
@@ -50,7 +52,8 @@ speedup-<scenario>.png.
 Examples:
   sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,global,hybrid offset=0,1,2
   sweep julia --out julia-sweep --resume ...same parameters...    (continue a stopped sweep)
-  sweep montecarlo fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
+  sweep montecarlo strategy=hybrid fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
+  sweep julia strategy=budgeted budget=32,48,64,128 chunk=1,8,32
   sweep raycast contexts=64,128 switch-every=1,4 strategy=hybrid chunk=32
   sweep micro-branch paths=4 method=original,dgi neighbouring=4,16,64
   sweep gafort depth=1:3 helpers=1,2,4
@@ -104,8 +107,14 @@ void check_scenarios(const sweep_plan& plan, const workload_factory& factory) {
 
 void print_plan(const sweep_plan& plan, std::ostream& out) {
   const auto scenarios = plan.scenarios();
-  out << scenarios.size() << " scenario(s) x " << plan.settings().size()
-      << " setting(s) = " << plan.size() << " points\n";
+  const auto settings = plan.settings().size();
+  out << scenarios.size() << " scenario(s) x " << settings
+      << " setting(s) = " << scenarios.size() * settings << " points\n";
+  if (const double all = plan.combinations();
+      all > static_cast<double>(scenarios.size() * settings)) {
+    out << "  (" << static_cast<std::uint64_t>(all) - scenarios.size() * settings
+        << " combination(s) left out: they differ only in fields their strategy ignores)\n";
+  }
   for (const auto& s : scenarios) out << "  scenario " << scenario_key(plan.workload, s) << "\n";
   if (!plan.takes_schedule) out << "  (no schedule: the workload runs without the scheduler)\n";
   for (const auto* axes : {&plan.schedule_axes, &plan.tunable_axes}) {
@@ -166,7 +175,7 @@ std::vector<std::string> write_outputs(const sweep_results& results, const std::
   std::vector<std::string> written;
   const auto put = [&](const std::string& name, const std::string& bytes) {
     const fs::path path = fs::path(folder) / name;
-    tuning::write_file_atomically(path, bytes);
+    write_file_atomically(path, bytes);
     written.push_back(path.string());
   };
   put("sweep.csv", to_csv(results));
@@ -215,7 +224,8 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       "exactly once, and find the best setting and how far it is from the uniform-work floor "
       "(frey2012 sections 5-6)."};
   app.name("sweep");
-  app.footer(footer + schedule_key(schedule_arguments{}) + footer_values);
+  app.footer(footer + schedule_text(schedule_arguments{}) + "\n  At most " +
+             std::to_string(max_points) + " points a sweep." + footer_values);
   std::string workload;
   std::vector<std::string> params;
   std::string out_dir = "sweep-out";
@@ -241,7 +251,8 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       ->check(CLI::Range(1, 10000));
   auto* heatmap_x =
       app.add_option("--heatmap-x", axes.x,
-                     "Heat map columns: chunk, deferral, fetch, blocks-per-sm or a tunable "
+                     "Heat map columns: chunk, deferral, fetch, blocks-per-sm, budget, period or a "
+                     "tunable "
                      "(default: chunk, or the first tunable where the schedule does not apply)");
   auto* heatmap_y = app.add_option("--heatmap-y", axes.y,
                                    "Heat map rows (default: deferral, or the second tunable)");
@@ -282,20 +293,24 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       choose_axes(axes, heatmap_x->count() > 0, heatmap_y->count() > 0, plan, env.factory);
     }
     if (!tuning_file.empty()) check_tuning_fits(plan);
+    if (!dry_run) {
+      // The output places, before any device work and without creating anything: a sweep that
+      // stops here (or for want of a GPU) leaves the file system as it was.
+      check_writable_folder(out_dir);
+      if (!tuning_file.empty()) {
+        check_writable_file(tuning_file);
+        (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
+      }
+    }
     check_scenarios(plan, env.factory);
     if (dry_run) {
       print_plan(plan, *env.out);
       return exit_ok;
     }
 
-    tuning::ensure_writable_folder(out_dir);
-    if (!tuning_file.empty()) {
-      const fs::path parent = fs::path(tuning_file).parent_path();
-      tuning::ensure_writable_folder(parent.empty() ? fs::path(".") : parent);
-      (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
-    }
     // Last of the checks: everything above is refused without a GPU too.
     sweep_header header{workload, env.gpu_name(), timing, utc_now()};
+    ensure_writable_folder(out_dir);
     const fs::path journal_path = fs::path(out_dir) / journal_name;
     journal log = resume ? journal::resume(journal_path, header)
                          : journal::create(journal_path, header, overwrite);

@@ -15,6 +15,31 @@ namespace {
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& why) {
   throw std::runtime_error("results journal '" + path.string() + "': " + why);
 }
+
+//! A journal of another sweep: its points would not compare with this one's.
+class mismatch_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void check_same_sweep(const sweep_header& header, const sweep_header& expected) {
+  const auto mismatch = [&](const std::string& what, const std::string& was,
+                            const std::string& now) {
+    throw mismatch_error("was recorded with " + what + " " + was + ", this sweep has " + now +
+                         "; its points would not compare");
+  };
+  if (header.workload != expected.workload) {
+    mismatch("workload", header.workload, expected.workload);
+  }
+  if (header.gpu != expected.gpu) mismatch("GPU", "'" + header.gpu + "'", "'" + expected.gpu + "'");
+  if (header.timing.warmup != expected.timing.warmup ||
+      header.timing.repetitions != expected.timing.repetitions) {
+    mismatch(
+        "warm-up/repetitions",
+        std::to_string(header.timing.warmup) + "/" + std::to_string(header.timing.repetitions),
+        std::to_string(expected.timing.warmup) + "/" + std::to_string(expected.timing.repetitions));
+  }
+}
 }  // namespace
 
 journal::journal(std::filesystem::path path, std::FILE* file, sweep_header header)
@@ -53,35 +78,39 @@ journal journal::resume(const std::filesystem::path& file, const sweep_header& e
   if (!in) fail(file, "cannot be read (nothing to resume; run without --resume to start)");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  std::string text = buffer.str();
+  const std::string text = buffer.str();
   in.close();
-
-  int repaired = 0;
-  if (!text.empty() && text.back() != '\n') {
-    // A kill mid-write leaves a torn last line: drop it (that point runs again).
-    const auto last_newline = text.rfind('\n');
-    const std::size_t keep = last_newline == std::string::npos ? 0 : last_newline + 1;
-    std::filesystem::resize_file(file, keep);
-    text.resize(keep);
-    repaired = 1;
-  }
   if (text.empty()) fail(file, "is empty (nothing to resume; run without --resume to start)");
 
-  std::istringstream lines(text);
+  // Everything is checked before the file is touched: only a journal of this sweep whose last
+  // line alone is torn (a kill mid-write) has that line cut, and then that point runs again.
+  const auto last_newline = text.rfind('\n');
+  const std::size_t complete = last_newline == std::string::npos ? 0 : last_newline + 1;
+  if (complete == 0) {
+    fail(file,
+         "has no complete line, so no sweep header; it was left as it is (not a journal of "
+         "this tool? use another --out folder, or --overwrite)");
+  }
+  std::istringstream lines(text.substr(0, complete));
   std::string line;
   int number = 0;
   sweep_header header;
   std::map<std::string, baseline_record> baselines;
   std::map<std::pair<std::string, std::string>, point_record> points;
+  const auto refuse = [&](const std::string& why) {
+    fail(file, why + "; it was left as it is. Use another --out folder, or --overwrite");
+  };
   while (std::getline(lines, line)) {
     ++number;
     if (line.empty()) continue;
     try {
       const auto j = nlohmann::json::parse(line);
+      if (!j.is_object()) throw std::invalid_argument("not a JSON object");
       const std::string type = j.value("type", "");
       if (number == 1) {
         if (type != "header") throw std::invalid_argument("the first line is not a sweep header");
         header = header_from_json(j);
+        check_same_sweep(header, expected);
       } else if (type == "baseline") {
         auto b = baseline_from_json(j);
         baselines[b.scenario] = std::move(b);
@@ -93,25 +122,18 @@ journal journal::resume(const std::filesystem::path& file, const sweep_header& e
       } else {
         throw std::invalid_argument("unknown record type '" + type + "'");
       }
+    } catch (const mismatch_error& e) {
+      refuse(e.what());
     } catch (const std::exception& e) {
-      fail(file, "line " + std::to_string(number) + ": " + e.what());
+      refuse("line " + std::to_string(number) + ": " + e.what());
     }
   }
-  const auto mismatch = [&](const std::string& what, const std::string& was,
-                            const std::string& now) {
-    fail(file, "was recorded with " + what + " " + was + ", this sweep has " + now +
-                   "; its points would not compare. Use another --out folder, or --overwrite");
-  };
-  if (header.workload != expected.workload) {
-    mismatch("workload", header.workload, expected.workload);
-  }
-  if (header.gpu != expected.gpu) mismatch("GPU", "'" + header.gpu + "'", "'" + expected.gpu + "'");
-  if (header.timing.warmup != expected.timing.warmup ||
-      header.timing.repetitions != expected.timing.repetitions) {
-    mismatch(
-        "warm-up/repetitions",
-        std::to_string(header.timing.warmup) + "/" + std::to_string(header.timing.repetitions),
-        std::to_string(expected.timing.warmup) + "/" + std::to_string(expected.timing.repetitions));
+  int repaired = 0;
+  if (complete < text.size()) {
+    std::error_code ec;
+    std::filesystem::resize_file(file, complete, ec);
+    if (ec) fail(file, "cannot cut its torn last line: " + ec.message());
+    repaired = 1;
   }
   std::FILE* f = std::fopen(file.c_str(), "a");
   if (f == nullptr) fail(file, std::string("cannot append: ") + std::strerror(errno));

@@ -4,7 +4,8 @@
 //! The results journal: an append-only JSON-lines file (results.jsonl) that gets one line per
 //! finished point, flushed to disk before the next point starts. A sweep that is stopped or
 //! killed loses at most the point in flight; --resume reads the journal back and runs only what
-//! is missing. A line torn by a kill mid-write is cut off when the journal is reopened.
+//! is missing. A line torn by a kill mid-write is cut off when the journal is reopened, once the
+//! rest of it is checked: a journal that is not this sweep's is never modified.
 
 #include <cstdio>
 #include <filesystem>
@@ -22,9 +23,10 @@ class journal {
   //! or cannot be written, naming the path.
   [[nodiscard]] static journal create(const std::filesystem::path& file, const sweep_header& header,
                                       bool overwrite);
-  //! Reopens a journal to continue it. Throws std::runtime_error when it does not exist, is not
-  //! a sweep journal, has a bad line (naming the line), or was recorded for another workload,
-  //! GPU or timing options than `expected` (whose `started` is ignored).
+  //! Reopens a journal to continue it. Throws std::runtime_error, leaving the file untouched, when
+  //! it does not exist, is not a sweep journal of this format version, has a bad complete line
+  //! (naming the line), or was recorded for another workload, GPU or timing options than
+  //! `expected` (whose `started` is ignored). Only then is a torn last line cut off.
   [[nodiscard]] static journal resume(const std::filesystem::path& file,
                                       const sweep_header& expected);
 

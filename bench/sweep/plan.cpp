@@ -2,6 +2,8 @@
 #include "sweep/plan.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <set>
 #include <stdexcept>
 
 namespace microsched::sweep {
@@ -39,13 +41,15 @@ std::vector<options_map> sweep_plan::scenarios() const {
 
 std::vector<schedule_arguments> sweep_plan::schedules() const {
   std::vector<schedule_arguments> out;
+  std::set<std::string> seen;
   for_each_combination(schedule_axes, [&](const std::vector<std::size_t>& index) {
     schedule_arguments args;
     for (std::size_t a = 0; a < schedule_axes.size(); ++a) {
       apply_schedule_value(args, schedule_axes[a].name, schedule_axes[a].values[index[a]]);
     }
     validate(args);
-    out.push_back(args);
+    args = effective_schedule(args);
+    if (seen.insert(schedule_text(args)).second) out.push_back(args);
   });
   return out;
 }
@@ -67,10 +71,16 @@ std::vector<point_setting> sweep_plan::settings() const {
 }
 
 std::size_t sweep_plan::size() const {
-  std::size_t n = 1;
-  for (const auto& a : schedule_axes) n *= a.values.size();
+  std::size_t n = settings().size();
   for (const auto& a : workload_axes) n *= a.values.size();
-  for (const auto& a : tunable_axes) n *= a.values.size();
+  return n;
+}
+
+double sweep_plan::combinations() const {
+  double n = 1;
+  for (const auto* axes : {&schedule_axes, &workload_axes, &tunable_axes}) {
+    for (const auto& a : *axes) n *= static_cast<double>(a.values.size());
+  }
   return n;
 }
 
@@ -87,6 +97,49 @@ std::vector<std::string> sweep_plan::option_names() const {
 }
 
 namespace {
+//! The strategies a plan runs: the strategy axis's, or the default's.
+std::vector<pool_strategy> strategies_of(const std::vector<axis>& schedule_axes) {
+  for (const auto& a : schedule_axes) {
+    if (a.name != "strategy") continue;
+    std::vector<pool_strategy> out;
+    for (const auto& v : a.values) out.push_back(parse_pool_strategy(v));
+    return out;
+  }
+  return {schedule_arguments{}.strategy};
+}
+
+//! Whether `strategy` runs with the schedule field of axis `name` (effective_schedule's rules).
+bool reads(pool_strategy strategy, const std::string& name) {
+  if (strategy == pool_strategy::automatic) return false;
+  if (name == "budget") return strategy == pool_strategy::budgeted;
+  if (name == "period") return strategy == pool_strategy::stream;
+  return true;
+}
+
+//! Refuses a swept schedule field that no swept strategy reads: its points would all time the
+//! same schedule under different labels.
+void check_axes_are_read(const std::vector<axis>& schedule_axes) {
+  const auto strategies = strategies_of(schedule_axes);
+  for (const auto& a : schedule_axes) {
+    if (a.name == "strategy") continue;
+    bool read = false;
+    for (const auto s : strategies) read = read || reads(s, a.name);
+    if (read) continue;
+    std::string names;
+    for (const auto s : strategies) names += (names.empty() ? "" : ",") + to_string(s);
+    const std::string example = a.name == "budget"   ? "budgeted"
+                                : a.name == "period" ? "stream"
+                                                     : "hybrid";
+    const bool automatic = names == to_string(pool_strategy::automatic);
+    throw std::invalid_argument(
+        "'" + a.name + "' is swept, but strategy " + names + " does not read it" +
+        (automatic ? " (automatic chooses the whole schedule itself)" : "") +
+        ", so every value would time the same schedule; sweep a strategy that reads it too, "
+        "e.g. strategy=" +
+        example);
+  }
+}
+
 bool lists(const std::vector<workloads::parameter>& known, const std::string& name) {
   return std::any_of(known.begin(), known.end(),
                      [&](const workloads::parameter& p) { return p.name == name; });
@@ -144,6 +197,20 @@ sweep_plan make_plan(const std::string& workload, const std::vector<std::string>
       if (a.name == name) plan.schedule_axes.push_back(std::move(a));
     }
   }
+  check_axes_are_read(plan.schedule_axes);
+  if (const double n = plan.combinations(); n > static_cast<double>(max_points)) {
+    char count[64];
+    std::snprintf(count, sizeof count, "%.0f", n);
+    std::string product;
+    for (const auto* axes : {&plan.schedule_axes, &plan.workload_axes, &plan.tunable_axes}) {
+      for (const auto& a : *axes) {
+        product += (product.empty() ? "" : " x ") + std::to_string(a.values.size()) + " " + a.name;
+      }
+    }
+    throw std::invalid_argument("the sweep has " + std::string(count) + " points (" + product +
+                                "), over the limit of " + std::to_string(max_points) +
+                                "; narrow the ranges or split the sweep");
+  }
   return plan;
 }
 
@@ -153,13 +220,21 @@ std::string scenario_key(const std::string& workload, const options_map& options
   return key;
 }
 
-std::string schedule_key(const schedule_arguments& args) {
-  return to_string(args);
+schedule_arguments effective_schedule(const schedule_arguments& args) {
+  if (args.strategy == pool_strategy::automatic) {
+    schedule_arguments automatic;
+    automatic.switching = args.switching;
+    return automatic;
+  }
+  schedule_arguments out = args;
+  if (out.strategy != pool_strategy::budgeted) out.budget = 0;
+  if (out.strategy != pool_strategy::stream) out.period = 0;
+  return out;
 }
 
 std::string setting_key(const schedule_arguments& schedule, const options_map& tunables,
                         bool takes_schedule) {
-  std::string key = takes_schedule ? schedule_key(schedule) : "";
+  std::string key = takes_schedule ? schedule_text(schedule) : "";
   for (const auto& [name, value] : tunables) key += (key.empty() ? "" : " ") + name + "=" + value;
   return key.empty() ? "defaults" : key;
 }

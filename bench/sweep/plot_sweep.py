@@ -14,8 +14,8 @@ For every scenario it writes, next to sweep.json (or into --out):
 
 Usage: plot_sweep.py FOLDER [--heatmap-x chunk] [--heatmap-y deferral] [--line-x chunk]
                             [--out FOLDER]
-An axis is a schedule axis (chunk, deferral, fetch, blocks-per-sm) or a tunable of the workload;
-an empty --heatmap-y draws one row.
+An axis is a schedule axis (chunk, deferral, fetch, blocks-per-sm, budget, period) or a tunable
+of the workload; an empty --heatmap-y draws one row.
 Exit codes: 0 done, 2 bad input, 3 matplotlib is not installed (apt-get install python3-matplotlib).
 """
 import argparse
@@ -27,7 +27,8 @@ import sys
 import tempfile
 import textwrap
 
-AXES = {"chunk": "chunk", "deferral": "deferral", "fetch": "fetch", "blocks-per-sm": "blocks_per_sm"}
+AXES = {"chunk": "chunk", "deferral": "deferral", "fetch": "fetch", "blocks-per-sm": "blocks_per_sm",
+        "budget": "budget", "period": "period"}
 STRATEGIES = ["automatic", "direct", "local", "global", "hybrid"]  # panel and legend order
 COLOURS = {"automatic": "tab:purple", "direct": "tab:gray", "local": "tab:orange",
            "global": "tab:blue", "hybrid": "tab:green"}

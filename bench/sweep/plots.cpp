@@ -29,7 +29,7 @@ void validate(const heatmap_axes& axes) {
 void validate(const heatmap_axes& axes, const std::vector<std::string>& tunables,
               bool takes_schedule) {
   std::vector<std::string> allowed;
-  if (takes_schedule) allowed = {"chunk", "deferral", "fetch", "blocks-per-sm"};
+  if (takes_schedule) allowed = {"chunk", "deferral", "fetch", "blocks-per-sm", "budget", "period"};
   allowed.insert(allowed.end(), tunables.begin(), tunables.end());
   std::string names;
   for (const auto& n : allowed) names += (names.empty() ? "" : ", ") + n;

@@ -168,6 +168,20 @@ std::string normalise_schedule_value(std::string_view name, const std::string& v
     if (v > 1'000'000) throw std::invalid_argument("deferral = " + value + ": too large");
     return std::to_string(v);
   }
+  if (name == "budget") {
+    const auto v = positive_integer(name, value, 1, "must be at least 1 step");
+    if (v > 1'000'000) throw std::invalid_argument("budget = " + value + ": too large");
+    return std::to_string(v);
+  }
+  if (name == "period") {
+    const auto v = positive_integer(name, value, 1, "must be 4 or 8 steps");
+    if (v != static_cast<std::uint64_t>(default_stream_period) &&
+        v != static_cast<std::uint64_t>(long_stream_period)) {
+      throw std::invalid_argument("period = " + value +
+                                  ": must be 4 or 8 steps (the compiled stream periods)");
+    }
+    return std::to_string(v);
+  }
   // blocks-per-sm
   if (value == "auto" || value == "0") return "auto";
   const auto v = positive_integer(name, value, 1, "must be at least 1, or auto");
@@ -193,8 +207,8 @@ std::vector<std::string> expand_values(std::string_view spec) {
 }
 
 const std::vector<std::string>& schedule_axis_names() {
-  static const std::vector<std::string> names = {"strategy", "fetch", "chunk", "deferral",
-                                                 "blocks-per-sm"};
+  static const std::vector<std::string> names = {"strategy",      "fetch",  "chunk", "deferral",
+                                                 "blocks-per-sm", "budget", "period"};
   return names;
 }
 
@@ -263,6 +277,10 @@ void apply_schedule_value(schedule_arguments& args, std::string_view name,
   } else if (name == "blocks-per-sm") {
     args.blocks_per_sm =
         value == "auto" ? 0 : static_cast<int>(positive_integer(name, value, 0, ""));
+  } else if (name == "budget") {
+    args.budget = static_cast<int>(positive_integer(name, value, 1, "must be at least 1 step"));
+  } else if (name == "period") {
+    args.period = static_cast<int>(positive_integer(name, value, 1, "must be 4 or 8 steps"));
   } else {
     throw std::invalid_argument("'" + std::string(name) + "' is not a schedule parameter");
   }
@@ -276,6 +294,8 @@ std::string schedule_value(const schedule_arguments& args, std::string_view name
   if (name == "blocks-per-sm") {
     return args.blocks_per_sm == 0 ? "auto" : std::to_string(args.blocks_per_sm);
   }
+  if (name == "budget") return std::to_string(args.budget);
+  if (name == "period") return std::to_string(args.period);
   throw std::invalid_argument("'" + std::string(name) + "' is not a schedule parameter");
 }
 

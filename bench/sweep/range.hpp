@@ -9,8 +9,9 @@
 //!   fetch=any,all,ballot:1..32   any, all, ballot:1, ..., ballot:32   (prefix:lo..hi[:step])
 //!   kill=0.1:0.9:+0.2        0.1, 0.3, 0.5, 0.7, 0.9    (decimal ranges for workload options)
 //!
-//! Schedule axes (strategy, fetch, chunk, deferral, blocks-per-sm) are checked here and their
-//! values written in one spelling; every other name is a workload option, passed through.
+//! Schedule axes (strategy, fetch, chunk, deferral, blocks-per-sm, budget, period) are checked here
+//! and their values written in one spelling; every other name is a workload option, passed
+//! through.
 
 #include <cstddef>
 #include <string>

@@ -54,7 +54,7 @@ bool operator==(const point_record& a, const point_record& b) {
 json to_json(const sweep_header& h) {
   return {{"type", "header"},
           {"format", "microsched-sweep"},
-          {"version", 1},
+          {"version", journal_version},
           {"workload", h.workload},
           {"gpu", h.gpu},
           {"warmup", h.timing.warmup},
@@ -68,14 +68,6 @@ json to_json(const timing_stats& s) {
           {"min_ms", s.min_ms},
           {"max_ms", s.max_ms},
           {"repetitions", s.repetitions}};
-}
-
-json to_json(const schedule_arguments& a) {
-  return {{"strategy", to_string(a.strategy)},
-          {"fetch", to_string(a.fetch)},
-          {"chunk", a.chunk},
-          {"deferral", a.deferral},
-          {"blocks_per_sm", a.blocks_per_sm}};
 }
 
 json to_json(const baseline_record& r) {
@@ -94,7 +86,7 @@ json to_json(const baseline_record& r) {
 json to_json(const point_record& r) {
   return {{"type", "point"},
           {"scenario", r.scenario},
-          {"schedule", to_json(r.schedule)},
+          {"schedule", schedule_json(r.schedule)},
           {"tunables", r.tunables},
           {"status", to_string(r.status)},
           {"reason", r.reason},
@@ -123,7 +115,16 @@ sweep_header header_from_json(const json& j) {
   if (field<std::string>(j, "format") != "microsched-sweep") {
     throw std::invalid_argument("not a microsched sweep journal");
   }
-  if (field<int>(j, "version") != 1) throw std::invalid_argument("unsupported journal version");
+  const int version = field<int>(j, "version");
+  if (version == 1) {
+    throw std::invalid_argument(
+        "version 1 was written by an older sweep, whose schedules lack budget, period and "
+        "switching; start again with --overwrite or another --out");
+  }
+  if (version != journal_version) {
+    throw std::invalid_argument("version " + std::to_string(version) + " is not supported (" +
+                                std::to_string(journal_version) + " is)");
+  }
   sweep_header h;
   h.workload = field<std::string>(j, "workload");
   h.gpu = field<std::string>(j, "gpu");
@@ -137,17 +138,6 @@ timing_stats timing_from_json(const json& j) {
   if (j.is_null()) return {};
   return {field<double>(j, "median_ms"), field<double>(j, "min_ms"), field<double>(j, "max_ms"),
           field<int>(j, "repetitions")};
-}
-
-schedule_arguments schedule_from_json(const json& j) {
-  schedule_arguments a;
-  a.strategy = parse_pool_strategy(field<std::string>(j, "strategy"));
-  a.fetch = parse_fetch_control(field<std::string>(j, "fetch"));
-  a.chunk = field<std::uint64_t>(j, "chunk");
-  a.deferral = field<int>(j, "deferral");
-  a.blocks_per_sm = field<int>(j, "blocks_per_sm");
-  validate(a);
-  return a;
 }
 
 baseline_record baseline_from_json(const json& j) {
@@ -168,7 +158,7 @@ point_record point_from_json(const json& j) {
   point_record r;
   r.scenario = field<std::string>(j, "scenario");
   if (!j.contains("schedule")) throw std::invalid_argument("field \"schedule\" is missing");
-  r.schedule = schedule_from_json(j.at("schedule"));
+  r.schedule = parse_schedule_json(j.at("schedule"));
   if (j.contains("tunables")) r.tunables = field<options_map>(j, "tunables");
   r.status = parse_point_status(field<std::string>(j, "status"));
   r.reason = field<std::string>(j, "reason");

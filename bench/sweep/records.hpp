@@ -8,9 +8,14 @@
 #include <string>
 
 #include "microsched/measure/timing_stats.hpp"
+#include "microsched/tuning/schedule_json.hpp"
 #include "sweep/plan.hpp"
 
 namespace microsched::sweep {
+
+//! The journal's and sweep.json's format version. 2: a point's schedule holds every field
+//! (tuning/schedule_json.hpp); 1 held five of them.
+inline constexpr int journal_version = 2;
 
 //! What every point of a sweep shares; written first in the journal.
 struct sweep_header {
@@ -74,14 +79,13 @@ struct point_record {
 
 [[nodiscard]] nlohmann::json to_json(const sweep_header& header);
 [[nodiscard]] nlohmann::json to_json(const timing_stats& stats);
-[[nodiscard]] nlohmann::json to_json(const schedule_arguments& args);
 [[nodiscard]] nlohmann::json to_json(const baseline_record& record);
 [[nodiscard]] nlohmann::json to_json(const point_record& record);
 
-//! Readers throw std::invalid_argument naming the missing or bad field.
+//! Readers throw std::invalid_argument naming the missing or bad field. A schedule is written and
+//! read with schedule_json / parse_schedule_json, the tuning files' form.
 [[nodiscard]] sweep_header header_from_json(const nlohmann::json& j);
 [[nodiscard]] timing_stats timing_from_json(const nlohmann::json& j);
-[[nodiscard]] schedule_arguments schedule_from_json(const nlohmann::json& j);
 [[nodiscard]] baseline_record baseline_from_json(const nlohmann::json& j);
 [[nodiscard]] point_record point_from_json(const nlohmann::json& j);
 

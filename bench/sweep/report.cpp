@@ -119,32 +119,17 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& csv_fixed_columns() {
-  static const std::vector<std::string> columns = {"workload",
-                                                   "gpu",
-                                                   "scenario",
-                                                   "strategy",
-                                                   "fetch",
-                                                   "chunk",
-                                                   "deferral",
-                                                   "blocks_per_sm",
-                                                   "status",
-                                                   "reason",
-                                                   "median_ms",
-                                                   "min_ms",
-                                                   "max_ms",
-                                                   "repetitions",
-                                                   "noise",
-                                                   "vanilla_ms",
-                                                   "persistent_ms",
-                                                   "floor_ms",
-                                                   "speedup_vs_vanilla",
-                                                   "speedup_vs_persistent",
-                                                   "over_floor",
-                                                   "check_passed",
-                                                   "check_tasks",
-                                                   "missing",
-                                                   "duplicated",
-                                                   "mismatched"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = {"workload", "gpu", "scenario"};
+    for (const auto& f : schedule_fields()) c.emplace_back(f.name);  // every schedule field
+    for (const char* name :
+         {"status", "reason", "median_ms", "min_ms", "max_ms", "repetitions", "noise", "vanilla_ms",
+          "persistent_ms", "floor_ms", "speedup_vs_vanilla", "speedup_vs_persistent", "over_floor",
+          "check_passed", "check_tasks", "missing", "duplicated", "mismatched"}) {
+      c.emplace_back(name);
+    }
+    return c;
+  }();
   return columns;
 }
 
@@ -163,33 +148,20 @@ std::string to_csv(const sweep_results& results) {
     for (const auto& p : sc.points) {
       const auto r = ratios(p, b);
       const bool ok = p.status == point_status::ok;
-      const std::vector<std::string> fields = {
-          results.header.workload,
-          results.header.gpu,
-          b.scenario,
-          to_string(p.schedule.strategy),
-          to_string(p.schedule.fetch),
-          std::to_string(p.schedule.chunk),
-          std::to_string(p.schedule.deferral),
-          p.schedule.blocks_per_sm == 0 ? "auto" : std::to_string(p.schedule.blocks_per_sm),
-          to_string(p.status),
-          p.reason,
-          ok ? number(p.time.median_ms) : "",
-          ok ? number(p.time.min_ms) : "",
-          ok ? number(p.time.max_ms) : "",
-          ok ? std::to_string(p.time.repetitions) : "",
-          ok ? number(r.noise) : "",
-          reference(b.vanilla),
-          reference(b.persistent),
-          reference(b.floor),
-          ok && timed(b.vanilla) ? number(r.speedup_vs_vanilla) : "",
-          ok && timed(b.persistent) ? number(r.speedup_vs_persistent) : "",
-          ok && timed(b.floor) ? number(r.over_floor) : "",
-          p.check_passed ? "true" : "false",
-          std::to_string(p.check_tasks),
-          std::to_string(p.missing),
-          std::to_string(p.duplicated),
-          std::to_string(p.mismatched)};
+      std::vector<std::string> fields = {results.header.workload, results.header.gpu, b.scenario};
+      for (auto& [name, value] : schedule_values(p.schedule)) fields.push_back(std::move(value));
+      for (auto& f : std::vector<std::string>{
+               to_string(p.status), p.reason, ok ? number(p.time.median_ms) : "",
+               ok ? number(p.time.min_ms) : "", ok ? number(p.time.max_ms) : "",
+               ok ? std::to_string(p.time.repetitions) : "", ok ? number(r.noise) : "",
+               reference(b.vanilla), reference(b.persistent), reference(b.floor),
+               ok && timed(b.vanilla) ? number(r.speedup_vs_vanilla) : "",
+               ok && timed(b.persistent) ? number(r.speedup_vs_persistent) : "",
+               ok && timed(b.floor) ? number(r.over_floor) : "", p.check_passed ? "true" : "false",
+               std::to_string(p.check_tasks), std::to_string(p.missing),
+               std::to_string(p.duplicated), std::to_string(p.mismatched)}) {
+        fields.push_back(std::move(f));
+      }
       first = true;
       for (const auto& f : fields) {
         out << (first ? "" : ",") << csv_field(f);
@@ -281,7 +253,7 @@ std::string to_json_text(const sweep_results& results) {
     if (const auto best = best_point(sc)) {
       const auto& p = sc.points[*best];
       const auto r = ratios(p, sc.baseline);
-      j["best"] = {{"schedule", to_json(p.schedule)},
+      j["best"] = {{"schedule", schedule_json(p.schedule)},
                    {"tunables", p.tunables},
                    {"median_ms", p.time.median_ms},
                    {"speedup_vs_vanilla", ratio_json(r.speedup_vs_vanilla, sc.baseline.vanilla)},
@@ -306,7 +278,7 @@ std::string to_json_text(const sweep_results& results) {
                         {"constant_ms", c->constant_ms[s]},
                         {"loss", c->loss[s]}});
     }
-    doc["best_constant"] = {{"schedule", to_json(c->schedule)},
+    doc["best_constant"] = {{"schedule", schedule_json(c->schedule)},
                             {"tunables", c->tunables},
                             {"mean_loss", c->mean_loss},
                             {"worst_loss", c->worst_loss},

@@ -12,6 +12,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace microsched {
 
@@ -170,25 +171,38 @@ void check_writable_file(const fs::path& file) {
 
 void check_writable_folder(const fs::path& folder) {
   const fs::path wanted = folder.empty() ? fs::path(".") : folder;
+  const auto refuse = [&](const std::string& why) {
+    throw std::runtime_error("cannot use folder '" + wanted.string() + "': " + why);
+  };
+  std::vector<fs::path> missing;  // from the nearest existing ancestor down to `wanted`
   fs::path at = wanted;
   while (true) {
     struct stat st {};
     if (::stat(at.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) {
-        throw std::runtime_error("cannot use folder '" + wanted.string() + "': '" + at.string() +
-                                 "' is not a folder");
-      }
+      if (!S_ISDIR(st.st_mode)) refuse("'" + at.string() + "' is not a folder");
       if (::access(at.c_str(), W_OK | X_OK) != 0) {
-        throw std::runtime_error("cannot use folder '" + wanted.string() + "': '" + at.string() +
-                                 "' is not writable: " + reason(errno));
+        refuse("'" + at.string() + "' is not writable: " + reason(errno));
       }
-      return;
+      break;
     }
-    if (errno != ENOENT && errno != ENOTDIR) {
-      throw std::runtime_error("cannot use folder '" + wanted.string() + "': " + reason(errno));
-    }
+    if (errno != ENOENT && errno != ENOTDIR) refuse(reason(errno));
+    missing.insert(missing.begin(), at);
     const fs::path parent = at.parent_path();
     at = parent.empty() || parent == at ? fs::path(".") : parent;
+  }
+  // Where folders are missing, make them and take them away again: some file systems refuse
+  // folders that access() allows (/proc, read-only mounts). Only empty folders made here go.
+  std::size_t made = 0;
+  int err = 0;
+  for (; made < missing.size(); ++made) {
+    if (::mkdir(missing[made].c_str(), 0777) != 0) {
+      err = errno;
+      break;
+    }
+  }
+  for (std::size_t i = made; i > 0; --i) ::rmdir(missing[i - 1].c_str());
+  if (made < missing.size()) {
+    refuse("cannot make '" + missing[made].string() + "': " + reason(err));
   }
 }
 

@@ -8,7 +8,8 @@
 #include <stdexcept>
 
 #include "microsched/device.hpp"
-#include "microsched/tuning/atomic_write.hpp"
+#include "microsched/io/atomic_file.hpp"
+#include "microsched/tuning/schedule_json.hpp"
 
 namespace microsched::tuning {
 
@@ -16,26 +17,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char* format_name = "microsched-tuning";
-constexpr int format_version = 1;
-
-json schedule_to_json(const schedule_arguments& s) {
-  return {{"strategy", to_string(s.strategy)},
-          {"fetch", to_string(s.fetch)},
-          {"chunk", s.chunk},
-          {"deferral", s.deferral},
-          {"blocks_per_sm", s.blocks_per_sm}};
-}
-
-schedule_arguments schedule_from_json(const json& j) {
-  schedule_arguments s;
-  s.strategy = parse_pool_strategy(j.at("strategy").get<std::string>());
-  s.fetch = parse_fetch_control(j.at("fetch").get<std::string>());
-  s.chunk = j.at("chunk").get<std::uint64_t>();
-  s.deferral = j.at("deferral").get<int>();
-  s.blocks_per_sm = j.at("blocks_per_sm").get<int>();
-  validate(s);
-  return s;
-}
+//! 2: the schedule holds every field (schedule_json.hpp); 1 held five of them.
+constexpr int format_version = 2;
 }  // namespace
 
 std::string tuning_table::to_json() const {
@@ -44,7 +27,7 @@ std::string tuning_table::to_json() const {
     entries.push_back({{"gpu", e.gpu},
                        {"workload", e.workload},
                        {"scenario", e.scenario},
-                       {"schedule", schedule_to_json(e.schedule)},
+                       {"schedule", schedule_json(e.schedule)},
                        {"median_ms", e.median_ms},
                        {"note", e.note}});
   }
@@ -60,9 +43,15 @@ tuning_table tuning_table::parse(const std::string& json_text, const std::string
       throw std::invalid_argument("not a microsched tuning file (\"format\" is not \"" +
                                   std::string(format_name) + "\")");
     }
-    const int version = doc.at("version").get<int>();
-    if (version != format_version) {
-      throw std::invalid_argument("version " + std::to_string(version) + " is not supported (" +
+    const json& version = doc.at("version");
+    if (version == 1) {
+      throw std::invalid_argument(
+          "version 1 stores five fields of a schedule and drops budget, period and switching; "
+          "run the sweep with --save-tuning again to write version " +
+          std::to_string(format_version));
+    }
+    if (!version.is_number_unsigned() || version != format_version) {
+      throw std::invalid_argument("version " + version.dump() + " is not supported (" +
                                   std::to_string(format_version) + " is)");
     }
     std::size_t index = 0;
@@ -72,7 +61,7 @@ tuning_table tuning_table::parse(const std::string& json_text, const std::string
         e.gpu = j.at("gpu").get<std::string>();
         e.workload = j.at("workload").get<std::string>();
         e.scenario = j.value("scenario", "");
-        e.schedule = schedule_from_json(j.at("schedule"));
+        e.schedule = parse_schedule_json(j.at("schedule"));
         e.median_ms = j.value("median_ms", 0.0);
         e.note = j.value("note", "");
         if (e.gpu.empty() || e.workload.empty()) {

@@ -3,25 +3,14 @@
 
 #include <png.h>
 
-#include <cstdio>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "microsched/tuning/atomic_write.hpp"
+#include "microsched/io/atomic_file.hpp"
 
 namespace microsched::samples {
 
 namespace {
-struct file_closer {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using file_ptr = std::unique_ptr<std::FILE, file_closer>;
-
-std::string temporary_beside(const std::string& path) {
-  return path + ".partial";
-}
-
 //! libpng's write callback: the encoded bytes collect in memory, written to disk in one go.
 void append_bytes(png_structp png, png_bytep data, png_size_t size) {
   static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
@@ -29,12 +18,7 @@ void append_bytes(png_structp png, png_bytep data, png_size_t size) {
 }  // namespace
 
 void check_writable(const std::string& path) {
-  const std::string probe = temporary_beside(path);
-  file_ptr f(std::fopen(probe.c_str(), "wb"));
-  if (!f)
-    throw std::runtime_error("cannot write '" + path + "': the folder is missing or not writable");
-  f.reset();
-  std::remove(probe.c_str());
+  check_writable_file(path);
 }
 
 void write_png(const std::string& path, const rgb_image& image) {
@@ -62,7 +46,7 @@ void write_png(const std::string& path, const rgb_image& image) {
   }
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
-  tuning::write_file_atomically(path, bytes);
+  write_file_atomically(path, bytes);
 }
 
 }  // namespace microsched::samples

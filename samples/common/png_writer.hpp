@@ -2,8 +2,8 @@
 #pragma once
 //! @file png_writer.hpp
 //! Writes an 8-bit RGB image as PNG (libpng). The file appears whole or not at all: the image is
-//! encoded in memory and written with tuning::write_file_atomically (temporary file, fsync,
-//! rename), the project's one atomic file write.
+//! encoded in memory and written with write_file_atomically (io/atomic_file.hpp: unique
+//! temporary, fsync, rename; read-only targets refused, links followed, the mode kept).
 
 #include <cstdint>
 #include <string>
@@ -20,8 +20,8 @@ struct rgb_image {
 //! Throws std::runtime_error naming the path when it cannot be written.
 void write_png(const std::string& path, const rgb_image& image);
 
-//! Throws std::runtime_error naming the path unless a file can be created there (checked before
-//! long runs, so a bad --output fails at once).
+//! Throws std::runtime_error naming the path unless write_png can be expected to write it
+//! (check_writable_file: creates and removes nothing), so a bad --output fails before any work.
 void check_writable(const std::string& path);
 
 }  // namespace microsched::samples

@@ -62,7 +62,7 @@ class fake_workload final : public workloads::workload {
 
   timing_stats time_scheduled(const schedule_arguments& a, const timing_options& o) override {
     refuse(a);
-    ++counters_->timed[key_ + " | " + to_string(a)];
+    ++counters_->timed[key_ + " | " + schedule_text(a)];
     return stats(scheduled_ms(a), o);
   }
 
@@ -72,7 +72,7 @@ class fake_workload final : public workloads::workload {
     ++counters_->checks;
     workloads::check_report r;
     r.tasks = num_tasks();
-    r.passed = !(counters_->fail_check && *counters_->fail_check == to_string(a));
+    r.passed = !(counters_->fail_check && *counters_->fail_check == schedule_text(a));
     if (!r.passed) {
       r.missing = 3;
       r.duplicated = 1;
@@ -95,6 +95,9 @@ class fake_workload final : public workloads::workload {
     double t = 1.05 + 0.02 * std::abs(std::log2(static_cast<double>(a.chunk)) - best_chunk) +
                0.03 * std::abs(std::log2(deferral) - 3) + 0.01 * (a.fetch.idle_threshold - 1) +
                (a.strategy == pool_strategy::local ? 0.1 : 0);
+    if (a.strategy == pool_strategy::budgeted) {  // best at a budget of 64
+      t += 0.01 * std::abs(std::log2(static_cast<double>(budget_of(a))) - 6);
+    }
     return floor_ms() * t;
   }
 

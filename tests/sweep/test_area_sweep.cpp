@@ -43,11 +43,12 @@ TEST_CASE(
   CHECK(plan.settings()[4].tunables == options_map{{"method", "b"}, {"level", "1"}});
   CHECK(setting_key({}, {{"method", "b"}, {"level", "2"}}, false) == "level=2 method=b");
   CHECK(setting_key({}, {}, false) == "defaults");
-  CHECK(setting_key({}, {{"method", "b"}}) == schedule_key({}) + " method=b");
+  CHECK(setting_key({}, {{"method", "b"}}) == schedule_text({}) + " method=b");
 
   // Schedule axes and tunables multiply where the workload takes a schedule (switching).
-  const auto both = make_plan("w", {"contexts=32,64", "chunk=16,32", "offset=0,1"},
-                              {{"offset", "0", ""}}, {{"contexts", "64", ""}}, true);
+  const auto both =
+      make_plan("w", {"contexts=32,64", "strategy=hybrid", "chunk=16,32", "offset=0,1"},
+                {{"offset", "0", ""}}, {{"contexts", "64", ""}}, true);
   CHECK(both.scenarios().size() == 2);
   CHECK(both.settings().size() == 4);
   CHECK(both.size() == 8);

@@ -87,7 +87,7 @@ TEST_CASE("a point failing its exactly-once check stops the sweep and is not tim
   bad.strategy = pool_strategy::hybrid;
   bad.chunk = 4;
   bad.blocks_per_sm = 4;
-  counters->fail_check = to_string(bad);
+  counters->fail_check = schedule_text(bad);
   const auto plan = small_plan();
   auto log = journal::create(dir.path / "results.jsonl", header_for(), false);
   try {
@@ -102,7 +102,7 @@ TEST_CASE("a point failing its exactly-once check stops the sweep and is not tim
     CHECK(what.find("task 17 never ran") != std::string::npos);
     CHECK(e.record().status == point_status::check_failed);
   }
-  CHECK(counters->timed.count("fake offset=0 | " + to_string(bad)) == 0);
+  CHECK(counters->timed.count("fake offset=0 | " + schedule_text(bad)) == 0);
   // The failure is journaled for the record but never counts as finished.
   CHECK(read_file(dir.path / "results.jsonl").find("check_failed") != std::string::npos);
   CHECK(log.find_point("fake offset=0", bad) == nullptr);
@@ -241,7 +241,7 @@ TEST_CASE("the sweep program writes every output and prints the best setting") {
     CHECK_MESSAGE(fs::exists(fs::path(out) / name), name);
   }
   CHECK_FALSE(fs::exists(fs::path(out) / "heatmap-fake_offset-0.png"));
-  CHECK(r.out.find("best: global") != std::string::npos);
+  CHECK(r.out.find("best: strategy=global") != std::string::npos);
   CHECK(r.out.find("the floor") != std::string::npos);
   CHECK(r.out.find("best constant setting across 2 scenarios") != std::string::npos);
   CHECK(r.progress.find("108/108 100%") != std::string::npos);
@@ -332,7 +332,7 @@ TEST_CASE("the sweep program stops on interrupt, resumes, and stops on a failed 
   schedule_arguments bad;
   bad.strategy = pool_strategy::hybrid;
   bad.chunk = 8;
-  counters->fail_check = to_string(bad);
+  counters->fail_check = schedule_text(bad);
   auto resume_args = args;
   resume_args.push_back("--resume");
   r = run_cli(resume_args, counters);

@@ -101,9 +101,9 @@ TEST_CASE("best constant setting across scenarios, and its loss per scenario (Fi
 
   const std::string text = summary_text(r);
   // The example's points keep the library's default fetch control.
-  const std::string expected = "best constant setting across 3 scenarios: hybrid " +
+  const std::string expected = "best constant setting across 3 scenarios: strategy=hybrid fetch=" +
                                microsched::to_string(microsched::schedule_arguments{}.fetch) +
-                               " chunk=4";
+                               " chunk=4 ";
   CHECK(text.find(expected) != std::string::npos);
   CHECK(text.find("skipped 1 point(s): blocks per SM = 12") != std::string::npos);
   CHECK(text.find("1.30x the floor (30.0% above it)") != std::string::npos);

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "microsched/tuning/atomic_write.hpp"
+#include "microsched/tuning/schedule_json.hpp"
 #include "microsched/tuning/tuning_file.hpp"
 #include "temp_folder.hpp"
 
@@ -96,55 +96,105 @@ TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scena
   CHECK(tuned_schedule("julia", fallback) == fallback);
 }
 
+TEST_CASE("a tuning file keeps every field of a schedule: budget, period and switching") {
+  temp_folder dir;
+  const auto file = dir.path / "tuning.json";
+  schedule_arguments budgeted = schedule(pool_strategy::budgeted, fetch_control::any(), 8, 0, 0);
+  budgeted.budget = 48;
+  schedule_arguments stream = schedule(pool_strategy::stream, fetch_control::all(), 16, 4, 2);
+  stream.period = 8;
+  schedule_arguments switching = schedule(pool_strategy::hybrid, fetch_control::any(), 32, 0, 0);
+  switching.switching = {4, 0x5u, 24, true};
+  tuning_table t;
+  t.set({"G", "julia", "", budgeted, 0, ""});
+  t.set({"G", "montecarlo", "", stream, 0, ""});
+  t.set({"G", "raycast", "", switching, 0, ""});
+  t.save(file);
+  CHECK(find_tuned_schedule("julia", "", file, "G") == budgeted);
+  CHECK(find_tuned_schedule("montecarlo", "", file, "G") == stream);
+  CHECK(find_tuned_schedule("raycast", "", file, "G") == switching);
+  // The JSON form is the text form's field list, member for member.
+  const auto j = schedule_json(switching);
+  CHECK(j.size() == schedule_fields().size());
+  CHECK(j.at("switch_every") == 4);
+  CHECK(j.at("fifo") == true);
+  CHECK(parse_schedule_json(j) == switching);
+}
+
+namespace {
+//! A version-2 file with one julia entry whose schedule is `schedule_members` (a JSON object's
+//! inside).
+std::string tuning_text(const std::string& schedule_members) {
+  return R"({"format": "microsched-tuning", "version": 2, "entries": [
+    {"gpu": "G", "workload": "julia", "schedule": {)" +
+         schedule_members + "}}]}";
+}
+
+const std::string good_members =
+    R"("strategy": "hybrid", "fetch": "any", "chunk": 16, "deferral": 8, "blocks_per_sm": 0,
+       "budget": 0, "period": 0, "switch_every": 1, "default_then": 0, "vanilla_threshold": 33,
+       "fifo": false)";
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string t = good_members;
+  const auto at = t.find(from);
+  REQUIRE(at != std::string::npos);
+  return t.replace(at, from.size(), to);
+}
+
+std::string load_error(const std::string& text) {
+  try {
+    (void)tuning_table::parse(text, "tuning file 'x.json'");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a tuning file's values are never wrapped, rounded or cut: bad ones are refused") {
+  CHECK(load_error(tuning_text(good_members)).empty());
+  const auto refused = [](const std::string& members, const std::string& part) {
+    const std::string error = load_error(tuning_text(members));
+    CAPTURE(error);
+    return error.find(part) != std::string::npos && error.find("x.json") != std::string::npos &&
+           error.find("entry 0") != std::string::npos;
+  };
+  CHECK(refused(with(R"("chunk": 16)", R"("chunk": -1)"), "chunk=-1: must not be negative"));
+  CHECK(refused(with(R"("chunk": 16)", R"("chunk": 3.9)"), "chunk=3.9: not a whole number"));
+  CHECK(refused(with(R"("deferral": 8)", R"("deferral": 1e30)"),
+                "deferral=1e+30: not a whole number"));
+  CHECK(refused(with(R"("deferral": 8)", R"("deferral": 2147483648)"), "deferral=2147483648"));
+  CHECK(refused(with(R"("chunk": 16)", R"("chunk": 18446744073709551616)"), "chunk="));
+  CHECK(refused(with(R"("budget": 0)", R"("budget": "64")"), "budget=\"64\": expected a number"));
+  CHECK(refused(with(R"("fifo": false)", R"("fifo": 0)"), "fifo=0: expected true or false"));
+  CHECK(refused(with(R"("period": 0)", R"("period": 5)"), "period = 5"));
+  CHECK(refused(with(R"("chunk": 16)", R"("chunk": 0)"), "chunk size = 0"));
+  CHECK(refused(with(R"("strategy": "hybrid")", R"("strategy": "sideways")"), "sideways"));
+  CHECK(refused(with(R"("budget": 0, )", ""), "missing key budget"));
+  CHECK(refused(good_members + R"(, "colour": "red")", "colour=red: unknown key"));
+}
+
 TEST_CASE("a broken tuning file is refused with the file and the problem named") {
   temp_folder dir;
   const auto file = dir.path / "bad.json";
   const auto write = [&](const std::string& text) { std::ofstream(file) << text; };
   write("{not json");
   CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("bad.json"), std::runtime_error);
-  write(R"({"format": "something", "version": 1, "entries": []})");
+  write(R"({"format": "something", "version": 2, "entries": []})");
   CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("not a microsched tuning file"),
                        std::runtime_error);
+  // Version 1 held five fields; reading it would invent budget, period and switching.
   write(R"({"format": "microsched-tuning", "version": 1, "entries": [
     {"gpu": "G", "workload": "julia", "schedule": {"strategy": "hybrid", "fetch": "any",
-     "chunk": 0, "deferral": 8, "blocks_per_sm": 0}}]})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("chunk size = 0"),
+     "chunk": 16, "deferral": 8, "blocks_per_sm": 0}}]})");
+  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 1 stores five fields"),
                        std::runtime_error);
-  write(R"({"format": "microsched-tuning", "version": 1, "entries": [
-    {"gpu": "G", "workload": "julia", "schedule": {"strategy": "sideways", "fetch": "any",
-     "chunk": 1, "deferral": 8, "blocks_per_sm": 0}}]})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("sideways"), std::runtime_error);
+  write(R"({"format": "microsched-tuning", "version": 2.5, "entries": []})");
+  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 2.5 is not supported"),
+                       std::runtime_error);
+  write(tuning_text(with(R"("strategy": "hybrid")", R"("strategy": "sideways")")));
   CHECK_THROWS_WITH_AS((void)find_tuned_schedule("julia", "", file, "G"),
                        doctest::Contains("entry 0"), std::runtime_error);
   CHECK(tuning_table::load_or_empty(dir.path / "none.json").entries().empty());
-}
-
-TEST_CASE("files are written whole or not at all") {
-  temp_folder dir;
-  const auto file = dir.path / "out.txt";
-  write_file_atomically(file, "first");
-  write_file_atomically(file, "second");
-  std::ifstream in(file);
-  std::string text;
-  in >> text;
-  CHECK(text == "second");
-  CHECK(fs::status(file).permissions() == (fs::perms::owner_read | fs::perms::owner_write |
-                                           fs::perms::group_read | fs::perms::others_read));
-  CHECK_THROWS_WITH_AS(write_file_atomically(dir.path / "no" / "such" / "x.txt", "x"),
-                       doctest::Contains("no/such/x.txt"), std::runtime_error);
-  CHECK_THROWS_WITH_AS(write_file_atomically(dir.path, "x"), doctest::Contains("is a folder"),
-                       std::runtime_error);
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++files;
-  CHECK(files == 1);  // no temporaries left
-  CHECK_NOTHROW(ensure_writable_folder(dir.path / "a" / "b"));
-  CHECK(fs::is_directory(dir.path / "a" / "b"));
-  CHECK_THROWS_WITH_AS(ensure_writable_folder(file), doctest::Contains("out.txt"),
-                       std::runtime_error);
-  if (::geteuid() != 0) {
-    fs::permissions(dir.path / "a", fs::perms::owner_read | fs::perms::owner_exec);
-    CHECK_THROWS_WITH_AS(write_file_atomically(dir.path / "a" / "x.txt", "x"),
-                         doctest::Contains("a/x.txt"), std::runtime_error);
-    fs::permissions(dir.path / "a", fs::perms::owner_all);
-  }
 }

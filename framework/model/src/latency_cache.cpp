@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "microsched/error.hpp"
+#include "microsched/io/atomic_file.hpp"
 #include "microsched/model/latency.hpp"
-#include "microsched/tuning/atomic_write.hpp"
 
 namespace microsched::model {
 
@@ -48,7 +48,7 @@ void latency_cache::store(std::string_view gpu_name, std::string_view kernel_key
     throw std::invalid_argument("kernel key '" + std::string(kernel_key) +
                                 "': must be non-empty without white space");
   if (latency.empty()) throw_invalid("latency size", latency.size(), "need at least one region");
-  tuning::ensure_writable_folder(folder_);
+  ensure_writable_folder(folder_);
   std::ostringstream out;
   std::ifstream in(file_for(gpu_name));
   std::string line;
@@ -61,7 +61,7 @@ void latency_cache::store(std::string_view gpu_name, std::string_view kernel_key
   out << kernel_key << ' ' << latency.size();
   for (const double v : latency) out << ' ' << v;
   out << '\n';
-  tuning::write_file_atomically(file_for(gpu_name), out.str());
+  write_file_atomically(file_for(gpu_name), out.str());
 }
 
 }  // namespace microsched::model

@@ -32,8 +32,8 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view b
 void check_writable_file(const std::filesystem::path& file);
 
 //! Throws std::runtime_error naming the folder unless it exists and is writable, or is missing
-//! and its nearest existing ancestor is a writable folder (so that it can be made). Creates
-//! nothing.
+//! and can be made (its nearest existing ancestor is a writable folder, and the folders can be
+//! made there: they are made and removed again). Leaves nothing behind.
 void check_writable_folder(const std::filesystem::path& folder);
 
 //! check_writable_folder(), then creates the folder and its parents when missing.

@@ -4,12 +4,14 @@
 //! Tuned schedules on disk, keyed by GPU name and workload (and optionally one scenario of it),
 //! written by the sweep tool and read back at run time when a program asks for the tuned default.
 //!
-//! The file is JSON:
+//! The file is JSON; a schedule holds every field, in its JSON form (tuning/schedule_json.hpp):
 //! @code{.json}
-//! {"format": "microsched-tuning", "version": 1,
+//! {"format": "microsched-tuning", "version": 2,
 //!  "entries": [{"gpu": "NVIDIA H100 80GB HBM3", "workload": "julia", "scenario": "",
-//!               "schedule": {"strategy": "hybrid", "fetch": "any", "chunk": 16,
-//!                            "deferral": 8, "blocks_per_sm": 0},
+//!               "schedule": {"strategy": "budgeted", "fetch": "any", "chunk": 32,
+//!                            "deferral": 0, "blocks_per_sm": 0, "budget": 64, "period": 0,
+//!                            "switch_every": 1, "default_then": 0, "vanilla_threshold": 33,
+//!                            "fifo": false},
 //!               "median_ms": 1.23, "note": "best constant over 3 scenarios, worst loss 2.1%"}]}
 //! @endcode
 //! An entry with an empty scenario is the workload's default on that GPU (the sweep stores the
@@ -38,13 +40,14 @@ struct tuning_entry {
 class tuning_table {
  public:
   //! Reads a tuning file. Throws std::runtime_error naming the file and the problem when it
-  //! cannot be read or is not a valid tuning file (bad JSON, unknown strategy, chunk 0, ...).
+  //! cannot be read or is not a valid tuning file (bad JSON, version 1, a schedule that
+  //! parse_schedule_json refuses: unknown strategy, chunk -1 or 3.9, a missing field, ...).
   [[nodiscard]] static tuning_table load(const std::filesystem::path& file);
   //! load() when the file exists, else an empty table.
   [[nodiscard]] static tuning_table load_or_empty(const std::filesystem::path& file);
 
-  //! Writes the whole table to a temporary file next to `file`, then renames it over `file`,
-  //! so a reader never sees a half-written file. Throws std::runtime_error naming the path.
+  //! Writes the whole table with write_file_atomically (io/atomic_file.hpp): a reader never sees
+  //! a half-written file. Throws std::runtime_error naming the path.
   void save(const std::filesystem::path& file) const;
 
   //! Adds the entry, or replaces the one with the same (gpu, workload, scenario).
