@@ -3,20 +3,66 @@
 """Reads bench_model's JSON (--benchmark_out) and writes a plot of predicted against measured
 time ratios (both metrics) and a markdown table with the errors and speedups.
 
-  plot_model.py bench_model.json --png model-accuracy.png --table model-table.md"""
-import argparse, json, statistics, sys
+  plot_model.py bench_model.json --png model-accuracy.png --table model-table.md
+
+Exit status: 0 done; 1 an output could not be written after all; 2 bad usage, a file without
+bm_model rows, or an output that cannot be written (one line on stderr)."""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+PROG = os.path.basename(sys.argv[0])
+NUMBERS = ("meas_ratio", "pred_w", "err_w_pct", "pred_ws", "err_ws_pct", "pred_ws_plain",
+           "err_ws_plain_pct", "speedup", "host_ms", "breakeven", "e2e_speedup")
+
+
+def fail(message, code=2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the one error line of every microsched program (exit 2)."""
+
+    def error(self, message):
+        fail(f"{message} (see --help)")
+
+
+def check_output(option, path):
+    """Exits 2 unless a file can be written at `path` (checked before reading; creates nothing)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        fail(f"{option} = '{path}': is a folder, not a file")
+    if not os.path.isdir(folder):
+        fail(f"{option} = '{path}': the folder '{folder}' does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        fail(f"{option} = '{path}': the folder '{folder}' is not writable")
 
 
 def rows(path):
-    with open(path) as f:
-        data = json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        fail(f"cannot read '{path}': {e.strerror}")
+    except (ValueError, UnicodeDecodeError) as e:
+        fail(f"'{path}' is not JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
     out = []
     for b in data["benchmarks"]:
-        if not b["name"].startswith("bm_model/") or "meas_ratio" not in b:
+        name = str(b.get("name", "")) if isinstance(b, dict) else ""
+        if not name.startswith("bm_model/") or "meas_ratio" not in b:
             continue
-        _, workload, method = b["name"].split("/")[:3]
-        out.append(dict(b, workload=workload, method=method))
-    return data.get("context", {}), out
+        parts = name.split("/")
+        missing = [k for k in NUMBERS if not isinstance(b.get(k), (int, float))]
+        if len(parts) < 3 or missing:
+            fail(f"'{path}': row '{name}' lacks {', '.join(missing) or 'a workload and an order'}")
+        out.append(dict(b, workload=parts[1], method=parts[2]))
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    return context, out
 
 
 def table(rs):
@@ -73,22 +119,36 @@ def plot(rs, png, title):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("json")
-    p.add_argument("--png")
-    p.add_argument("--table")
-    a = p.parse_args()
+    p = Parser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("json", nargs="?", help="bench_model's --benchmark_out file")
+    p.add_argument("--png", help="the plot to write")
+    p.add_argument("--table", help="the markdown table to write")
+    a, extra = p.parse_known_args()
+    if extra:
+        fail(f"unknown argument '{extra[0]}' (see --help)")
+    if a.json is None:
+        fail("the argument json is required (see --help)")
+    for option, path in (("--png", a.png), ("--table", a.table)):
+        if path is not None:
+            check_output(option, path)
     context, rs = rows(a.json)
     if not rs:
-        sys.exit(f"{a.json}: no bm_model rows")
+        fail(f"'{a.json}' has no bm_model rows")
     text = table(rs)
     print(text)
-    if a.table:
-        with open(a.table, "w") as f:
-            f.write(text)
-    if a.png:
-        plot(rs, a.png, f"bench_model on {context.get('gpu', context.get('host_name', 'the GPU'))}")
+    try:
+        if a.table:
+            with open(a.table, "w", encoding="utf-8") as f:
+                f.write(text)
+        if a.png:
+            plot(rs, a.png,
+                 f"bench_model on {context.get('gpu', context.get('host_name', 'the GPU'))}")
+    except (OSError, ValueError) as e:
+        fail(f"cannot write the outputs: {e}", 1)
+    except ImportError:
+        fail("matplotlib is not installed (apt-get install python3-matplotlib)", 1)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,20 +2,48 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Prints one line per benchmark run of a bench_pipeline JSON file (Google Benchmark's
 --benchmark_out): original and pipelined loop times, speedup (mean and median of the pairs),
-optimised share, and the host gather's frame times. Usage: summarise.py bench_pipeline.json"""
+optimised share, and the host gather's frame times. Usage: summarise.py bench_pipeline.json
+Exit status: 0 done, 2 bad usage or a file that is not Google Benchmark JSON (one line on stderr)."""
 import json
+import os
 import sys
 
-if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
-    sys.exit(__doc__)
-try:
-    with open(sys.argv[1]) as f:
-        data = json.load(f)
-except (OSError, ValueError) as e:
-    sys.exit(f"summarise.py: cannot read {sys.argv[1]}: {e}")
-keys = ("original_ms", "pipelined_ms", "speedup", "speedup_median", "optimised_share",
+PROG = os.path.basename(sys.argv[0])
+KEYS = ("original_ms", "pipelined_ms", "speedup", "speedup_median", "optimised_share",
         "frame_ms_mean", "frame_ms_median", "frame_ms_max")
-for b in data.get("benchmarks", []):
-    if b.get("run_type") != "iteration":
-        continue
-    print(b["name"], " ".join(f"{k}={b[k]:.3f}" for k in keys if k in b))
+
+
+def fail(message, code=2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    for arg in sys.argv[1:]:
+        if arg.startswith("-"):
+            fail(f"unknown option '{arg}' (see --help)")
+    if len(sys.argv) != 2:
+        fail("usage: summarise.py BENCH_PIPELINE.json (see --help)")
+    path = sys.argv[1]
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        fail(f"cannot read '{path}': {e.strerror}")
+    except (ValueError, UnicodeDecodeError) as e:
+        fail(f"'{path}' is not JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
+    for b in data["benchmarks"]:
+        if not isinstance(b, dict) or b.get("run_type") != "iteration":
+            continue
+        print(b.get("name", "?"), " ".join(f"{k}={b[k]:.3f}" for k in KEYS
+                                           if isinstance(b.get(k), (int, float))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

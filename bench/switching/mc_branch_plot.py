@@ -10,6 +10,8 @@ bench_switching JSON file.
   python3 bench/switching/mc_branch_plot.py mc.json mc-branch.png
 
 The output's suffix (.svg, .png, .pdf) picks the format. Needs python3-matplotlib.
+Exit status: 0 done; 1 the plot could not be written after all; 2 bad usage, a file that is not
+bench_switching JSON with mc_branch rows, or an output that cannot be written (one line on stderr).
 """
 import json
 import os
@@ -24,25 +26,56 @@ SERIES = [  # (bench variant, legend, colour, line style)
      "-"),
 ]
 IDEAL = ("ideal: vanilla at p = 1 x work done at p", "0.35")
+PROG = os.path.basename(sys.argv[0])
+FORMATS = ("svg", "png", "pdf")
+
+
+def fail(message, code=2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def check_output(out):
+    """Exits 2 unless a plot can be written at `out` (checked before reading; creates nothing)."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if os.path.splitext(out)[1].lstrip(".") not in FORMATS:
+        fail(f"'{out}': the name must end in .svg, .png or .pdf")
+    if os.path.isdir(out):
+        fail(f"'{out}' is a folder, not a file")
+    if not os.path.isdir(folder):
+        fail(f"'{out}': the folder '{folder}' does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        fail(f"'{out}': the folder '{folder}' is not writable")
 
 
 def read_rows(path):
-    """{variant: {p: (ms, ideal_ms)}} from the JSON; exits with a message if there are none."""
+    """{variant: {p: (ms, ideal_ms)}} from the JSON; exits 2 with a message if there are none."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        sys.exit(f"mc_branch_plot: cannot read {path}: {e}")
+    except OSError as e:
+        fail(f"cannot read '{path}': {e.strerror}")
+    except (ValueError, UnicodeDecodeError) as e:
+        fail(f"'{path}' is not JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
     rows = {}
-    for b in data.get("benchmarks", []):
-        name = b.get("name", "")
+    for b in data["benchmarks"]:
+        if not isinstance(b, dict):
+            continue
+        name = str(b.get("name", ""))
         if not name.startswith("mc_branch/") or "ms" not in b or b.get("error_occurred"):
             continue
         variant = name.split("/")[1]
-        rows.setdefault(variant, {})[round(float(b["p"]), 6)] = (float(b["ms"]), float(b["ideal_ms"]))
+        try:
+            rows.setdefault(variant, {})[round(float(b["p"]), 6)] = (float(b["ms"]),
+                                                                     float(b["ideal_ms"]))
+        except (KeyError, TypeError, ValueError):
+            fail(f"'{path}': row '{name}' lacks the numbers p, ms and ideal_ms")
     if "vanilla" not in rows or "microsched" not in rows:
-        sys.exit(f"mc_branch_plot: {path} has no mc_branch/vanilla and mc_branch/microsched rows")
-    return rows, data.get("context", {}).get("device", "")
+        fail(f"'{path}' has no mc_branch/vanilla and mc_branch/microsched rows")
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    return rows, context.get("device", "")
 
 
 def draw(rows, device, out):
@@ -51,7 +84,7 @@ def draw(rows, device, out):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        sys.exit("mc_branch_plot: matplotlib is not installed (apt-get install python3-matplotlib)")
+        fail("matplotlib is not installed (apt-get install python3-matplotlib)", 1)
     fig, ax = plt.subplots(figsize=(7.5, 4.6), constrained_layout=True)
     ps = sorted(rows["vanilla"])
     ax.plot(ps, [rows["vanilla"][p][1] for p in ps], color=IDEAL[1], linestyle="--",
@@ -71,25 +104,33 @@ def draw(rows, device, out):
     ax.set_title("Monte Carlo branch test (frey2012 5.1)" + (f"\n{device}" if device else ""),
                  fontsize=10)
     folder = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    os.close(fd)
+    tmp = None
     try:
-        fig.savefig(tmp, format=os.path.splitext(out)[1].lstrip(".") or "svg")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=os.path.basename(out) + ".", suffix=".tmp")
+        os.close(fd)
+        fig.savefig(tmp, format=os.path.splitext(out)[1].lstrip("."))
         os.replace(tmp, out)
     except (OSError, ValueError) as e:
-        sys.exit(f"mc_branch_plot: cannot write {out}: {e}")
+        fail(f"cannot write '{out}': {e}", 1)
     finally:
-        if os.path.exists(tmp):
+        if tmp and os.path.exists(tmp):
             os.unlink(tmp)
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    for arg in sys.argv[1:]:
+        if arg.startswith("-"):
+            fail(f"unknown option '{arg}' (see --help)")
     if len(sys.argv) != 3:
-        sys.exit(__doc__.strip() if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help")
-                 else "usage: mc_branch_plot.py BENCH.json OUT.svg")
+        fail("usage: mc_branch_plot.py BENCH.json OUT.svg (see --help)")
+    check_output(sys.argv[2])
     rows, device = read_rows(sys.argv[1])
     draw(rows, device, sys.argv[2])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -5,21 +5,56 @@ file: per image size and step, vanilla at window 1 (the textbook
 kernel) and at its fastest window, context switching immediate and deferred, and the speedups.
 
     python3 bench/switching/raycast_tables.py bench_switching.json
+
+Exit status: 0 done, 2 bad usage or a file without such rows (one line on stderr).
 """
 import json
+import os
 import re
 import sys
 
+PROG = os.path.basename(sys.argv[0])
+
+
+def fail(message, code=2):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def read_benchmarks(path):
+    """The benchmark rows of a Google Benchmark JSON file; exits 2 naming the file otherwise."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        fail(f"cannot read '{path}': {e.strerror}")
+    except (ValueError, UnicodeDecodeError) as e:
+        fail(f"'{path}' is not JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
+    return [b for b in data["benchmarks"] if isinstance(b, dict)]
+
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    for arg in sys.argv[1:]:
+        if arg.startswith("-"):
+            fail(f"unknown option '{arg}' (see --help)")
+    if len(sys.argv) != 2:
+        fail("usage: raycast_tables.py BENCH_SWITCHING.json (see --help)")
     rows = {}
-    for b in json.load(open(sys.argv[1]))["benchmarks"]:
-        if b.get("error_occurred"):
+    for b in read_benchmarks(sys.argv[1]):
+        if b.get("error_occurred") or not isinstance(b.get("ms"), (int, float)):
             continue
-        m = re.match(r"(raycast_hessian(?:_skip)?)/(\d+)/(\w+)_w(\d+)/step=([\d.]+)", b["name"])
+        m = re.match(r"(raycast_hessian(?:_skip)?)/(\d+)/(\w+)_w(\d+)/step=([\d.]+)",
+                     str(b.get("name", "")))
         if m:
             group, size, kind, window, step = m.groups()
             rows[(group, int(size), kind, int(window), float(step))] = b["ms"]
+    if not rows:
+        fail(f"'{sys.argv[1]}' has no raycast_hessian rows")
     switching = [("immediate", 1), ("deferred8", 1), ("immediate", 16), ("deferred2", 16)]
     for group in ("raycast_hessian", "raycast_hessian_skip"):
         for size in (512, 2048):
@@ -45,7 +80,8 @@ def main():
                     t = rows.get((group, size, kind, w, h))
                     cells.append("—" if t is None else f"{t:.2f} ({w1 / t:.2f}×, {best / t:.2f}×)")
                 print("| " + " | ".join(cells) + " |")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
