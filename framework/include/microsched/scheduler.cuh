@@ -119,7 +119,7 @@ class scheduler {
       automatic_.configure(
           detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" +
                                                  device.name + "|driver " + std::to_string(driver)),
-          candidates());
+          candidates(), !Policy::switches_contexts);
     }
     if constexpr (dynamic_shared_bytes > 0) {
       switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
@@ -181,7 +181,10 @@ class scheduler {
         num_tasks, stream,
         [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
         [&](const schedule_arguments& chosen, const task_slice& slice) {
-          launch_slice(chosen, sliced_program<Program>{program, slice}, stream);
+          // Managed-branch programs are not cut (automatic_schedule::configure): no slice kernels.
+          if constexpr (!Policy::switches_contexts) {
+            launch_slice(chosen, sliced_program<Program>{program, slice}, stream);
+          }
         });
   }
 
@@ -249,7 +252,7 @@ class scheduler {
   //! global or hybrid pools, the persistent warps as one block per SM. Only these are compiled
   //! for sliced programs.
   void launch_slice(const schedule_arguments& s, const sliced_program<Program>& program,
-                    cudaStream_t stream) {
+                    cudaStream_t stream) requires(!Policy::switches_contexts) {
     using sliced = sliced_program<Program>;
     const task_id n = program.slice.size();
     if (n == 0) return;

@@ -114,9 +114,11 @@ template <class Program, class Policy>
 
 class automatic_schedule {
  public:
-  void configure(std::string key, std::vector<schedule_arguments> candidates) {
+  //! `in_call`: the first call of a size class may be cut into slices (run_in_slices).
+  void configure(std::string key, std::vector<schedule_arguments> candidates, bool in_call) {
     key_ = std::move(key);
     candidates_ = std::move(candidates);
+    in_call_ = in_call;
   }
 
   //! Does not wait for a timed run in flight (its time is read later).
@@ -155,7 +157,7 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
-    if (state->fresh() && num_tasks >= in_call_plan::least_tasks) {
+    if (in_call_ && state->fresh() && num_tasks >= in_call_plan::least_tasks) {
       run_in_slices(*state, num_tasks, stream, launch_slice);
       return;
     }
@@ -278,6 +280,7 @@ class automatic_schedule {
 
   std::string key_;
   std::vector<schedule_arguments> candidates_;
+  bool in_call_ = false;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state
 };
 

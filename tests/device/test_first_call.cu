@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Device tests of the automatic schedule's first calls: a large first call cut into slices (each
+// slice a candidate, the rest the fastest) and every later call run each task exactly once, with
+// the steps each task must take; so does every automatic candidate as a fixed schedule, at sizes
+// around a warp and past 2^20.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "microsched/device_buffer.hpp"
+#include "microsched/schedule/calibration.hpp"
+#include "microsched/scheduler.cuh"
+
+using namespace microsched;
+
+namespace {
+
+//! Task t takes length(t) steps (a hash, so lengths mix within warps); end() counts its visits
+//! and writes the steps it took.
+template <std::uint32_t Longest>
+struct hashed_lengths {
+  struct context {
+    std::uint32_t steps = 0;
+    std::uint32_t length = 0;
+    float value = 0;
+  };
+  std::uint32_t* visits = nullptr;
+  std::uint32_t* steps = nullptr;
+
+  __host__ __device__ static std::uint32_t length(task_id t) {
+    std::uint32_t h = static_cast<std::uint32_t>(t) * 2654435761u;
+    h ^= h >> 15;
+    return 1 + h % Longest;
+  }
+  __device__ context begin(task_id t) const { return {0, length(t), static_cast<float>(t & 7)}; }
+  __device__ bool step(context& c) const {
+    c.value = fmaf(c.value, 0.999f, 1.0f);
+    return ++c.steps >= c.length;
+  }
+  __device__ void end(task_id t, const context& c) const {
+    atomicAdd(visits + t, 1u);
+    steps[t] = c.steps + (c.value < 0 ? 1 : 0);  // keeps the arithmetic alive
+  }
+};
+
+template <class Program>
+void check_runs(scheduler<Program>& sched, task_id n, int runs) {
+  device_buffer<std::uint32_t> visits(n > 0 ? n : 1), steps(n > 0 ? n : 1);
+  std::vector<std::uint32_t> v(n), s(n);
+  for (int r = 0; r < runs; ++r) {
+    CAPTURE(r);
+    CAPTURE(n);
+    visits.fill_bytes(0);
+    steps.fill_bytes(0xff);  // poison: a task that never ends leaves it
+    sched.run(Program{visits.data(), steps.data()}, n);
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    if (n == 0) continue;
+    MICROSCHED_CUDA_TRY(cudaMemcpy(v.data(), visits.data(), n * 4, cudaMemcpyDeviceToHost));
+    MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
+    std::size_t wrong_visits = 0, wrong_steps = 0;
+    for (task_id t = 0; t < n; ++t) {
+      wrong_visits += v[t] != 1;
+      wrong_steps += s[t] != Program::length(t);
+    }
+    CHECK(wrong_visits == 0);
+    CHECK(wrong_steps == 0);
+  }
+}
+
+struct no_cache {
+  no_cache() {
+    ::setenv("MICROSCHED_CACHE", "off", 1);  // tests never read or write the user's cache
+    detail::forget_calibrations();
+  }
+  ~no_cache() { detail::forget_calibrations(); }
+};
+
+}  // namespace
+
+TEST_CASE("a long first call runs in slices, each task once; later calls adopt its choice") {
+  no_cache guard;
+  using program = hashed_lengths<16384>;  // a first call of several ms: candidates on slices
+  scheduler<program> sched;
+  const task_id n = (task_id{1} << 20) + 7;
+  check_runs(sched, n, 3);
+  const std::string report = sched.report(n);
+  CAPTURE(report);
+  CHECK(report.find("first call in slices of 1/8") != std::string::npos);
+  CHECK(report.find("the rest ran") != std::string::npos);
+  CHECK(report.find("predicts a short call") == std::string::npos);
+}
+
+TEST_CASE("a short first call of many tasks runs its first slice direct, then the rest") {
+  no_cache guard;
+  using program = hashed_lengths<2>;
+  scheduler<program> sched;
+  const task_id n = (task_id{1} << 20) + 7;
+  check_runs(sched, n, 2);
+  CHECK(sched.report(n).find("predicts a short call: the rest ran direct") != std::string::npos);
+}
+
+TEST_CASE("the automatic schedule and every candidate run each task once at every size") {
+  no_cache guard;
+  using program = hashed_lengths<300>;
+  for (const task_id n : {task_id{0}, task_id{1}, task_id{31}, task_id{33}, task_id{4099}}) {
+    scheduler<program> automatic;
+    check_runs(automatic, n, 30);  // through the whole calibration
+    for (const schedule_arguments& s : automatic_candidates(false)) {
+      CAPTURE(to_string(s));
+      scheduler<program> fixed(s);
+      check_runs(fixed, n, 1);
+    }
+  }
+}
