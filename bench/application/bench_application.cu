@@ -83,8 +83,12 @@ struct julia_frames {
     }
     p.cx = static_cast<T>(cx);
     p.cy = static_cast<T>(cy);
-    p.view = {static_cast<T>(center_x), static_cast<T>(center_y), static_cast<T>(span / side), side,
-              side, microsched::task_index_2d(side, side)};
+    p.view = {static_cast<T>(center_x),
+              static_cast<T>(center_y),
+              static_cast<T>(span / side),
+              side,
+              side,
+              microsched::task_index_2d(side, side)};
     return p;
   }
 };
@@ -141,9 +145,9 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
   std::unique_ptr<microsched::scheduler<Program>> sched;
   std::vector<std::unique_ptr<microsched::scheduler<Program>>> fixed_sched(fixed.size());
   int mismatches = 0;
+  double construction_ms = 0;
   const auto check = [&](const char* who, int i) {
-    MICROSCHED_CUDA_TRY(
-        cudaMemcpy(got.data(), out.data(), words * 4, cudaMemcpyDeviceToHost));
+    MICROSCHED_CUDA_TRY(cudaMemcpy(got.data(), out.data(), words * 4, cudaMemcpyDeviceToHost));
     if (got != want) {
       ++mismatches;
       std::fprintf(stderr, "call %d: %s differs from vanilla\n", i, who);
@@ -151,14 +155,19 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
   };
   for (int i = 0; i < calls; ++i) {
     reference.fill_bytes(0xff);
-    vanilla.ms.push_back(
-        wall_ms([&] { microsched::baselines::run_vanilla(make(i, reference.data()), tasks, nullptr); }));
+    vanilla.ms.push_back(wall_ms(
+        [&] { microsched::baselines::run_vanilla(make(i, reference.data()), tasks, nullptr); }));
     MICROSCHED_CUDA_TRY(
         cudaMemcpy(want.data(), reference.data(), words * 4, cudaMemcpyDeviceToHost));
     out.fill_bytes(0xff);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     automatic.ms.push_back(wall_ms([&] {
-      if (!sched) sched = std::make_unique<microsched::scheduler<Program>>();
+      if (!sched) {
+        const auto start = clock_type::now();
+        sched = std::make_unique<microsched::scheduler<Program>>();
+        construction_ms =
+            std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+      }
       sched->run(make(i, out.data()), tasks);
     }));
     check("default", i);
@@ -166,7 +175,8 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
       out.fill_bytes(0xff);
       MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
       oracle[c].ms.push_back(wall_ms([&] {
-        if (!fixed_sched[c]) fixed_sched[c] = std::make_unique<microsched::scheduler<Program>>(fixed[c]);
+        if (!fixed_sched[c])
+          fixed_sched[c] = std::make_unique<microsched::scheduler<Program>>(fixed[c]);
         fixed_sched[c]->run(make(i, out.data()), tasks);
       }));
       if (i == 0) check(oracle[c].name.c_str(), i);
@@ -215,10 +225,13 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
     std::printf(", %.1f%% of the oracle's speed, %.1f%% of the best fixed schedule's",
                 100 * best.total() / automatic.total(), 100 * best_fixed / automatic.total());
   }
-  std::printf("\nper call vs vanilla: min %.3f, p5 %.3f, median %.3f; first call %.3f; %d of %d "
-              "below 0.98x, %d after the first below 0.8x\n",
-              *std::min_element(ratio.begin(), ratio.end()), percentile(ratio, 0.05),
-              percentile(ratio, 0.5), ratio[0], below, calls, below_08);
+  std::printf(
+      "\nper call vs vanilla: min %.3f, p5 %.3f, median %.3f; first call %.3f; %d of %d "
+      "below 0.98x, %d after the first below 0.8x\n",
+      *std::min_element(ratio.begin(), ratio.end()), percentile(ratio, 0.05),
+      percentile(ratio, 0.5), ratio[0], below, calls, below_08);
+  std::printf("first call: vanilla %.3f ms, default %.3f ms (its construction %.3f ms)\n",
+              vanilla.ms[0], automatic.ms[0], construction_ms);
   std::printf("choice: %s\n", sched->report(tasks).c_str());
   std::printf("outputs: %s\n", mismatches == 0 ? "every call equal to vanilla" : "MISMATCH");
   if (!o.csv.empty()) {
@@ -293,22 +306,27 @@ int main(int argc, char** argv) {
         "fresh process; MICROSCHED_CACHE_DIR chooses the calibration cache's folder (none: "
         "MICROSCHED_CACHE=off)."};
     app.add_option("--scenario", o.scenario,
-                   "animation (Julia 2048^2, c on a circle, crunch 4096, 120 calls), zoom (120 calls, 3% a call), "
-                   "drift (1000 calls on slowly drifting c, crunch 1024), oneshot (one call, 4096^2 double), "
+                   "animation (Julia 2048^2, c on a circle, crunch 4096, 120 calls), zoom (120 "
+                   "calls, 3% a call), "
+                   "drift (1000 calls on slowly drifting c, crunch 1024), oneshot (one call, "
+                   "4096^2 double), "
                    "long (one call, Monte Carlo walks 2^24)")
         ->check(CLI::IsMember({"animation", "zoom", "drift", "oneshot", "long"}));
-    app.add_option("--calls", o.calls, "calls (0: the scenario's own)")->check(CLI::Range(0, 100000));
+    app.add_option("--calls", o.calls, "calls (0: the scenario's own)")
+        ->check(CLI::Range(0, 100000));
     app.add_option("--size", o.size, "image side, or log2 of the walks (0: the scenario's own)")
         ->check(CLI::Range(0, 16384));
     app.add_flag("--double", o.double_precision, "double precision (animation, zoom, drift)");
-    app.add_flag("!--no-oracle", o.oracle, "skip the fixed schedules (the default and vanilla only)");
+    app.add_flag("!--no-oracle", o.oracle,
+                 "skip the fixed schedules (the default and vanilla only)");
     app.add_option("--csv", o.csv, "per-call times in ms to this file");
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       return app.exit(e) == 0 ? 0 : microsched::programs::bad_arguments_exit_code;
     }
-    if (o.scenario == "long" && o.size > 30) throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 30 for long");
+    if (o.scenario == "long" && o.size > 30)
+      throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 30 for long");
     microsched::programs::require_gpu();
     MICROSCHED_CUDA_TRY(cudaFree(nullptr));  // the context, outside every timed call
     load_module<<<1, 1>>>();

@@ -280,11 +280,12 @@ void calibration::restart() {
 
 void calibration::drop_pools_on_short_call() {
   for (std::size_t i = 1; i < entries_.size(); ++i) {
-    const pool_strategy s = candidates_[i].strategy;
-    if (is_direct_form(s) || s == pool_strategy::budgeted || entries_[i].dropped) continue;
+    if (entries_[i].dropped) continue;
     entries_[i].dropped = true;
-    entries_[i].why = "untimed: a persistent launch costs more than a call this short can win";
+    entries_[i].why = "untimed: a call this short leaves less to win than timing costs";
   }
+  chosen_ = 0;  // no second run of direct either: there is nothing left to compare
+  untimed_ = 0;
 }
 
 void calibration::adopt(int i, double ms, std::uint64_t tasks) {

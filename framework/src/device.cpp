@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/device.hpp"
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include <map>
+#include <mutex>
 
 #include "microsched/error.hpp"
 
@@ -54,24 +58,70 @@ std::string no_device_reason() {
   return reason_for(rc, count);
 }
 
+namespace {
+//! The device's name through the driver's entry points, which costs microseconds where
+//! cudaGetDeviceProperties fills every field, a millisecond before a first call.
+std::string device_name(int ordinal) {
+  using get_t = CUresult (*)(CUdevice*, int);
+  using name_t = CUresult (*)(char*, int, CUdevice);
+  void* get = nullptr;
+  void* name = nullptr;
+  cudaDriverEntryPointQueryResult found_get{};
+  cudaDriverEntryPointQueryResult found_name{};
+  char text[256] = {};
+  CUdevice device{};
+  if (cudaGetDriverEntryPointByVersion("cuDeviceGet", &get, 12000, cudaEnableDefault, &found_get) ==
+          cudaSuccess &&
+      cudaGetDriverEntryPointByVersion("cuDeviceGetName", &name, 12000, cudaEnableDefault,
+                                       &found_name) == cudaSuccess &&
+      found_get == cudaDriverEntryPointSuccess && found_name == cudaDriverEntryPointSuccess &&
+      reinterpret_cast<get_t>(get)(&device, ordinal) == CUDA_SUCCESS &&
+      reinterpret_cast<name_t>(name)(text, sizeof text - 1, device) == CUDA_SUCCESS) {
+    return text;
+  }
+  (void)cudaGetLastError();
+  cudaDeviceProp prop{};
+  MICROSCHED_CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal));
+  return prop.name;
+}
+
+int attribute(cudaDeviceAttr what, int ordinal) {
+  int value = 0;
+  MICROSCHED_CUDA_TRY(cudaDeviceGetAttribute(&value, what, ordinal));
+  return value;
+}
+
+device_info query_device(int ordinal) {
+  device_info info;
+  info.ordinal = ordinal;
+  info.name = device_name(ordinal);
+  info.sm_count = attribute(cudaDevAttrMultiProcessorCount, ordinal);
+  info.compute_major = attribute(cudaDevAttrComputeCapabilityMajor, ordinal);
+  info.compute_minor = attribute(cudaDevAttrComputeCapabilityMinor, ordinal);
+  info.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, ordinal);
+  info.shared_per_block_optin =
+      static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+  info.shared_per_sm =
+      static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal));
+  info.shared_reserved_per_block =
+      static_cast<std::size_t>(attribute(cudaDevAttrReservedSharedMemoryPerBlock, ordinal));
+  info.clock_khz = attribute(cudaDevAttrClockRate, ordinal);
+  info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
+  return info;
+}
+}  // namespace
+
 device_info current_device() {
   if (std::string why = no_device_reason(); !why.empty()) throw no_device_error(why);
-  device_info info;
-  MICROSCHED_CUDA_TRY(cudaGetDevice(&info.ordinal));
-  cudaDeviceProp prop{};
-  MICROSCHED_CUDA_TRY(cudaGetDeviceProperties(&prop, info.ordinal));
-  info.name = prop.name;
-  info.sm_count = prop.multiProcessorCount;
-  info.compute_major = prop.major;
-  info.compute_minor = prop.minor;
-  info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-  info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
-  info.shared_per_sm = prop.sharedMemPerMultiprocessor;
-  info.shared_reserved_per_block = prop.reservedSharedMemPerBlock;
-  MICROSCHED_CUDA_TRY(cudaDeviceGetAttribute(&info.clock_khz, cudaDevAttrClockRate, info.ordinal));
-  MICROSCHED_CUDA_TRY(
-      cudaDeviceGetAttribute(&info.memory_clock_khz, cudaDevAttrMemoryClockRate, info.ordinal));
-  return info;
+  int ordinal = 0;
+  MICROSCHED_CUDA_TRY(cudaGetDevice(&ordinal));
+  // Queried once per device and process: every scheduler's constructor asks.
+  static std::mutex mutex;
+  static std::map<int, device_info> known;
+  std::lock_guard lock(mutex);
+  const auto found = known.find(ordinal);
+  if (found != known.end()) return found->second;
+  return known[ordinal] = query_device(ordinal);
 }
 
 int current_sm_count() {

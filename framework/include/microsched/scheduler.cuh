@@ -173,7 +173,8 @@ class scheduler {
     // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
     if constexpr (budgetable) {
       try {
-        survivors_.reserve(survivor_capacity(num_tasks), stream);
+        if (automatic_.may_run_budgeted(num_tasks))
+          survivors_.reserve(survivor_capacity(num_tasks), stream);
       } catch (const std::invalid_argument&) {
       }
     }

@@ -129,6 +129,16 @@ class automatic_schedule {
     return state->tuning.candidate(state->tuning.next());
   }
 
+  //! Whether a run of this size class may take the budgeted strategy (calibrating, or chose
+  //! it), so that its survivor queue is worth allocating before the run. Does not wait.
+  [[nodiscard]] bool may_run_budgeted(task_id num_tasks) const {
+    const auto state = state_for(num_tasks);
+    std::lock_guard lock(state->mutex);
+    (void)state->collect(false);
+    return !state->tuning.decided() ||
+           state->tuning.candidate(state->tuning.chosen()).strategy == pool_strategy::budgeted;
+  }
+
   //! The choice for this size class is made (reads a pending measurement first).
   [[nodiscard]] bool decided(task_id num_tasks) const {
     const auto state = state_for(num_tasks);

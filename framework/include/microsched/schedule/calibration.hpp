@@ -59,15 +59,16 @@ struct calibration_settings {
   //! direct): with one run in four timed, the default runs at 0.98x the direct schedule at 64^2
   //! (15 us runs) and 0.988-0.997x at 256^2 (35 us); with one in 167 and one in 72, 0.993-1.001x
   //! and 0.993-1.000x.
-  double timed_share = 0.002;
+  double timed_share = 0.005;
   double timed_cost_ms = 0.005;  //!< what one timed run costs the caller, at most
   //! A calibration started over after a drift times again only the candidates within this
   //! factor of direct in the last calibration, so changing work costs no run of a candidate
   //! known to be far slower; every `full_restart_every`-th restart times them all.
   double restart_keep = 1.25;
   int full_restart_every = 4;
-  //! Where the direct mapping's first run is shorter than this (ms), the persistent-pool
-  //! candidates are dropped untimed: their launch's fixed cost is more than they can win there.
+  //! Where the direct mapping's first run is shorter than this (ms), direct is kept untimed:
+  //! the other candidates' fixed costs and the timing's own are more than they can win there; a
+  //! drift to longer calls calibrates again.
   double short_call_ms = 0.05;
 };
 
@@ -109,7 +110,7 @@ class calibration {
   [[nodiscard]] bool next_run_timed();
   //! Once decided, one run in this many is timed: timed_cost_ms over timed_share of the chosen
   //! schedule's calibrated time, within [least_timed_every, most_timed_every] (4 for runs of
-  //! 0.63 ms or more, 28 for 0.09 ms, 209 for 0.012 ms with the default settings).
+  //! 0.25 ms or more, 12 for 0.09 ms, 84 for 0.012 ms with the default settings).
   [[nodiscard]] int timed_every() const;
 
   //! The run of candidate `i` took `ms` milliseconds for `tasks` tasks (times are compared per
@@ -150,7 +151,7 @@ class calibration {
   };
   void decide_if_done();
   void restart();
-  //! The direct mapping's first run was a short call: drops the persistent-pool candidates.
+  //! The direct mapping's first run was a short call: drops every other candidate.
   void drop_pools_on_short_call();
   //! Runs candidate `i` takes before the decision.
   [[nodiscard]] int rounds_of(int i) const;
