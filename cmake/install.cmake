@@ -4,6 +4,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 set(MICROSCHED_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/microsched)
+# Headers CMake writes (microsched/version.hpp): on the core's include path in the build tree,
+# installed next to the others.
+set(MICROSCHED_GENERATED_INCLUDEDIR ${PROJECT_BINARY_DIR}/include)
 
 # microsched_install_library(<target> [NAME <name>])
 # Exports <target> as microsched::<name> (default: <target>), in the install tree and, through an
@@ -21,8 +24,7 @@ function(microsched_install_library target)
   if(MICROSCHED_INSTALL)
     install(TARGETS ${target} EXPORT microschedTargets
       ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-      INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   endif()
   set_property(GLOBAL APPEND PROPERTY MICROSCHED_INSTALLED_LIBRARIES ${arg_NAME})
 endfunction()
@@ -40,15 +42,21 @@ function(microsched_install_package)
       list(APPEND excluded PATTERN ${area} EXCLUDE)
     endif()
   endforeach()
+  # The include folder reaches consumers once, through microsched::microsched's
+  # INSTALL_INTERFACE; the area libraries link the core.
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/microsched
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${excluded})
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "*.in" EXCLUDE ${excluded})
+  install(FILES ${MICROSCHED_GENERATED_INCLUDEDIR}/microsched/version.hpp
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/microsched)
+  install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/microsched)
   install(EXPORT microschedTargets NAMESPACE microsched::
     DESTINATION ${MICROSCHED_INSTALL_CMAKEDIR})
   get_property(MICROSCHED_COMPONENTS GLOBAL PROPERTY MICROSCHED_INSTALLED_LIBRARIES)
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/microschedConfig.cmake.in
     ${PROJECT_BINARY_DIR}/microschedConfig.cmake
     INSTALL_DESTINATION ${MICROSCHED_INSTALL_CMAKEDIR})
-  # 0.x: a minor version may break the API, so only the same minor version is compatible.
+  # 0.x: a minor version may break the API, so only the same minor version is compatible
+  # (CHANGELOG.md says which version broke what).
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/microschedConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
   install(FILES

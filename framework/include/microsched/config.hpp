@@ -3,6 +3,18 @@
 //! @file config.hpp
 //! Portability macros: pure functions are callable from host tests and device code alike.
 
+// nvcc compiles C++17 unless told otherwise, and the headers use concepts: say so in one line
+// instead of a screen of parse errors. (GCC 10 reports 201709 for -std=c++20; MSVC sets
+// __cplusplus only under /Zc:__cplusplus, _MSVC_LANG always.)
+#if defined(_MSVC_LANG) && _MSVC_LANG > __cplusplus
+#define MICROSCHED_CPLUSPLUS _MSVC_LANG
+#else
+#define MICROSCHED_CPLUSPLUS __cplusplus
+#endif
+#if MICROSCHED_CPLUSPLUS <= 201703L
+#error "microsched needs C++20: compile with -std=c++20 (nvcc, g++, clang++) or /std:c++20 (MSVC)"
+#endif
+
 #include <cstdint>
 
 #if defined(__CUDACC__)

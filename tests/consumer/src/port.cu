@@ -10,6 +10,7 @@
 #include <microsched/device.hpp>     // no_device_reason, no_gpu_exit_code
 #include <microsched/error.hpp>      // MICROSCHED_CUDA_TRY, MICROSCHED_CHECK_LAUNCH
 #include <microsched/scheduler.cuh>  // scheduler, schedule_arguments, task_id
+#include <microsched/version.hpp>    // MICROSCHED_VERSION_STRING
 #include <string>
 #include <vector>
 // example-end port-includes
@@ -65,7 +66,17 @@ std::vector<std::uint32_t> to_host(const std::uint32_t* device, std::size_t n) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // example-begin port-version
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::printf("port (microsched) %s\n", MICROSCHED_VERSION_STRING);
+    return 0;
+  }
+  // example-end port-version
+  if (argc > 1) {
+    std::fprintf(stderr, "port: error: unknown argument '%s' (usage: port [--version])\n", argv[1]);
+    return 2;
+  }
   // example-begin port-no-gpu
   if (const std::string why = microsched::no_device_reason(); !why.empty()) {
     std::printf("skipped: %s\n", why.c_str());
