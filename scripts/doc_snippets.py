@@ -5,8 +5,9 @@ compiled sources. A block is marked by the line `<!-- snippet: PATH#NAME -->` ri
 fence; its text must equal the lines between `// example-begin NAME` and `// example-end NAME` in
 PATH (`# example-begin NAME` / `# example-end NAME` in CMake and shell files).
 
-Every C++ or CUDA block (```cpp, ```cuda, ```c++) must carry a marker: a block that is not cut
-from compiled code is reported as an error. `<!-- snippet: NAME -->` (no path) marks the blocks
+Every C++, CUDA or CMake block (```cpp, ```cuda, ```c++, ```cmake) must carry a marker: a block
+that is not cut from compiled code (or a CMake project that CI configures) is reported as an
+error. Shell blocks are run by scripts/check-doc-shell instead. `<!-- snippet: NAME -->` (no path) marks the blocks
 of docs/remap.md, which tests/remap/test_remap_docs.cpp checks against its compiled example.
 
 Usage: scripts/doc_snippets.py [--fix]   (run by ctest as the test doc_snippets)"""
@@ -15,7 +16,7 @@ import pathlib, re, sys, textwrap
 root = pathlib.Path(__file__).resolve().parent.parent
 marker = re.compile(r"<!-- snippet: (\S+)#(\S+) -->")
 checked_elsewhere = re.compile(r"<!-- snippet: [^#\s]+ -->")
-code_languages = {"cpp", "cuda", "c++"}
+code_languages = {"cpp", "cuda", "c++", "cmake"}
 
 
 def region(path, name):
