@@ -170,6 +170,7 @@ const schedule_arguments& calibration::candidate(int i) const {
 }
 
 int calibration::next() const {
+  if (validating_) return 0;
   if (decided()) return chosen_;
   // Interleaved rounds: the candidate with the fewest runs that is still in the race, the
   // lowest index first (direct leads every round).
@@ -192,7 +193,7 @@ int calibration::rounds_of(int i) const {
 }
 
 bool calibration::next_run_timed() {
-  if (!decided()) return true;
+  if (!decided() || validating_) return true;
   if (candidates_.size() == 1) return false;  // nothing to switch to: record() ignores the time
   if (++untimed_ < timed_every()) return false;
   untimed_ = 0;
@@ -215,6 +216,10 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   if (reference_tasks_ == 0) reference_tasks_ = tasks;
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
   if (decided()) {
+    if (validating_) {
+      if (i == 0) validate(ms);
+      return;
+    }
     if (i != chosen_ || candidates_.size() == 1) return;
     entry& chosen = entries_[static_cast<std::size_t>(i)];
     if (chosen.best_ms == 0) {  // adopted without a time: this run is the reference
@@ -225,7 +230,19 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
     drift_streak_ = off ? drift_streak_ + 1 : 0;
-    if (drift_streak_ >= drift_runs) restart();
+    if (drift_streak_ < drift_runs) return;
+    drift_streak_ = 0;
+    if (is_direct_form(candidate(chosen_).strategy)) {
+      // Longer work may now reward another candidate; shorter work leaves it less to win.
+      if (ms > calibrated) {
+        restart();
+      } else {
+        chosen.best_ms = ms;
+      }
+      return;
+    }
+    validating_ = true;  // one run of direct tells whether the choice still wins
+    drifted_ms_ = ms;
     return;
   }
   entry& e = entries_[static_cast<std::size_t>(i)];
@@ -257,6 +274,7 @@ void calibration::check_choice(double ms, std::uint64_t tasks) {
 
 void calibration::restart() {
   ++restarts_;
+  validating_ = false;
   // Candidates far slower than direct last time sit this calibration out (but every
   // full_restart_every-th), so changing work is not paid for with runs known to lose.
   const bool full = restarts_ % settings_.full_restart_every == 0;
@@ -276,6 +294,17 @@ void calibration::restart() {
   chosen_ = -1;
   runs_ = 0;
   reference_tasks_ = 0;
+}
+
+void calibration::validate(double direct_ms) {
+  validating_ = false;
+  if (drifted_ms_ < direct_ms * (1.0 - settings_.margin)) {
+    entries_[static_cast<std::size_t>(chosen_)].best_ms = drifted_ms_;  // the new reference
+    entries_[0].best_ms = direct_ms;
+    ++revalidations_;
+    return;
+  }
+  restart();
 }
 
 void calibration::drop_pools_on_short_call() {
@@ -299,6 +328,7 @@ void calibration::adopt(int i, double ms, std::uint64_t tasks) {
   chosen_ = i;
   untimed_ = 0;
   drift_streak_ = 0;
+  validating_ = false;
 }
 
 void calibration::fail(int i, const std::string& why) {
@@ -365,6 +395,8 @@ std::string calibration::report() const {
                 extra_ms());
   out += buffer;
   if (restarts_ > 0) out += ", " + std::to_string(restarts_) + " restarts after a drift";
+  if (revalidations_ > 0)
+    out += ", kept after " + std::to_string(revalidations_) + " drifts (direct still slower)";
   out += ");";
   for (int i = 0; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];

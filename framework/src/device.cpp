@@ -105,8 +105,6 @@ device_info query_device(int ordinal) {
       static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal));
   info.shared_reserved_per_block =
       static_cast<std::size_t>(attribute(cudaDevAttrReservedSharedMemoryPerBlock, ordinal));
-  info.clock_khz = attribute(cudaDevAttrClockRate, ordinal);
-  info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
   return info;
 }
 }  // namespace
@@ -133,10 +131,17 @@ int current_sm_count() {
   return count;
 }
 
+device_info with_clocks(device_info info) {
+  info.clock_khz = attribute(cudaDevAttrClockRate, info.ordinal);
+  info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, info.ordinal);
+  return info;
+}
+
 std::string describe(const device_info& info) {
+  const int khz = info.clock_khz > 0 ? info.clock_khz : with_clocks(info).clock_khz;
   return info.name + " (sm_" + std::to_string(info.compute_major) +
          std::to_string(info.compute_minor) + ", " + std::to_string(info.sm_count) + " SMs, " +
-         std::to_string(info.clock_khz / 1000) + " MHz)";
+         std::to_string(khz / 1000) + " MHz)";
 }
 
 }  // namespace microsched

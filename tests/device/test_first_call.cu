@@ -88,7 +88,7 @@ TEST_CASE("a long first call runs in slices, each task once; later calls adopt i
   check_runs(sched, n, 3);
   const std::string report = sched.report(n);
   CAPTURE(report);
-  CHECK(report.find("first call in slices of 1/8") != std::string::npos);
+  CHECK(report.find("first call in slices of 1/16") != std::string::npos);
   CHECK(report.find("the rest ran") != std::string::npos);
   CHECK(report.find("predicts a short call") == std::string::npos);
 }

@@ -207,7 +207,11 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   c.record(1, 0.5);  // back: the streak ends
   c.record(1, 0.7);
   CHECK(c.decided());
-  c.record(1, 0.71);  // 1.4x twice in a row: the work changed
+  c.record(1, 0.71);  // 1.4x twice in a row: the work changed; direct runs once to check
+  CHECK(c.decided());
+  CHECK(c.next() == 0);
+  CHECK(c.next_run_timed());
+  c.record(0, 0.7);  // direct is now as fast as the choice: start over
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
   CHECK(c.next() == 0);  // starts over with the direct mapping
@@ -242,6 +246,7 @@ TEST_CASE("every calibrating run is timed; once decided, one run in timed_every(
   // A restart times every run again until the new choice, whose count starts afresh.
   c.record(1, 1.0);
   c.record(1, 1.0);
+  c.record(0, 1.0);  // the check of direct after the drift: the choice lost its lead
   REQUIRE_FALSE(c.decided());
   CHECK(c.next_run_timed());
   CHECK(c.next_run_timed());
@@ -305,6 +310,7 @@ TEST_CASE("after a drift, candidates far slower than direct sit the new calibrat
   const auto drift = [&] {
     c.record(1, 2.0);
     c.record(1, 2.0);
+    c.record(0, 2.0);  // direct checked: no slower than the choice now
     REQUIRE_FALSE(c.decided());
   };
   for (int restart = 1; restart <= 4; ++restart) {
@@ -347,12 +353,34 @@ TEST_CASE("an adopted choice is decided untimed; its first timed run is the refe
   CHECK(c.decided());
   c.record(2, 2.0);
   c.record(2, 2.0);  // twice off by 2x: the work changed
+  c.record(0, 1.9);  // and direct is as fast
   CHECK_FALSE(c.decided());
   calibration timed(three(), {2, 0.03, 1.5, 1.25, 0.0});
   timed.adopt(1, 4.0, 1000);  // from slices of one call: 4 ms expected for 1000 tasks
   timed.record(1, 9.0, 1000);
   timed.record(1, 9.0, 1000);
-  CHECK_FALSE(timed.decided());
+  timed.record(0, 20.0, 1000);  // direct far slower still: the choice stays, 9 ms its reference
+  CHECK(timed.decided());
+  CHECK(timed.chosen() == 1);
+  timed.record(1, 9.5, 1000);
+  timed.record(1, 9.5, 1000);
+  CHECK(timed.decided());
+  CHECK(timed.report().find("kept after 1 drifts") != std::string::npos);
   CHECK_THROWS_AS(timed.adopt(5), std::invalid_argument);
   CHECK_THROWS_AS(timed.adopt(1, -1.0), std::invalid_argument);
+}
+
+TEST_CASE("a drift of direct restarts when the work got longer, never when it got shorter") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
+  drive(c, {1.0, 1.2, 1.3});
+  REQUIRE(c.chosen() == 0);
+  c.record(0, 0.5);
+  c.record(0, 0.5);  // shorter: direct stays, 0.5 its reference
+  CHECK(c.decided());
+  c.record(0, 0.5);
+  CHECK(c.decided());
+  c.record(0, 2.0);
+  c.record(0, 2.0);  // longer: another candidate may now win
+  CHECK_FALSE(c.decided());
+  CHECK(c.restarts() == 1);
 }

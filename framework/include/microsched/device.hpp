@@ -23,6 +23,8 @@ struct device_info {
   std::size_t shared_per_block_optin = 0;  //!< bytes a block may use after opting in
   std::size_t shared_per_sm = 0;
   std::size_t shared_reserved_per_block = 0;  //!< bytes of an SM's shared memory each block takes
+  //! 0 from current_device(): the clock queries cost a millisecond, more than a first call may
+  //! spend; with_clocks() fills them for a program that prints them.
   int clock_khz = 0;
   int memory_clock_khz = 0;
 };
@@ -40,6 +42,9 @@ struct device_info {
 
 //! SM count of the current device (a cheap attribute query). Throws no_device_error without GPU.
 [[nodiscard]] int current_sm_count();
+
+//! `info` with its clocks queried.
+[[nodiscard]] device_info with_clocks(device_info info);
 
 //! One line a program can print: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)".
 [[nodiscard]] std::string describe(const device_info& info);

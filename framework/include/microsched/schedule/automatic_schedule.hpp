@@ -75,7 +75,7 @@ struct calibration_state {
 //! the GPU), and a call whose direct slice predicts less than `long_call_ms` for the whole runs
 //! the rest direct (cutting a short call costs a launch and a wait for nothing).
 struct in_call_plan {
-  static constexpr std::uint32_t period = 8;
+  static constexpr std::uint32_t period = 16;
   static constexpr task_id least_tasks = task_id{1} << 20;
   static constexpr double long_call_ms = 2.0;
   //! Granules of 2^shift tasks, at least 64 per residue.

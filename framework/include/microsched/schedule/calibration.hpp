@@ -25,8 +25,12 @@
 //! - Once decided, runs of the chosen schedule are still timed: two runs in a row that take more
 //!   than `drift` x (or less than 1/`drift` x) its calibrated time per task, and differ from it
 //!   by more than `drift_floor_ms`, mean the work changed (other data, another view of the same
-//!   program) and the calibration starts over. The floor and the second run keep the timing
-//!   noise of runs of a few microseconds from restarting it.
+//!   program). The floor and the second run keep the timing noise of runs of a few microseconds
+//!   from counting. A chosen non-direct schedule is then checked with one timed run of direct:
+//!   while it still beats direct by the margin it stays, with its new time as the reference;
+//!   otherwise, and where direct itself got slower, the calibration starts over, timing only the
+//!   candidates that were within `restart_keep` of direct (all of them every
+//!   `full_restart_every`-th time). Where direct got faster it stays.
 //! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
 //!   CUDA event before its launch, which the host pays before the kernel starts: a few
 //!   microseconds, a fifth of a run of 12 us, so short runs are timed more rarely
@@ -151,6 +155,9 @@ class calibration {
   };
   void decide_if_done();
   void restart();
+  //! After a drift of a chosen non-direct schedule: keeps it when it still beats `direct_ms` by
+  //! the margin (the drifted time becomes its reference), else restarts.
+  void validate(double direct_ms);
   //! The direct mapping's first run was a short call: drops every other candidate.
   void drop_pools_on_short_call();
   //! Runs candidate `i` takes before the decision.
@@ -163,6 +170,9 @@ class calibration {
   int runs_ = 0;
   int restarts_ = 0;
   int drift_streak_ = 0;               //!< consecutive runs of the choice off its calibrated time
+  bool validating_ = false;            //!< the next run is direct's, timed against the choice
+  double drifted_ms_ = 0;              //!< the choice's time that started the validation
+  int revalidations_ = 0;              //!< drifts after which the choice still won
   int untimed_ = 0;                    //!< runs of the choice since its last timed run
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
