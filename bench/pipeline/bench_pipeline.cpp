@@ -107,8 +107,7 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   state.counters["optimised_share"] = total ? double(optimised) / double(total) : 0;
   state.counters["host_MB"] = double(pipe.statistics().host_bytes) / 1e6;
   state.counters["device_MB"] = double(pipe.statistics().device_bytes) / 1e6;
-  std::cerr << "== " << program.describe() << " | wait_budget=" << args.wait_budget
-            << " helper_nice=" << args.helper_nice << " memory_limit=" << args.memory_limit
+  std::cerr << "== " << program.describe() << " | memory_limit=" << args.memory_limit
             << "\npairs original/pipelined ms:";
   for (std::size_t k = 0; k < pairs.size(); ++k)
     std::cerr << " " << pairs[k].first << "/" << pairs[k].second;
@@ -162,12 +161,6 @@ pipeline_arguments adaptive(int depth, int threads) {
   a.memory_limit = std::size_t{1} << 30;
   return a;
 }
-pipeline_arguments fixed(int depth, int threads) {
-  auto a = adaptive(depth, threads);
-  a.control.adaptive = false;
-  a.control.fixed_ratio = 1.0;
-  return a;
-}
 
 void bm_gafort(benchmark::State& state) {
   auto program = make_gafort({});
@@ -177,14 +170,14 @@ void bm_gafort(benchmark::State& state) {
 //! unwrap end to end with the defaults (5 threads per chunk, Δ = 3; the pool has
 //! min(15, cores - 1) helpers, each whole chunk cut into as many pieces). range(0): distinct
 //! frames cycled through (4: 64 MB, which the host's L3 can hold across runs; 32: every chunk a
-//! new frame, 512 MB). range(1) = 1: r = 1 under a 1.5 MB cap (one reordered slot needs 2 MiB),
-//! so job swapping runs instead.
+//! new frame, 512 MB). range(1) = 1: a 1.5 MB cap (one reordered slot needs 2 MiB), so job
+//! swapping runs instead.
 void bm_unwrap(benchmark::State& state) {
   unwrap_options options;
   options.frames = static_cast<int>(state.range(0));
   auto program = make_unwrap(options);
   const bool job_swapping = state.range(1) == 1;
-  auto args = job_swapping ? fixed(3, 5) : adaptive(3, 5);
+  auto args = adaptive(3, 5);
   if (job_swapping) args.memory_limit = 1500000;
   args.granularity = 4096;  // finer cuts balance the pieces (equal cost, piece_bounds)
   run_pair(state, *program, args);

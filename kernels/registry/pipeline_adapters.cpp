@@ -3,8 +3,8 @@
 // workload interface, through the public pipeline API (chunk_pipeline, split_loop) and their
 // programs (pipeline_workloads.hpp). There is no scheduler and no persistent driver: vanilla is
 // the original loop, and every time is the whole loop's on the host clock, helpers included.
-// The tunables are the depth (Δ), the helper threads, the method and the control (chunk
-// pipeline), or the ratio and the helpers (kernel splitting).
+// The tunables are the depth (Δ), the helper threads and the method (chunk pipeline), or the
+// ratio and the helpers (kernel splitting).
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
@@ -93,20 +93,16 @@ std::vector<parameter> chunk_tunables(const std::string& workload) {
   auto methods = method_names(workload);
   methods.insert(methods.begin(), "auto");
   const pl::pipeline_arguments defaults;
-  return {
-      {"depth", std::to_string(defaults.depth),
-       "Δ: chunks the helpers transform ahead of the GPU (1..64)"},
-      {"helpers", std::to_string(defaults.threads_per_chunk),
-       "helper threads working on one chunk (1..256)"},
-      {"method", "auto",
-       spell_list(methods) + " (auto: the first the memory limit lets through, in this order)"},
-      {"control", "adaptive",
-       "adaptive (r and switching off decided at run time) or fixed (r = 1: every chunk, no loss "
-       "guard)"},
-      {"memory-mb", std::to_string(defaults.memory_limit >> 20),
-       "MiB the pipeline may add, host and device (1..1048576)"},
-      {"granularity", workload == "unwrap" ? "4096" : std::to_string(defaults.granularity),
-       "piece boundaries are multiples of this many elements (1..1048576)"}};
+  return {{"depth", std::to_string(defaults.depth),
+           "Δ: chunks the helpers transform ahead of the GPU (1..64)"},
+          {"helpers", std::to_string(defaults.threads_per_chunk),
+           "helper threads working on one chunk (1..256)"},
+          {"method", "auto",
+           spell_list(methods) + " (auto: the first the memory limit lets through, in this order)"},
+          {"memory-mb", std::to_string(defaults.memory_limit >> 20),
+           "MiB the pipeline may add, host and device (1..1048576)"},
+          {"granularity", workload == "unwrap" ? "4096" : std::to_string(defaults.granularity),
+           "piece boundaries are multiples of this many elements (1..1048576)"}};
 }
 
 struct chunk_tunable_values {
@@ -125,8 +121,6 @@ chunk_tunable_values parse_chunk_tunables(const std::string& workload, const opt
   for (std::size_t i = 1; i < methods.size(); ++i) {
     if (methods[i] == method) v.method = static_cast<int>(i) - 1;
   }
-  v.args.control.adaptive = choice_option(o, known, "control", {"adaptive", "fixed"}) == "adaptive";
-  v.args.control.fixed_ratio = 1.0;
   v.args.memory_limit = static_cast<std::size_t>(integer_option(o, known, "memory-mb", 1, 1 << 20))
                         << 20;
   v.args.granularity = static_cast<int>(integer_option(o, known, "granularity", 1, 1 << 20));
@@ -242,9 +236,10 @@ class chunk_pipeline_workload final : public workload {
     last_summary_ = pipe.statistics().summary();
     return t;
   }
-  //! Poisons the outputs, runs the pipelined loop once, compares every output word with the
-  //! original loop's. The check run waits for each remap (pipeline_arguments::wait_for_remap), so
-  //! the optimised kernel runs on every chunk the control gives the helpers.
+  //! Poisons the outputs and compares every output word with the original loop's, twice: the
+  //! loop with every chunk remapped before its launch (chunk_pipeline::run_remapped, so the
+  //! optimised kernel runs on every chunk, with the method the tunables choose), then the
+  //! pipelined loop, whatever it chose per chunk.
   check_report check_scheduled(const schedule_arguments&) override {
     chosen_method_program p{*program_, tunables_.method};
     if (reference_.empty()) {
@@ -252,14 +247,23 @@ class chunk_pipeline_workload final : public workload {
       pl::chunk_pipeline<pl::cuda_backend>::run_original(backend_, p);
       reference_ = program_->outputs();
     }
-    pl::pipeline_arguments args = tunables_.args;
-    args.wait_for_remap = true;
-    pl::chunk_pipeline<pl::cuda_backend> pipe(backend_, args);
+    const auto compare = [&] {
+      return compare_outputs(program_->outputs(), reference_, tasks_,
+                             std::max<std::uint64_t>(1, reference_.size() / tasks_));
+    };
+    program_->poison_outputs();
+    pl::chunk_pipeline<pl::cuda_backend>::run_remapped(
+        backend_, p, 0, 1.0, static_cast<std::size_t>(tunables_.args.granularity));
+    auto remapped = compare();
+    if (!remapped.passed) {
+      remapped.detail += "(every chunk remapped)";
+      return remapped;
+    }
+    pl::chunk_pipeline<pl::cuda_backend> pipe(backend_, tunables_.args);
     program_->poison_outputs();
     const auto& stats = pipe.run(p);
     wait_for_device();
-    auto r = compare_outputs(program_->outputs(), reference_, tasks_,
-                             std::max<std::uint64_t>(1, reference_.size() / tasks_));
+    auto r = compare();
     if (!r.passed) r.detail += "(" + stats.summary() + ")";
     return r;
   }
@@ -382,9 +386,10 @@ class carried_workload final : public workload {
     last_summary_ = loop.statistics().summary();
     return t;
   }
-  //! From the initial population, the split loop's outputs (every iteration's and the final
-  //! population) against the original loop's, word for word. The check run waits for each remap
-  //! (split_arguments::wait_for_remap), so every iteration's second part runs optimised.
+  //! From the initial population, the outputs (every iteration's and the final population)
+  //! against the original loop's, word for word, twice: the loop with every second part remapped
+  //! before its launch (split_loop::run_remapped, so the optimised kernel runs in every
+  //! iteration), then the split loop, whatever was ready in time.
   check_report check_scheduled(const schedule_arguments&) override {
     pw::any_split_program p{*program_};
     if (reference_.empty()) {
@@ -392,15 +397,23 @@ class carried_workload final : public workload {
       pl::split_loop<pl::cuda_backend>::run_original(backend_, p);
       reference_ = program_->outputs();
     }
-    pl::split_arguments args = args_;
-    args.wait_for_remap = true;
-    pl::split_loop<pl::cuda_backend> loop(backend_, args);
+    const std::uint64_t tasks = num_tasks();
+    const auto compare = [&] {
+      return compare_outputs(program_->outputs(), reference_, tasks,
+                             std::max<std::uint64_t>(1, reference_.size() / tasks));
+    };
+    program_->reset();
+    pl::split_loop<pl::cuda_backend>::run_remapped(backend_, p, args_.ratio, args_.granularity);
+    auto remapped = compare();
+    if (!remapped.passed) {
+      remapped.detail += "(every second part remapped)";
+      return remapped;
+    }
+    pl::split_loop<pl::cuda_backend> loop(backend_, args_);
     program_->reset();
     (void)loop.run(p);
     wait_for_device();
-    const std::uint64_t tasks = num_tasks();
-    return compare_outputs(program_->outputs(), reference_, tasks,
-                           std::max<std::uint64_t>(1, reference_.size() / tasks));
+    return compare();
   }
   [[nodiscard]] std::vector<resource_report> resources(const schedule_arguments&) override {
     return {};

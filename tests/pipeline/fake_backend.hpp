@@ -1,80 +1,84 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file fake_backend.hpp
-//! A simulated GPU for host tests of the pipeline: each stream is a thread running enqueued work
-//! in order; events complete when the stream reaches them. No CUDA, so the pipeline's threading
-//! can be checked under ThreadSanitizer.
+//! A simulated GPU for host tests of the pipeline: streams run enqueued work in order, events
+//! complete when their stream reaches them. No CUDA, so the pipeline's threading can be checked
+//! under ThreadSanitizer.
 //!
-//! Timings are scripted, not measured: each stream keeps a simulated clock that only the work on
-//! it advances (`fake_stream::advance`, called by a simulated kernel with its scripted duration),
-//! and an event records that clock. So `elapsed_ms` between two events of one stream is exactly
-//! the sum of the scripted durations between them, whatever the load on the machine: the adaptive
-//! control's decisions in these tests do not depend on how threads were scheduled.
+//! Deterministic by construction, whatever the load on the machine:
+//! - The simulated GPU moves only when the driver looks at it: a query, a wait or a
+//!   synchronisation runs the stream's work, on the calling thread, as far as it can go. Work
+//!   may be held by a condition (`fake_stream::enqueue_when`: a simulated kernel that ends only
+//!   once the test's script allows), and a stream stops at the first work whose condition does
+//!   not hold. So what the driver observes depends on what it and the helpers did, never on when
+//!   a thread was scheduled.
+//! - Timings are scripted, not measured: each stream keeps a simulated clock that only its work
+//!   advances (`fake_stream::advance`, called by a simulated kernel with its scripted duration),
+//!   and an event records that clock, so `elapsed_ms` between two events of one stream is the
+//!   sum of the scripted durations between them. The host clock the drivers read (`now_ns`,
+//!   detail::has_host_clock) stands still unless a test moves it (`advance_host`).
+//! - Copies are synchronous: the copy stream runs its work at once, so a copy and the event
+//!   recorded after it are complete when the driver's call returns.
+//! A synchronisation that cannot complete (work held by a condition nothing will satisfy) throws
+//! std::logic_error instead of hanging: the test's script is wrong.
 
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 namespace microsched::pipeline::testing {
 
 class fake_stream {
  public:
-  fake_stream() : thread_([this] { run(); }) {}
-  ~fake_stream() {
-    {
-      const std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
+  //! `at_once`: work runs when enqueued (the copy stream); otherwise when the stream is looked at.
+  explicit fake_stream(bool at_once = false) : at_once_(at_once) {}
+  fake_stream(const fake_stream&) = delete;
+  fake_stream& operator=(const fake_stream&) = delete;
+
+  void enqueue(std::function<void()> work) { enqueue_when(nullptr, std::move(work)); }
+  //! `work` runs once everything before it has and `ready()` holds (null: at once).
+  void enqueue_when(std::function<bool()> ready, std::function<void()> work) {
+    queue_.push_back({std::move(ready), std::move(work)});
+    if (at_once_) progress();
   }
-  void enqueue(std::function<void()> work) {
-    {
-      const std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(work));
+  //! Runs the work whose turn has come; stops at the first whose condition does not hold.
+  void progress() {
+    if (running_) return;  // work that looks at its own stream
+    running_ = true;
+    while (!queue_.empty() && (!queue_.front().ready || queue_.front().ready())) {
+      auto work = std::move(queue_.front().work);
+      queue_.pop_front();
+      work();
     }
-    wake_.notify_all();
+    running_ = false;
   }
+  //! Runs every piece of work; throws if some is held by a condition that does not hold.
   void synchronize() {
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    progress();
+    if (!queue_.empty())
+      throw std::logic_error("fake_stream: work held by a condition the test never satisfies");
   }
+  //! No work left (none held by a condition).
+  [[nodiscard]] bool idle() const { return queue_.empty(); }
   //! Called from work running on this stream: the simulated clock moves by `d`.
   void advance(std::chrono::nanoseconds d) {
     clock_ns_.fetch_add(d.count(), std::memory_order_relaxed);
   }
-  //! The simulated clock (read by work running on this stream).
+  //! The simulated clock.
   [[nodiscard]] long long now_ns() const { return clock_ns_.load(std::memory_order_relaxed); }
 
  private:
-  void run() {
-    std::unique_lock lock(mutex_);
-    while (true) {
-      wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stop_ and drained
-      auto work = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-      lock.unlock();
-      work();
-      lock.lock();
-      busy_ = false;
-      if (queue_.empty()) idle_.notify_all();
-    }
-  }
-  std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::deque<std::function<void()>> queue_;
-  bool busy_ = false;
-  bool stop_ = false;
+  struct item {
+    std::function<bool()> ready;
+    std::function<void()> work;
+  };
+  std::deque<item> queue_;
+  bool at_once_ = false;
+  bool running_ = false;
   std::atomic<long long> clock_ns_{0};
-  std::thread thread_;
 };
 
 class fake_backend {
@@ -89,53 +93,62 @@ class fake_backend {
     return next_event_++;
   }
   void record(int e, stream_type s) {
-    const unsigned long gen = ++events_[e].recorded;  // main thread only writes `recorded`
-    s->enqueue([this, e, gen, s] {
-      const std::lock_guard lock(event_mutex_);
-      events_[e].when_ns.store(s->now_ns(), std::memory_order_relaxed);
-      events_[e].done.store(gen, std::memory_order_release);
-      event_done_.notify_all();
+    event& ev = events_[e];
+    const unsigned long gen = ++ev.recorded;
+    ev.stream = s;
+    s->enqueue([&ev, gen, s] {
+      ev.when_ns = s->now_ns();
+      ev.done = gen;
     });
   }
+  //! True once the event's stream reached it; the stream first runs as far as it can.
   bool query(int e) {
-    return events_[e].done.load(std::memory_order_acquire) >= events_[e].recorded.load();
+    if (!done(e) && events_[e].stream != nullptr) events_[e].stream->progress();
+    return done(e);
   }
+  //! Stream `s` waits for the event (the copy stream, which runs at once, makes the event's
+  //! stream run up to it, and throws if that stream is held before it).
   void wait(stream_type s, int e) {
-    const unsigned long gen = events_[e].recorded.load();
-    s->enqueue([this, e, gen] {
-      std::unique_lock lock(event_mutex_);
-      event_done_.wait(lock,
-                       [&] { return events_[e].done.load(std::memory_order_acquire) >= gen; });
-    });
+    const unsigned long gen = events_[e].recorded;
+    s->enqueue_when(
+        [this, e, gen] {
+          if (events_[e].done < gen && events_[e].stream != nullptr) events_[e].stream->progress();
+          return events_[e].done >= gen;
+        },
+        [] {});
+    if (s == &copy_ && !copy_.idle())
+      throw std::logic_error("fake_backend: the copy stream waits for an event that never comes");
   }
   void synchronize_event(int e) {
-    const unsigned long gen = events_[e].recorded.load();
-    std::unique_lock lock(event_mutex_);
-    event_done_.wait(lock, [&] { return events_[e].done.load(std::memory_order_acquire) >= gen; });
+    if (!query(e))
+      throw std::logic_error("fake_backend: an event held by a condition the test never satisfies");
   }
   //! Simulated time between two events recorded on the same stream (scripted durations).
-  double elapsed_ms(int a, int b) {
-    return double(events_[b].when_ns.load(std::memory_order_relaxed) -
-                  events_[a].when_ns.load(std::memory_order_relaxed)) *
-           1e-6;
-  }
+  double elapsed_ms(int a, int b) { return double(events_[b].when_ns - events_[a].when_ns) * 1e-6; }
   void synchronize() {
     compute_.synchronize();
     copy_.synchronize();
   }
+  //! The scripted host clock (detail::has_host_clock): it stands still unless advanced. Helpers
+  //! read it too.
+  [[nodiscard]] long long now_ns() const { return host_ns_.load(std::memory_order_acquire); }
+  void advance_host(std::chrono::nanoseconds d) {
+    host_ns_.fetch_add(d.count(), std::memory_order_acq_rel);
+  }
 
  private:
   struct event {
-    std::atomic<unsigned long> recorded{0};
-    std::atomic<unsigned long> done{0};
-    std::atomic<long long> when_ns{0};
+    unsigned long recorded = 0;
+    unsigned long done = 0;
+    long long when_ns = 0;
+    fake_stream* stream = nullptr;
   };
+  [[nodiscard]] bool done(int e) const { return events_[e].done >= events_[e].recorded; }
   std::array<event, max_events> events_{};
-  std::mutex event_mutex_;
-  std::condition_variable event_done_;
   int next_event_ = 0;
+  std::atomic<long long> host_ns_{1'000'000'000};  // > 0: a start time of 0 means "not started"
   fake_stream compute_;
-  fake_stream copy_;
+  fake_stream copy_{true};
 };
 
 }  // namespace microsched::pipeline::testing

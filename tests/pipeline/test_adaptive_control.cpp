@@ -82,16 +82,6 @@ TEST_CASE("failures at the smallest ratio raise s to 5, then shut down") {
   CHECK_FALSE(c.enabled());
 }
 
-TEST_CASE("the controller without adaptation keeps a fixed ratio") {
-  adaptive_arguments args;
-  args.adaptive = false;
-  args.fixed_ratio = 0.7;
-  adaptive_controller c(args);
-  c.transformation(0.7, false, 100, 0);
-  CHECK(c.enabled());
-  CHECK(c.ratio() == doctest::Approx(0.7));
-}
-
 TEST_CASE("adaptive arguments are validated by name") {
   adaptive_arguments args;
   args.ratio_step = 0;
@@ -276,13 +266,6 @@ TEST_CASE(
     CHECK(c.ratio() == doctest::Approx(1.0 / 1.4 - 0.1));
   }
 
-  adaptive_arguments f;
-  f.adaptive = false;
-  f.loss_window = 2;
-  adaptive_controller fixed(f);
-  fixed.original_kernel(1.0);
-  for (int k = 0; k < 4; ++k) fixed.iteration_time(9.0);
-  CHECK(fixed.enabled());
   adaptive_arguments bad;
   bad.loss_window = -1;
   CHECK_THROWS_WITH_AS(adaptive_controller{bad}, doctest::Contains("loss_window"),
@@ -309,12 +292,6 @@ TEST_CASE("a model forecast decides at the first original kernel, before any rem
   CHECK(on.state() == phase::profiling);  // profiling goes on as without a forecast
   on.transformation(0.1, true, 0.5, 1.2);
   CHECK(on.state() == phase::adjusting);
-
-  adaptive_arguments fixed = none_to_gain;  // a fixed ratio never switches off
-  fixed.adaptive = false;
-  adaptive_controller kept(fixed);
-  kept.original_kernel(2.0);
-  CHECK(kept.enabled());
 
   adaptive_arguments bad;
   bad.predicted_speedup = -1;

@@ -46,7 +46,7 @@ TEST_CASE("host load: helpers take the cores left by other threads and the launc
 }
 
 TEST_CASE("worker_pool: only the active helpers take tasks; raising the limit wakes the others") {
-  worker_pool pool(4, 0, 100us);
+  worker_pool pool(4, 100us);
   CHECK(pool.active() == 4);
   std::mutex mutex;
   std::set<std::thread::id> seen;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Device suites (label gpu): the pipelined program, whatever it chooses per chunk, writes exactly
-// the outputs of the original loop (same per-element code; outputs poisoned before each run).
+// Device suites (label gpu): the remapped kernels on every chunk (run_remapped), and the pipelined
+// program, whatever it chooses per chunk, write exactly the outputs of the original loop (same
+// per-element code; outputs poisoned before each run).
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <vector>
 
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/cuda_backend.hpp"
@@ -15,34 +18,52 @@ using namespace microsched::pipeline::workloads;
 
 namespace {
 
-pipeline_statistics check_equal_to_original(program_base& program, const pipeline_arguments& args,
-                                            std::size_t min_optimised) {
+std::vector<std::uint32_t> original_outputs(program_base& program) {
   cuda_backend backend;
   any_program p{program};
   program.poison_outputs();
   chunk_pipeline<cuda_backend>::run_original(backend, p);
-  const auto reference = program.outputs();
-  program.poison_outputs();
-  chunk_pipeline pipe(backend, args);
-  const auto& stats = pipe.run(p);
-  const auto result = program.outputs();
-  INFO(program.describe() << " | " << stats.summary());
+  return program.outputs();
+}
+
+std::size_t mismatches(const std::vector<std::uint32_t>& result,
+                       const std::vector<std::uint32_t>& reference) {
   REQUIRE(result.size() == reference.size());
   std::size_t mismatched = 0;
   for (std::size_t i = 0; i < result.size(); ++i) mismatched += result[i] != reference[i] ? 1 : 0;
-  CHECK(mismatched == 0);
-  CHECK(stats.optimised_count() >= min_optimised);
+  return mismatched;
+}
+
+//! Every chunk through method `method`'s remapped kernel (a share `ratio` of each chunk for a
+//! partial method), against the original loop.
+void check_remapped_equal_to_original(program_base& program, int method, double ratio = 1.0) {
+  const auto reference = original_outputs(program);
+  cuda_backend backend;
+  any_program p{program};
+  program.poison_outputs();
+  chunk_pipeline<cuda_backend>::run_remapped(backend, p, method, ratio);
+  INFO(program.describe() << " | method " << method << " r=" << ratio);
+  CHECK(mismatches(program.outputs(), reference) == 0);
+}
+
+//! The pipelined loop, whatever it runs per chunk, against the original loop.
+pipeline_statistics check_equal_to_original(program_base& program, pipeline_arguments args) {
+  const auto reference = original_outputs(program);
+  cuda_backend backend;
+  any_program p{program};
+  program.poison_outputs();
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(p);
+  INFO(program.describe() << " | " << stats.summary());
+  CHECK(mismatches(program.outputs(), reference) == 0);
   return stats;
 }
 
-pipeline_arguments fixed(double ratio) {
+pipeline_arguments pipelined() {
   pipeline_arguments args;
-  args.host_check = false;  // optimised chunks whatever this host's load
+  args.host_check = false;  // a pipelined run whatever this host's load
   args.depth = 2;
   args.threads_per_chunk = 4;
-  args.control.adaptive = false;
-  args.control.fixed_ratio = ratio;
-  args.wait_for_remap = true;  // every chunk takes the optimised path, to check its results
   return args;
 }
 
@@ -50,24 +71,23 @@ pipeline_arguments fixed(double ratio) {
 
 TEST_CASE("gafort: LAM-redirected kernel equals the original") {
   auto program = make_gafort({.chunks = 6, .elements = 1 << 16, .max_trips = 512});
-  check_equal_to_original(*program, fixed(1.0), 1);
-  check_equal_to_original(*program, fixed(0.5), 1);
-  check_equal_to_original(*program, pipeline_arguments{}, 0);
+  check_remapped_equal_to_original(*program, 0);
+  check_remapped_equal_to_original(*program, 0, 0.5);  // a prefix remapped, the rest as before
+  check_equal_to_original(*program, pipelined());
   auto paper =
       make_gafort({.chunks = 4, .elements = 1 << 16, .max_trips = 512, .fill_quotas = false});
-  check_equal_to_original(*paper, fixed(1.0), 1);
+  check_remapped_equal_to_original(*paper, 0);
 }
 
 TEST_CASE("unwrap: reordered kernel equals the original") {
   auto program = make_unwrap(
       {.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512});
-  check_equal_to_original(*program, fixed(1.0), 1);
-  check_equal_to_original(*program, fixed(0.3), 1);  // all-or-nothing: a share of whole frames
-  check_equal_to_original(*program, pipeline_arguments{}, 0);  // adaptive, loss guard
+  check_remapped_equal_to_original(*program, 0);
+  check_equal_to_original(*program, pipelined());  // a share of whole frames, loss guard
   // A sample count that is not a multiple of 4 takes the one-sample-per-thread kernel.
   auto odd = make_unwrap(
       {.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511});
-  check_equal_to_original(*odd, fixed(1.0), 1);
+  check_remapped_equal_to_original(*odd, 0);
   // Without gather plans every piece follows the block plan: the same outputs.
   auto unplanned = make_unwrap({.chunks = 6,
                                 .frames = 2,
@@ -76,7 +96,7 @@ TEST_CASE("unwrap: reordered kernel equals the original") {
                                 .radii = 128,
                                 .angles = 512,
                                 .plan_cache = 0});
-  check_equal_to_original(*unplanned, fixed(1.0), 1);
+  check_remapped_equal_to_original(*unplanned, 0);
   // Pieces of equal size instead of equal cost: the same outputs.
   auto equal = make_unwrap({.chunks = 6,
                             .frames = 2,
@@ -85,7 +105,7 @@ TEST_CASE("unwrap: reordered kernel equals the original") {
                             .radii = 128,
                             .angles = 512,
                             .weighted_pieces = false});
-  check_equal_to_original(*equal, fixed(1.0), 1);
+  check_equal_to_original(*equal, pipelined());
 }
 
 TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals the original") {
@@ -97,10 +117,10 @@ TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals th
         unwrap_options{
             .chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511}}) {
     auto program = make_unwrap(o);
-    for (pipeline_arguments args : {fixed(1.0), pipeline_arguments{}}) {
+    check_remapped_equal_to_original(*program, 1);  // job swapping on every frame
+    for (pipeline_arguments args : {pipelined(), pipeline_arguments{}}) {
       args.memory_limit = 100000;
-      const pipeline_statistics stats =
-          check_equal_to_original(*program, args, args.wait_for_remap ? o.chunks - 1 : 0);
+      const pipeline_statistics stats = check_equal_to_original(*program, args);
       CHECK(stats.method == "job-swapping");
       CHECK(stats.method_index == 1);
       CHECK(stats.method_note.find("reorder-duplication over the memory cap") != std::string::npos);
@@ -114,8 +134,8 @@ TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals th
 
 TEST_CASE("blackscholes: redirected kernel equals the original, adaptive control included") {
   auto program = make_blackscholes({.chunks = 8, .elements = 1 << 16, .regions = 3});
-  check_equal_to_original(*program, fixed(1.0), 1);
-  check_equal_to_original(*program, pipeline_arguments{}, 0);
+  check_remapped_equal_to_original(*program, 0);
+  check_equal_to_original(*program, pipeline_arguments{});
 }
 
 TEST_CASE("documentation example: the same loop before and after the pipeline") {
@@ -149,8 +169,7 @@ namespace {
 
 //! The split loop against the original loop on the same population: every iteration's outputs
 //! and the final population bit-exact (outputs poisoned before each run).
-void check_split_equal_to_original(split_program_base& program, const split_arguments& args,
-                                   std::size_t min_optimised) {
+void check_split_equal_to_original(split_program_base& program, const split_arguments& args) {
   cuda_backend backend;
   any_split_program p{program};
   program.reset();
@@ -165,7 +184,19 @@ void check_split_equal_to_original(split_program_base& program, const split_argu
   std::size_t mismatched = 0;
   for (std::size_t i = 0; i < result.size(); ++i) mismatched += result[i] != reference[i] ? 1 : 0;
   CHECK(mismatched == 0);
-  CHECK(stats.optimised_count() >= min_optimised);
+}
+
+//! Every iteration's second part through the remapped kernel, against the original loop.
+void check_split_remapped_equal_to_original(split_program_base& program, double ratio) {
+  cuda_backend backend;
+  any_split_program p{program};
+  program.reset();
+  split_loop<cuda_backend>::run_original(backend, p);
+  const auto reference = program.outputs();
+  program.reset();
+  split_loop<cuda_backend>::run_remapped(backend, p, ratio);
+  INFO(program.describe() << " r=" << ratio);
+  CHECK(mismatches(program.outputs(), reference) == 0);
 }
 
 }  // namespace
@@ -173,16 +204,10 @@ void check_split_equal_to_original(split_program_base& program, const split_argu
 TEST_CASE("carried: kernel splitting under a loop-carried dependence equals the original loop") {
   // An odd population: the optimised part is whole warps, the original part keeps the tail.
   auto program = make_carried({.iterations = 6, .elements = (1 << 16) + 77, .max_trips = 512});
-  for (double r : {0.0, 0.3, 0.5, 1.0}) {
-    split_arguments args;
-    args.ratio = r;
-    args.threads = 4;
-    args.wait_for_remap = true;  // every second part remapped, to check its results
-    check_split_equal_to_original(*program, args, r > 0 ? 6 : 0);
-  }
+  for (double r : {0.0, 0.3, 0.5, 1.0}) check_split_remapped_equal_to_original(*program, r);
   split_arguments paper;  // the paper's rule: whatever is ready in time
   paper.ratio = 0.4;
-  check_split_equal_to_original(*program, paper, 0);
+  check_split_equal_to_original(*program, paper);
 }
 
 TEST_CASE("documentation example: a loop-carried loop split in two") {

@@ -26,10 +26,9 @@ TEST_CASE("profiling policies: what is transformed and by how many helpers") {
   CHECK(whole_chunk_profiling::helpers_per_segment(2, 15, 5) == 3);
   CHECK(whole_chunk_profiling::helpers_per_segment(5, 8, 4) == 5);  // never fewer than asked
   CHECK(whole_chunk_profiling::helpers_per_segment(5, 8, 0) == 8);  // segments < 1 read as 1
-  // Only whole chunks let the GPU wait for the copy; wait_for_remap waits on the host.
-  CHECK_FALSE(partial_profiling::copy_waited_on_gpu(false));
-  CHECK(whole_chunk_profiling::copy_waited_on_gpu(false));
-  CHECK_FALSE(whole_chunk_profiling::copy_waited_on_gpu(true));
+  // Only whole chunks let the GPU wait for the copy.
+  CHECK_FALSE(partial_profiling::copy_waited_on_gpu());
+  CHECK(whole_chunk_profiling::copy_waited_on_gpu());
   CHECK(partial_profiling::times_optimised_kernel(1.0));
   CHECK_FALSE(partial_profiling::times_optimised_kernel(0.5));
   CHECK(whole_chunk_profiling::times_optimised_kernel(0.5));
@@ -59,6 +58,7 @@ TEST_CASE("profiling policies: which chunk is profiled and which misses are judg
   CHECK(speculative_share(0.33, 0.33, 0.05) == doctest::Approx(0.5));
   CHECK(speculative_share(0.33, 100.0, 0.05) == doctest::Approx(0.05));
   CHECK(speculative_share(0.33, 0.0, 0.05) == doctest::Approx(1.0));
+  CHECK(speculative_share(0.0, 0.0, 0.05) == doctest::Approx(1.0));  // nothing measured yet
 }
 
 TEST_CASE(
@@ -92,7 +92,7 @@ TEST_CASE(
 }
 
 TEST_CASE("pacing: the paper's rule for partial methods") {
-  pacing_plan plan;  // partial, not profiling, no wait_for_remap
+  pacing_plan plan;  // partial, not profiling
   launch_pacer p(plan);
   CHECK_FALSE(p.done({.next_ready = false, .waited_ended = false}));
   CHECK(p.done({.next_ready = true, .waited_ended = false}));  // chunk i+1 ready: launch it
@@ -102,11 +102,6 @@ TEST_CASE("pacing: the paper's rule for partial methods") {
   launch_pacer q(plan);
   CHECK_FALSE(q.done({.next_ready = true, .waited_ended = false}));
   CHECK(q.done({.next_ready = true, .waited_ended = true}));
-  // wait_for_remap (testing): only a ready chunk ends the wait.
-  plan.wait_for_remap = true;
-  launch_pacer w(plan);
-  CHECK_FALSE(w.done({.next_ready = false, .waited_ended = true}));
-  CHECK(w.done({.next_ready = true, .waited_ended = false}));
 }
 
 TEST_CASE("pacing: whole chunks keep one chunk queued and decide just in time") {
@@ -142,16 +137,4 @@ TEST_CASE("pacing: whole chunks keep one chunk queued and decide just in time") 
   launch_pacer r(plan);
   CHECK_FALSE(r.done({.previous_ended = false, .waited_ended = false}));
   CHECK(r.done({.previous_ended = false, .waited_ended = true}));
-}
-
-TEST_CASE("pacing: the bounded wait only where the remap is expected within the budget") {
-  // Torg 0.33, Topt 0.1: saving 0.23 ms; wait_budget 0.5: 0.115 ms.
-  CHECK(bounded_wait_ms(0.5, 0.33, 0.1, 0.3, 0.2) == doctest::Approx(0.115));  // 0.1 ms left
-  CHECK(bounded_wait_ms(0.5, 0.33, 0.1, 0.3, 0.1) == 0);                       // 0.2 ms left
-  CHECK(bounded_wait_ms(0, 0.33, 0.1, 0.3, 0.3) == 0);                         // off
-  CHECK(bounded_wait_ms(0.5, -1, 0.1, 0.3, 0.3) == 0);                         // no Torg yet
-  CHECK(bounded_wait_ms(0.5, 0.33, -1, 0.3, 0.3) == 0);                        // no Topt yet
-  CHECK(bounded_wait_ms(0.5, 0.33, 0.4, 0.3, 0.3) == 0);                       // no saving
-  CHECK(bounded_wait_ms(0.5, 0.33, 0.0, 0.0, 0.0) ==
-        doctest::Approx(0.165));  // times of 0 are known
 }

@@ -11,8 +11,6 @@
 namespace microsched::pipeline {
 
 void validate(const adaptive_arguments& args) {
-  if (!(args.fixed_ratio > 0 && args.fixed_ratio <= 1))
-    throw_invalid("fixed_ratio", args.fixed_ratio, "must be in (0, 1]");
   if (!(args.min_ratio > 0 && args.min_ratio <= 1))
     throw_invalid("min_ratio", args.min_ratio, "must be in (0, 1]");
   if (!(args.initial_ratio >= args.min_ratio && args.initial_ratio <= 1))
@@ -41,14 +39,8 @@ adaptive_controller::adaptive_controller(const adaptive_arguments& args, int dep
   validate(args_);
   if (depth < 1) throw_invalid("depth", depth, "must be >= 1");
   segments_ = args_.initial_segments;
-  if (args_.adaptive && scope_ == remap_scope::whole_chunk) {
-    ratio_ = 1.0;  // all-or-nothing: profiling at r = 1
-  } else if (args_.adaptive) {
-    ratio_ = args_.initial_ratio;
-  } else {
-    ratio_ = args_.fixed_ratio;
-    phase_ = phase::settled;
-  }
+  // All-or-nothing methods profile at r = 1 (one whole chunk).
+  ratio_ = scope_ == remap_scope::whole_chunk ? 1.0 : args_.initial_ratio;
 }
 
 void adaptive_controller::original_kernel(double kernel_ms) {
@@ -56,8 +48,7 @@ void adaptive_controller::original_kernel(double kernel_ms) {
   t_org_ = kernel_ms;
   org_sum_ += kernel_ms;
   ++org_count_;
-  if (org_count_ == 1 && args_.adaptive && args_.predicted_speedup > 0 &&
-      phase_ == phase::profiling) {
+  if (org_count_ == 1 && args_.predicted_speedup > 0 && phase_ == phase::profiling) {
     const double saving = kernel_ms * (1.0 - 1.0 / args_.predicted_speedup);
     if (!(saving > args_.min_gain * kernel_ms))
       shut_down("the model predicts " + std::to_string(args_.predicted_speedup) +
@@ -66,10 +57,9 @@ void adaptive_controller::original_kernel(double kernel_ms) {
 }
 
 void adaptive_controller::iteration_time(double step_ms) {
-  if (!args_.adaptive || args_.loss_window == 0 || phase_ == phase::off || org_count_ == 0) return;
+  if (args_.loss_window == 0 || phase_ == phase::off || org_count_ == 0) return;
   // Every step judged so far against the current Torg: the mean sharpens as originals run, and
-  // a first estimate from one or two warm-up kernels (0.26 ms against 0.34 ms on unwrap)
-  // must not leave its error in the sum.
+  // a first estimate from one or two warm-up kernels must not leave its error in the sum.
   const double org = original_mean_ms();
   step_sum_ += step_ms;
   ++loss_count_;
@@ -109,7 +99,7 @@ void adaptive_controller::fail_at_min() {
 
 void adaptive_controller::transformation(double ratio, bool success, double transform_ms,
                                          double optimised_kernel_ms) {
-  if (!args_.adaptive || phase_ == phase::off || phase_ == phase::settled) return;
+  if (phase_ == phase::off || phase_ == phase::settled) return;
   if (phase_ == phase::profiling) {
     if (!success) {
       ++profile_misses_;

@@ -4,22 +4,14 @@
 #include <algorithm>
 #include <utility>
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 #include "microsched/error.hpp"
 
 namespace microsched::pipeline {
 
-worker_pool::worker_pool(int threads, int nice_increment, std::chrono::microseconds spin)
-    : nice_(nice_increment), spin_(spin), active_(threads), awake_(threads) {
+worker_pool::worker_pool(int threads, std::chrono::microseconds spin)
+    : spin_(spin), active_(threads), awake_(threads) {
   if (threads < 1) throw_invalid("threads", threads, "must be >= 1");
   if (spin.count() < 0) throw_invalid("spin_us", spin.count(), "must be >= 0");
-  if (nice_increment < 0 || nice_increment > 19)
-    throw_invalid("nice_increment", nice_increment, "must be in 0..19");
   threads_.reserve(static_cast<std::size_t>(threads));
   try {
     for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i] { run(i); });
@@ -92,13 +84,6 @@ std::exception_ptr worker_pool::take_error() {
 }
 
 void worker_pool::run(int index) {
-#if defined(__linux__)
-  if (nice_ > 0) {  // this thread only (Linux nice is per thread); a refusal is harmless
-    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    const int current = ::getpriority(PRIO_PROCESS, tid);
-    (void)::setpriority(PRIO_PROCESS, tid, std::min(19, current + nice_));
-  }
-#endif
   std::unique_lock lock(mutex_);
   while (true) {
     const auto may_work = [&] { return index < active_.load(std::memory_order_acquire); };

@@ -27,9 +27,7 @@
 //!   once the loss has stayed above the allowance for `loss_patience` judged iterations in a row (a
 //!   steady loss above the tolerance), or at once when it is more than `loss_patience` original
 //!   iterations past the allowance (a long stall). So one late iteration that the next ones make up
-//!   does not end a pipeline that pays: with patience 1, a first pipelined iteration 0.3-0.5 ms
-//!   late on unwrap (allowance 0.055 ms) switches 1-2 runs in 10 off, though the optimised
-//!   chunks after it save ~0.3 ms each (bench_pipeline bm_unwrap, H100 host). The
+//!   does not end a pipeline that pays (docs/decisions.md, "The pipeline's loss guard"). The
 //!   loop is never behind the original by much more than the tolerance plus `loss_patience`
 //!   iterations' excess. Torg is the original chunk's copies and kernel, which is the original
 //!   loop's step when its GPU queue never drains.
@@ -43,9 +41,8 @@
 //!   (Ttr + Tsav) (Δ = 1: Ttr is measured with all helpers on one chunk) and the same adjustment. A
 //!   profiled chunk that misses its launch gets `profile_attempts` tries in all before the
 //!   control switches off (ours): one remap is a sample of one, and a helper that loses its core
-//!   for a time slice makes a 0.3 ms unwrap remap take ~1 ms (with one try, 3 of 18 bm_unwrap
-//!   rows had their first timed run switched off so). A workload that cannot keep up pays one
-//!   more chunk of helper work.
+//!   for a time slice takes several times as long (docs/decisions.md, "The pipeline's profile
+//!   attempts"). A workload that cannot keep up pays one more chunk of helper work.
 
 #include <string>
 
@@ -53,10 +50,6 @@ namespace microsched::pipeline {
 
 //! Arguments of the controller (user-facing).
 struct adaptive_arguments {
-  //! false: r = fixed_ratio forever, never switches off (opt-in: no loss guard, so it loses where
-  //! remaps are rarely ready, e.g. unwrap on a host whose remaps miss: 0.70x)
-  bool adaptive = true;
-  double fixed_ratio = 1.0;      //!< r when not adaptive
   double initial_ratio = 0.1;    //!< r0 for online profiling
   double ratio_step = 0.1;       //!< rs
   double min_ratio = 0.05;       //!< below this the transformation is not worth running

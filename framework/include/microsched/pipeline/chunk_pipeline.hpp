@@ -65,6 +65,41 @@ class chunk_pipeline {
     backend.synchronize();
   }
 
+  //! Every chunk remapped with method `method` (an index into program.methods()) on the calling
+  //! thread before its launch, one chunk at a time through one staging slot, so the optimised
+  //! kernel runs on every chunk: a reference for checks of a program's remapped kernel. `ratio`:
+  //! the share of each chunk remapped, for a partial method (whole granules of `granularity`); an
+  //! all-or-nothing method remaps whole chunks.
+  template <chunk_program<Backend> Program>
+  static void run_remapped(Backend& backend, Program& program, int method = 0, double ratio = 1.0,
+                           std::size_t granularity = 32) {
+    const std::vector<remap_method> methods = program.methods();
+    if (method < 0 || static_cast<std::size_t>(method) >= methods.size())
+      throw_invalid("method", method, "must index the program's methods()");
+    if (!(ratio > 0 && ratio <= 1)) throw_invalid("ratio", ratio, "must be in (0, 1]");
+    if (granularity < 1) throw_invalid("granularity", granularity, "must be >= 1");
+    const bool partial = methods[static_cast<std::size_t>(method)].partial;
+    program.prepare(method, 1);
+    const int done = backend.make_event();
+    for (std::size_t c = 0; c < program.chunk_count(); ++c) {
+      const std::size_t elements = program.chunk_elements(c);
+      const std::size_t m =
+          partial ? partial_profiling::transformed(elements, ratio, granularity) : elements;
+      if (m == 0) {
+        program.launch_original(c, backend.compute_stream());
+        continue;
+      }
+      const transform_job job{c, 0, method, 0, m, m, elements};
+      backend.synchronize();  // the slot's last reader has ended
+      (void)program.transform(job);
+      program.upload(job, backend.copy_stream());
+      backend.record(done, backend.copy_stream());
+      backend.wait(backend.compute_stream(), done);
+      program.launch_optimised(job, backend.compute_stream());
+    }
+    backend.synchronize();
+  }
+
   //! Runs every chunk through the pipeline and returns what happened. Errors of the
   //! transformation are recorded and the chunk runs the original kernel; errors of the backend
   //! or of a launch propagate after the helper threads have stopped.
@@ -171,6 +206,8 @@ class chunk_pipeline {
   void abandon_all_tasks();  // every chunk's and every slot's task
   void abandon_pending();    // every chunk's task, once after the control switched off
   void pause() const { poll_->pause(); }
+  //! The host clock: the backend's own where it keeps one (tests script it), else steady_clock.
+  [[nodiscard]] long long now() { return detail::host_now_ns(backend_); }
   [[nodiscard]] double topt_mean_ms() const { return opt_count_ > 0 ? opt_sum_ / opt_count_ : -1; }
 
   Backend& backend_;
@@ -185,8 +222,8 @@ class chunk_pipeline {
   int method_ = -1;
   bool partial_ = true;  // the chosen method's remap_method::partial
   int depth_ = 0;
-  double ttr_sum_ = 0, opt_sum_ = 0;  // bounded wait: transformation and optimised kernel times
-  int ttr_count_ = 0, opt_count_ = 0;
+  double opt_sum_ = 0;  // optimised kernel times (Topt, just-in-time pacing)
+  int opt_count_ = 0;
   std::vector<detail::slot_state> slots_;
   std::vector<std::shared_ptr<chunk_task>> tasks_;  // per chunk
   std::vector<detail::launch_events> ring_;
@@ -224,7 +261,7 @@ void chunk_pipeline<Backend>::run_chunks(Program& program) {
     const bool ready = launchable<Profiling>(program, task, active);
     const launch_result l = launch<Profiling>(program, i, task, ready);
     if (task) after_launch<Profiling>(program, i, *task, l);
-    stats_.iterations[i].launch_ms = static_cast<double>(detail::now_ns() - run_start_ns_) * 1e-6;
+    stats_.iterations[i].launch_ms = static_cast<double>(now() - run_start_ns_) * 1e-6;
     chunk_task* next = i + 1 < n ? tasks_[i + 1].get() : nullptr;
     if (next && l.timed && control_.enabled()) pace<Profiling>(program, i, *next, l);
     if constexpr (whole) await_verdict(program, i, l);

@@ -99,8 +99,6 @@ struct split_arguments {
   int threads = 2;               //!< helper threads remapping the optimised part
   std::size_t granularity = 32;  //!< the optimised part and the pieces are whole multiples
   std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
-  //! Testing only: wait for every remap and its copy, so the optimised kernel always runs.
-  bool wait_for_remap = false;
   //! Automatic shut-down: after this many consecutive iterations whose remap missed (not ready,
   //! failed, or the previous remap still running), the loop stops splitting and launches what the
   //! original loop launches. 0: never.
@@ -165,6 +163,33 @@ class split_loop {
     backend.synchronize();
   }
 
+  //! Every iteration split at `ratio` (granularity `granularity`), its second part remapped on the
+  //! calling thread before its launch, so the optimised kernel runs in every iteration: a
+  //! reference for checks of a program's remapped kernel (one iteration at a time).
+  template <split_program<Backend> Program>
+  static void run_remapped(Backend& backend, Program& program, double ratio,
+                           std::size_t granularity = 32) {
+    const std::size_t n = program.elements();
+    const kernel_split split = split_kernel(n, ratio, granularity);
+    for (std::size_t i = 0; i < program.iteration_count(); ++i) {
+      if (split.optimised.empty()) {
+        program.launch_original(i, split_range{0, n}, backend.compute_stream());
+        continue;
+      }
+      const split_job whole{i, split.optimised, nullptr};
+      backend.synchronize();  // iteration i-1 wrote what the fetch reads
+      if (!split.original.empty())
+        program.launch_original(i, split.original, backend.compute_stream());
+      program.fetch(whole, backend.copy_stream());
+      backend.synchronize();
+      (void)program.transform(whole);
+      program.upload(whole, backend.copy_stream());
+      backend.synchronize();
+      program.launch_optimised(whole, backend.compute_stream());
+    }
+    backend.synchronize();
+  }
+
   //! Runs every iteration split in two and returns what happened. A transformation that throws
   //! is recorded and that iteration's second part runs the original kernel; errors of the backend
   //! or of a launch propagate after the helper threads have stopped.
@@ -223,7 +248,7 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
 
   const auto compute = backend_.compute_stream();
   const auto copy = backend_.copy_stream();
-  const long long run_start = detail::now_ns();
+  const long long run_start = detail::host_now_ns(backend_);
   bool on = remap;
   int misses = 0;
   if (!remap) {
@@ -240,7 +265,7 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
       program.launch_original(i, split_range{0, n}, compute);
       if (busy) backend_.record(iteration_done_, compute);  // the next fetch reads what it writes
       r.reason = busy ? fallback::slot_busy : fallback::controller_off;
-      r.launch_ms = static_cast<double>(detail::now_ns() - run_start) * 1e-6;
+      r.launch_ms = static_cast<double>(detail::host_now_ns(backend_) - run_start) * 1e-6;
       if (busy && args_.give_up_after > 0 && ++misses >= args_.give_up_after) {
         on = false;
         stats_.controller_state = "off";
@@ -282,7 +307,7 @@ const pipeline_statistics& split_loop<Backend>::run(Program& program) {
                                                            : fallback::not_ready;
     }
     backend_.record(iteration_done_, compute);
-    r.launch_ms = static_cast<double>(detail::now_ns() - run_start) * 1e-6;
+    r.launch_ms = static_cast<double>(detail::host_now_ns(backend_) - run_start) * 1e-6;
     if (t->start_ns.load(std::memory_order_acquire) > 0)
       r.transform_ms = t->elapsed_ms(t->finished());
     if (ready) t->add_outcomes(r);
@@ -329,7 +354,7 @@ bool split_loop<Backend>::remap_second_part(Program& program, const std::shared_
     }
     if (uploaded && backend_.query(copied_)) return true;
     // The first part ended: the GPU would wait, so go on without the remap.
-    if (!args_.wait_for_remap && backend_.query(original_done_)) return false;
+    if (backend_.query(original_done_)) return false;
     poll.pause();
   }
 }

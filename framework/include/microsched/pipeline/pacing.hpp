@@ -8,7 +8,7 @@
 //! After launching chunk i, the paper's main thread copies chunk i+1's finished segments and
 //! waits until chunk i+1's copy is ready or the GPU is done with chunk i (zhang2011 Figure 6,
 //! gs_checkRemap). A chunk whose remap is not ready is then launched on an empty GPU queue, which
-//! idles for the launch latency (~10-20 us, 3-6 % of unwrap's 0.33 ms iteration). So:
+//! idles for the launch latency, a visible share of a short kernel's iteration. So:
 //! - partial methods keep the paper's pacing (their profiling needs kernel i's time before more
 //!   chunks are submitted at the profiling ratio);
 //! - whole-chunk methods with Δ >= 2 keep one chunk queued (`queue_ahead`): a ready chunk i+1
@@ -16,7 +16,7 @@
 //!   of the GPU (a host far ahead finds every slot still waiting for its last kernel);
 //! - whole-chunk methods decide chunk i+1 just in time: once kernel i-1 has ended (kernel i
 //!   started), they wait until kernel i is expected to end less a margin (its mean time less
-//!   max(20 us, 20 %)), so a remap of chunk i+1 has the whole of kernel i and the GPU queue still
+//!   pacing_margin_ns), so a remap of chunk i+1 has the whole of kernel i and the GPU queue still
 //!   never drains.
 
 #include <algorithm>
@@ -38,7 +38,8 @@ namespace microsched::pipeline {
   return optimised ? topt_ms : torg_ms;
 }
 
-//! The margin before the expected end: max(20 us, 20 %) of the expected time, in ns.
+//! The margin before the expected end, in ns: a fifth of the expected time, at least 20
+//! microseconds (a launch's latency).
 [[nodiscard]] constexpr long long pacing_margin_ns(double expected_ms) noexcept {
   return static_cast<long long>(std::max(0.02, 0.2 * expected_ms) * 1e6);
 }
@@ -46,7 +47,6 @@ namespace microsched::pipeline {
 //! How the wait after launching chunk i is paced (fixed for that wait).
 struct pacing_plan {
   bool whole_chunks = false;
-  bool wait_for_remap = false;  //!< testing: wait until chunk i+1 can run optimised
   bool profiling = false;       //!< a partial method is profiling: wait for kernel i itself
   bool previous_timed = false;  //!< kernel i-1 has an end event
   double expected_ms = -1;      //!< expected_kernel_ms(); <= 0: no just-in-time wait
@@ -68,10 +68,8 @@ class launch_pacer {
   explicit constexpr launch_pacer(const pacing_plan& plan) noexcept : plan_(plan) {}
 
   [[nodiscard]] constexpr bool done(const pacing_view& v) noexcept {
-    const bool in_order =
-        !plan_.whole_chunks || !plan_.previous_timed || plan_.wait_for_remap || v.previous_ended;
-    if ((!plan_.profiling || plan_.wait_for_remap) && v.next_ready && in_order) return true;
-    if (plan_.wait_for_remap) return false;
+    const bool in_order = !plan_.whole_chunks || !plan_.previous_timed || v.previous_ended;
+    if (!plan_.profiling && v.next_ready && in_order) return true;
     if (plan_.expected_ms > 0) {
       if (started_ns_ < 0 && v.previous_ended) started_ns_ = v.now_ns;  // kernel i started
       const auto expected_ns = static_cast<long long>(plan_.expected_ms * 1e6);
@@ -85,17 +83,5 @@ class launch_pacer {
   pacing_plan plan_;
   long long started_ns_ = -1;  // host time kernel i-1 was first seen ended
 };
-
-//! Bounded wait (pipeline_arguments::wait_budget): how long the launching thread may wait for
-//! chunk i's remap, in ms; 0 when it should not. It waits only when the remap is expected to end
-//! within wait_budget × (Torg - Topt), the measured saving. Unknown means: Torg <= 0, Topt or
-//! Ttr < 0.
-//! `running_ms`: how long the remap has been running (0: not started).
-[[nodiscard]] constexpr double bounded_wait_ms(double wait_budget, double torg_ms, double topt_ms,
-                                               double ttr_ms, double running_ms) noexcept {
-  if (wait_budget <= 0 || torg_ms <= 0 || topt_ms < 0 || ttr_ms < 0) return 0;
-  const double budget_ms = wait_budget * (torg_ms - topt_ms);
-  return budget_ms > 0 && ttr_ms - running_ms < budget_ms ? budget_ms : 0;
-}
 
 }  // namespace microsched::pipeline

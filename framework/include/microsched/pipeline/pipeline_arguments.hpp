@@ -44,22 +44,6 @@ struct pipeline_arguments {
   std::size_t memory_limit = 512u << 20;       //!< bytes the pipeline may add, host + device
   int granularity = 32;                        //!< piece boundaries are multiples of this (a warp)
   std::chrono::microseconds poll_interval{0};  //!< sleep between two stream queries; 0: yield
-  //! Testing only: wait for every chunk's remap and copy before launching it, so the optimised
-  //! kernel always runs (a program using this can be slower than the original).
-  bool wait_for_remap = false;
-  //! Bounded wait (ours; 0 = the paper's rule, never wait): when a chunk's remap is not ready at
-  //! its launch but is expected to finish within wait_budget * (Torg - Topt) (the measured
-  //! saving, Topt and the transformation time from earlier optimised chunks), the main thread
-  //! waits for it up to that long, then launches whichever kernel it can. A miss costs at most
-  //! that wait; the loss guard switches the pipeline off if misses make the loop slower, but
-  //! only after they cost up to its tolerance plus one wait: opt-in, it can lose a few percent
-  //! where remaps are rarely ready (unwrap on the H100 host).
-  double wait_budget = 0;
-  //! Helper threads lower their scheduling priority by this much (Linux nice, 0..19): where a
-  //! helper and the thread launching kernels share a core, the launches go first. Default 0:
-  //! on the H100 host, 19 cost gafort and unwrap many ready remaps (a helper sharing a core with
-  //! the polling main thread starves) and did not change Black-Scholes.
-  int helper_nice = 0;
   //! A helper with nothing queued polls for this long before it sleeps (worker_pool): the next
   //! chunk's pieces then start at once on every helper. 0: sleep at once.
   std::chrono::microseconds helper_spin{200};
@@ -87,10 +71,6 @@ inline void validate(const pipeline_arguments& args) {
   if (args.threads_per_chunk < 1 || args.threads_per_chunk > 256)
     throw_invalid("threads_per_chunk", args.threads_per_chunk, "must be in 1..256");
   if (args.granularity < 1) throw_invalid("granularity", args.granularity, "must be >= 1");
-  if (!(args.wait_budget >= 0 && args.wait_budget <= 1))
-    throw_invalid("wait_budget", args.wait_budget, "must be in [0, 1]");
-  if (args.helper_nice < 0 || args.helper_nice > 19)
-    throw_invalid("helper_nice", args.helper_nice, "must be in 0..19");
   if (args.helper_spin.count() < 0 || args.helper_spin.count() > 100000)
     throw_invalid("helper_spin_us", args.helper_spin.count(), "must be in 0..100000");
   if (args.poll_interval.count() < 0)

@@ -43,9 +43,7 @@ struct partial_profiling {
 
   //! Whether the launch waits for the copy on the GPU (the stream waits for the copy's event)
   //! instead of the host seeing the copy done: never for partial methods (the paper's rule).
-  [[nodiscard]] static constexpr bool copy_waited_on_gpu(bool /*wait_for_remap*/) noexcept {
-    return false;
-  }
+  [[nodiscard]] static constexpr bool copy_waited_on_gpu() noexcept { return false; }
 
   //! The chunk a profile judges first. Partial methods judge every warm-up chunk that had Δ
   //! kernel times: the first of them is Δ.
@@ -90,10 +88,8 @@ struct whole_chunk_profiling {
 
   //! A complete remap launches as soon as its uploads are enqueued, the compute stream waiting
   //! for the copy on the GPU: a copy queued behind an original chunk's input copy would otherwise
-  //! keep a finished remap from its launch. wait_for_remap waits on the host instead.
-  [[nodiscard]] static constexpr bool copy_waited_on_gpu(bool wait_for_remap) noexcept {
-    return !wait_for_remap;
-  }
+  //! keep a finished remap from its launch.
+  [[nodiscard]] static constexpr bool copy_waited_on_gpu() noexcept { return true; }
 
   //! The first profiled chunk: min(Δ, 2), the last chunk at most. Chunk 2 has two kernel times,
   //! twice what a chunk the share selects has in steady state (it follows one original); the
@@ -128,7 +124,9 @@ struct whole_chunk_profiling {
 //! selected while the verdict is awaited.
 [[nodiscard]] constexpr double speculative_share(double torg_ms, double transform_ms,
                                                  double min_ratio) noexcept {
-  return std::clamp(torg_ms / (transform_ms + torg_ms), min_ratio, 1.0);
+  const double total = transform_ms + torg_ms;
+  if (!(total > 0)) return 1.0;  // neither time measurable yet: the bound's limit as Ttr -> 0
+  return std::clamp(torg_ms / total, min_ratio, 1.0);
 }
 
 }  // namespace microsched::pipeline

@@ -20,16 +20,12 @@ namespace microsched::pipeline {
 
 class worker_pool {
  public:
-  //! Starts `threads` helper threads. Throws std::invalid_argument for threads < 1 or a
-  //! `nice_increment` outside 0..19.
-  //! @param nice_increment  each helper lowers its own scheduling priority by this much (Linux
-  //!   per-thread nice; best effort, ignored elsewhere or when refused), so a helper that shares a
-  //!   core with the thread launching kernels yields that core to it instead of taking turns.
+  //! Starts `threads` helper threads. Throws std::invalid_argument for threads < 1 or a negative
+  //! `spin`.
   //! @param spin  a helper that finds the queue empty polls it this long before it sleeps, so
   //!   a chunk submitted right after the last one starts on every helper at once (waking 15
   //!   sleeping helpers one by one delays the chunk's last piece; 0: sleep at once).
-  explicit worker_pool(int threads, int nice_increment = 0,
-                       std::chrono::microseconds spin = std::chrono::microseconds{0});
+  explicit worker_pool(int threads, std::chrono::microseconds spin = std::chrono::microseconds{0});
   //! Discards queued tasks, lets running ones finish and joins every thread.
   ~worker_pool();
   worker_pool(const worker_pool&) = delete;
@@ -44,7 +40,6 @@ class worker_pool {
   //! The first exception that escaped a task since the last call, or null.
   [[nodiscard]] std::exception_ptr take_error();
   [[nodiscard]] int size() const noexcept { return static_cast<int>(threads_.size()); }
-  [[nodiscard]] int nice_increment() const noexcept { return nice_; }
   //! Lets only the first `threads` helpers (clamped to 1..size()) take tasks; the others sleep
   //! until it is raised again. The pipeline sets it before each run from the cores the host has
   //! free (host_load.hpp), so helpers never outnumber the idle cores.
@@ -56,7 +51,6 @@ class worker_pool {
 
  private:
   void run(int index);
-  int nice_ = 0;
   std::chrono::microseconds spin_{0};
   std::atomic<int> queued_{0};  // queue_.size(), readable without the lock (spinning helpers)
   std::atomic<bool> stop_flag_{false};

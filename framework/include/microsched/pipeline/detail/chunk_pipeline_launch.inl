@@ -27,12 +27,12 @@ void chunk_pipeline<Backend>::reset_run(std::size_t chunks) {
   next_considered_ = 0;
   launched_ = 0;
   slots_.clear();
-  ttr_sum_ = opt_sum_ = 0;
-  ttr_count_ = opt_count_ = 0;
+  opt_sum_ = 0;
+  opt_count_ = 0;
   timed_.clear();
   timed_launches_ = 0;
   harvested_end_ = -1;
-  run_start_ns_ = detail::now_ns();
+  run_start_ns_ = now();
   if (ring_.empty()) {
     ring_.resize(static_cast<std::size_t>(std::max(64, 4 * args_.depth + 8)));
     for (detail::launch_events& ev : ring_) {
@@ -51,7 +51,7 @@ void chunk_pipeline<Backend>::start_run(Program& program) {
   constexpr bool whole = Profiling::scope == remap_scope::whole_chunk;
   const std::size_t n = run_.chunks;
   stats_.profiling = method_ >= 0 ? Profiling::name : "";
-  run_.single_profile = whole && args_.control.adaptive;
+  run_.single_profile = whole;
   run_.queue_ahead = queue_ahead(whole, depth_);
   run_.profiled = whole_chunk_profiling::first_profiled(depth_, n);
   control_ = adaptive_controller(args_.control, Profiling::control_window(depth_, run_.profiled),
@@ -59,7 +59,7 @@ void chunk_pipeline<Backend>::start_run(Program& program) {
   cores_ = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   if (method_ >= 0 && !pool_) {
     const int helpers = std::clamp(args_.threads_per_chunk * depth_, 1, std::max(1, cores_ - 1));
-    pool_ = std::make_unique<worker_pool>(helpers, args_.helper_nice, args_.helper_spin);
+    pool_ = std::make_unique<worker_pool>(helpers, args_.helper_spin);
   }
   stats_.helper_threads = pool_ ? pool_->size() : 0;
   stats_.helpers_active = stats_.helper_threads;
@@ -127,33 +127,13 @@ void chunk_pipeline<Backend>::rearm_if_due(Program& program, std::size_t i) {
   profile_again(program, i, again);
 }
 
-//! Before chunk i's launch: its finished segments are uploaded; wait_for_remap (testing) and the
-//! bounded wait (wait_budget) may hold the launch for its remap; and a single-chunk profile waits
+//! Before chunk i's launch: its finished segments are uploaded; and a single-chunk profile waits
 //! until the profiled chunk is ready or kernel i-1 ended: queued pacing would launch it after
 //! kernel i-2, one kernel time short of the Δ kernel times its remap is given.
 template <pipeline_backend Backend>
 template <class Profiling, class Program>
 void chunk_pipeline<Backend>::wait_for_chunk(Program& program, chunk_task& task, std::size_t i) {
   progress_uploads(program, task);
-  while (args_.wait_for_remap && !task.has_failed() && !can_launch<Profiling>(task)) {
-    pause();
-    progress_uploads(program, task);
-  }
-  const double ttr_mean = ttr_count_ > 0 ? ttr_sum_ / ttr_count_ : -1;
-  const long long start = task.start_ns.load(std::memory_order_acquire);
-  const long long now = detail::now_ns();
-  const double running_ms = start > 0 ? static_cast<double>(now - start) * 1e-6 : 0.0;
-  const double wait_ms = task.has_failed()
-                             ? 0
-                             : bounded_wait_ms(args_.wait_budget, control_.original_mean_ms(),
-                                               topt_mean_ms(), ttr_mean, running_ms);
-  if (wait_ms > 0) {
-    const long long deadline = now + static_cast<long long>(wait_ms * 1e6);
-    while (!task.has_failed() && !can_launch<Profiling>(task) && detail::now_ns() < deadline) {
-      progress_uploads(program, task);
-      pause();
-    }
-  }
   if constexpr (Profiling::scope == remap_scope::whole_chunk) {
     if (run_.queue_ahead && i == run_.profiled && run_.previous_end >= 0 &&
         control_.state() == adaptive_controller::phase::profiling) {
@@ -173,10 +153,7 @@ template <class Profiling, class Program>
 bool chunk_pipeline<Backend>::launchable(Program& program, chunk_task* task, bool active) {
   if (!task || !active) return false;
   progress_uploads(program, *task);
-  if (!can_launch<Profiling>(*task)) return false;
-  ttr_sum_ += task->transform_ms();
-  ++ttr_count_;
-  return true;
+  return can_launch<Profiling>(*task);
 }
 
 //! Launches chunk i, optimised when `ready`. Kernel times feed the adaptive control; once it is
@@ -280,7 +257,6 @@ void chunk_pipeline<Backend>::pace(Program& program, std::size_t i, chunk_task& 
   const bool profiling = control_.state() == adaptive_controller::phase::profiling;
   pacing_plan plan;
   plan.whole_chunks = whole;
-  plan.wait_for_remap = args_.wait_for_remap;
   plan.profiling = !whole && profiling;
   plan.previous_timed = l.end_before >= 0;
   plan.expected_ms = expected_kernel_ms(whole, plan.previous_timed, stats_.iterations[i].optimised,
@@ -301,7 +277,7 @@ void chunk_pipeline<Backend>::pace(Program& program, std::size_t i, chunk_task& 
     view.previous_ended = l.end_before < 0 || backend_.query(l.end_before);
     view.current_ended = backend_.query(l.end_event);
     view.waited_ended = l.waited_end < 0 || backend_.query(l.waited_end);
-    view.now_ns = detail::now_ns();
+    view.now_ns = now();
     if (pacer.done(view)) break;
     pause();
   }

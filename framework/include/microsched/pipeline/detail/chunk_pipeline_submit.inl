@@ -116,7 +116,7 @@ void chunk_pipeline<Backend>::speculate(Program& program, std::size_t i) {
   double torg = control_.original_mean_ms();
   // Kernel 0 still running: Torg is at least the time since it was launched (a lower bound gives
   // a smaller share).
-  if (torg <= 0) torg = static_cast<double>(detail::now_ns() - run_start_ns_) * 1e-6;
+  if (torg <= 0) torg = static_cast<double>(now() - run_start_ns_) * 1e-6;
   const double share = speculative_share(torg, p->transform_ms(), args_.control.min_ratio);
   // Before the profiled chunk's launch the GPU still has the warm-up originals queued, so the
   // chunk after it has time too; after it, chunk i+1 is decided within one kernel time.
@@ -198,6 +198,7 @@ bool chunk_pipeline<Backend>::submit(Program& program, std::size_t chunk) {
   task->transformed = m;
   task->elements = elements;
   task->copy_event = copy_events_[static_cast<std::size_t>(slot)];
+  if constexpr (detail::has_host_clock<Backend>) task->clock = [this] { return now(); };
   const std::size_t units = (m + g - 1) / g;
   task->segments = static_cast<int>(std::max<std::size_t>(
       1, std::min<std::size_t>(static_cast<std::size_t>(control_.segments()), units)));
@@ -243,7 +244,7 @@ template <pipeline_backend Backend>
 template <class Profiling>
 bool chunk_pipeline<Backend>::can_launch(chunk_task& task) {
   if (task.has_failed() || !task.copy_recorded) return false;
-  return Profiling::copy_waited_on_gpu(args_.wait_for_remap) || backend_.query(task.copy_event);
+  return Profiling::copy_waited_on_gpu() || backend_.query(task.copy_event);
 }
 
 //! Enqueues the copy of every finished segment of `task`, in order; records the copy's event

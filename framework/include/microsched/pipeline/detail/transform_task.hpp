@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +32,23 @@ namespace microsched::pipeline::detail {
       .count();
 }
 
+//! A backend that keeps its own host clock (a test's scripted one): `now_ns()`, in ns, callable
+//! from any thread.
+template <class Backend>
+concept has_host_clock = requires(Backend& b) {
+  { b.now_ns() } -> std::convertible_to<long long>;
+};
+
+//! The host clock a driver over `Backend` reads: the backend's own where it has one, else
+//! steady_clock (now_ns()).
+template <class Backend>
+[[nodiscard]] long long host_now_ns(Backend& backend) {
+  if constexpr (has_host_clock<Backend>)
+    return backend.now_ns();
+  else
+    return now_ns();
+}
+
 //! One transformation cut into pieces, each run by one helper.
 struct transform_task {
   std::vector<std::size_t> bounds;          // (pieces + 1) piece boundaries
@@ -40,6 +59,11 @@ struct transform_task {
   std::atomic<long long> end_ns{0};    // latest piece's end
   std::mutex error_mutex;
   std::string error;  // the first exception's text
+  //! The host clock the pieces are timed with (set before the pieces are submitted); empty:
+  //! now_ns().
+  std::function<long long()> clock;
+
+  [[nodiscard]] long long now() const { return clock ? clock() : now_ns(); }
 
   //! The launch went on without this transformation: pieces not started return at once.
   void abandon() noexcept { cancel.store(true, std::memory_order_release); }
@@ -52,7 +76,7 @@ struct transform_task {
   void run_piece(std::size_t piece, Transform&& transform) {
     if (cancel.load(std::memory_order_acquire)) return;
     long long expected = 0;
-    start_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_acq_rel);
+    start_ns.compare_exchange_strong(expected, now(), std::memory_order_acq_rel);
     try {
       outcomes[piece] = std::forward<Transform>(transform)();
     } catch (const std::exception& e) {
@@ -60,7 +84,7 @@ struct transform_task {
     } catch (...) {
       fail("unknown exception in the transformation");
     }
-    const long long end = now_ns();
+    const long long end = now();
     long long seen = end_ns.load(std::memory_order_relaxed);
     while (seen < end && !end_ns.compare_exchange_weak(seen, end, std::memory_order_acq_rel)) {
     }
@@ -71,7 +95,7 @@ struct transform_task {
   [[nodiscard]] double elapsed_ms(bool finished) const {
     const long long start = start_ns.load(std::memory_order_acquire);
     if (start == 0) return 0;
-    const long long end = finished ? end_ns.load(std::memory_order_acquire) : now_ns();
+    const long long end = finished ? end_ns.load(std::memory_order_acquire) : now();
     return static_cast<double>(std::max(0LL, end - start)) * 1e-6;
   }
 
