@@ -121,15 +121,13 @@ std::vector<int> in_call_candidates(const std::vector<schedule_arguments>& candi
     return -1;
   };
   std::vector<int> out;
-  for (const int i :
-       {find([](const schedule_arguments& s) {
-          return s.strategy == pool_strategy::budgeted && budget_of(s) == 64 &&
-                 s.blocks_per_sm == 0;
-        }),
-        find([](const schedule_arguments& s) {
-          return s.strategy == pool_strategy::global && s.chunk == 1;
-        }),
-        find([](const schedule_arguments& s) { return s.strategy == pool_strategy::hybrid; })}) {
+  for (const int i : {find([](const schedule_arguments& s) {
+                        return s.strategy == pool_strategy::budgeted && budget_of(s) == 64 &&
+                               s.blocks_per_sm == 0;
+                      }),
+                      find([](const schedule_arguments& s) {
+                        return s.strategy == pool_strategy::global && s.chunk == 1;
+                      })}) {
     if (i > 0) out.push_back(i);
   }
   return out;

@@ -230,6 +230,8 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
     drift_streak_ = off ? drift_streak_ + 1 : 0;
+    // One run off: the next is timed at once to confirm, not timed_every() runs later.
+    if (off && drift_streak_ < drift_runs) untimed_ = timed_every();
     if (drift_streak_ < drift_runs) return;
     drift_streak_ = 0;
     if (is_direct_form(candidate(chosen_).strategy)) {
@@ -282,10 +284,15 @@ void calibration::restart() {
   const double direct_ms = entries_[0].best_ms;
   for (std::size_t i = 1; i < entries_.size(); ++i) {
     const entry& old = entries_[i];
-    const bool slow = old.dropped || (old.runs > 0 && direct_ms > 0 &&
-                                      old.best_ms > settings_.restart_keep * direct_ms);
+    // Dropped untimed (a short call, a failure) is no verdict: such a candidate runs again;
+    // one that sat the last calibration out for its time still carries that verdict.
+    const bool slow =
+        old.sat_out ||
+        (old.runs > 0 &&
+         (old.dropped || (direct_ms > 0 && old.best_ms > settings_.restart_keep * direct_ms)));
     if (!full && slow && !is_direct_form(candidates_[i].strategy)) {
       fresh[i].dropped = true;
+      fresh[i].sat_out = true;
       fresh[i].why = "far slower than direct before the work changed";
     }
   }

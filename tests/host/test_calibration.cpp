@@ -384,3 +384,43 @@ TEST_CASE("a drift of direct restarts when the work got longer, never when it go
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
 }
+
+TEST_CASE("changing work: the choice follows a long phase and comes back after it") {
+  // Scripted per-call times of each candidate: short calls where direct wins, then a long
+  // phase where the budgeted strategy (64) wins by 1.5x, then short calls again.
+  const auto list = automatic_candidates(false);
+  int budgeted = -1;
+  for (int i = 0; i < static_cast<int>(list.size()); ++i) {
+    if (list[static_cast<std::size_t>(i)].strategy == pool_strategy::budgeted &&
+        budget_of(list[static_cast<std::size_t>(i)]) == 64 &&
+        list[static_cast<std::size_t>(i)].blocks_per_sm == 0) {
+      budgeted = i;
+    }
+  }
+  REQUIRE(budgeted > 0);
+  const auto time_of = [&](int call, int i) {
+    const bool long_phase = call >= 100 && call < 250;
+    if (i == 0) return long_phase ? 0.26 : 0.035;
+    if (i == budgeted) return long_phase ? 0.17 : 0.040;
+    return long_phase ? 0.30 : 0.070;
+  };
+  calibration c(list);
+  int budgeted_in_long = 0;
+  int direct_late = 0;
+  for (int call = 0; call < 400; ++call) {
+    int ran = 0;
+    if (!c.decided()) {
+      ran = c.next();
+      c.record(ran, time_of(call, ran));
+    } else {
+      const bool timed = c.next_run_timed();
+      ran = timed ? c.next() : c.chosen();
+      if (timed) c.record(ran, time_of(call, ran));
+    }
+    if (call >= 100 && call < 250) budgeted_in_long += ran == budgeted;
+    if (call >= 300) direct_late += ran == 0;
+  }
+  CAPTURE(c.report());
+  CHECK(budgeted_in_long >= 100);  // of 150 calls
+  CHECK(direct_late >= 90);        // of 100
+}

@@ -186,6 +186,9 @@ class scheduler {
           if constexpr (!Policy::switches_contexts) {
             launch_slice(chosen, sliced_program<Program>{program, slice}, stream);
           }
+        },
+        [&](const schedule_arguments& chosen) {
+          if constexpr (!Policy::switches_contexts) load_slice_kernels(chosen);
         });
   }
 
@@ -257,7 +260,7 @@ class scheduler {
     using sliced = sliced_program<Program>;
     const task_id n = program.slice.size();
     if (n == 0) return;
-    if (is_direct_form(s.strategy) || !narrow_ids(n)) {
+    if (is_direct_form(s.strategy)) {  // slices hold at most 2^27 tasks: 32-bit ids
       const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
       direct_kernel_one_per_thread<sliced, direct_block_threads>
           <<<blocks, direct_block_threads, 0, stream>>>(program, n);
@@ -293,6 +296,39 @@ class scheduler {
         pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n),
                                                        policy_params(s));
       });
+    }
+  }
+
+  //! Loads the kernels launch_slice() runs for `s` (a kernel loads at its first use, a cost that
+  //! must not fall inside a timed slice).
+  void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts) {
+    using sliced = sliced_program<Program>;
+    using global_variant = kernel_variant<pool_strategy::global, false, false>;
+    using hybrid_variant = kernel_variant<pool_strategy::hybrid, false, false>;
+    const auto load = [&](const void* kernel, int threads) {
+      (void)resources_of(kernel, threads, 0);
+    };
+    if (is_direct_form(s.strategy)) {
+      load(
+          reinterpret_cast<const void*>(direct_kernel_one_per_thread<sliced, direct_block_threads>),
+          direct_block_threads);
+    } else if (s.strategy == pool_strategy::budgeted) {
+      if constexpr (budgetable) {
+        load(reinterpret_cast<const void*>(
+                 budgeted_pass<sliced, direct_block_threads, std::uint32_t>),
+             direct_block_threads);
+        load(reinterpret_cast<const void*>(
+                 persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>),
+             one_block_threads);
+      }
+    } else if (s.strategy == pool_strategy::global) {
+      load(reinterpret_cast<const void*>(
+               persistent_kernel<sliced, one_block_policy, global_variant>),
+           one_block_threads);
+    } else {
+      load(reinterpret_cast<const void*>(
+               persistent_kernel<sliced, one_block_policy, hybrid_variant>),
+           one_block_threads);
     }
   }
 

@@ -72,19 +72,23 @@ struct calibration_state {
 //! How the first call of a size class is cut to time candidates inside it: the range in
 //! granules over `period` residues; residue 0 runs direct, the next ones a candidate each, the
 //! rest the fastest. Calls of fewer than `least_tasks` tasks are not cut (a slice would not fill
-//! the GPU), and a call whose direct slice predicts less than `long_call_ms` for the whole runs
-//! the rest direct (cutting a short call costs a launch and a wait for nothing).
+//! the GPU), nor calls of more than `most_tasks`; a call whose direct slice predicts less than
+//! `long_call_ms` for the whole runs the rest direct (cutting a short call costs a launch and a
+//! wait for nothing).
 struct in_call_plan {
   static constexpr std::uint32_t period = 16;
   static constexpr task_id least_tasks = task_id{1} << 20;
+  //! Slices take 32-bit ids (the direct and budgeted kernels' narrow form).
+  static constexpr task_id most_tasks = task_id{1} << 31;
   static constexpr double long_call_ms = 2.0;
   //! Granules of 2^shift tasks, at least 64 per residue.
   [[nodiscard]] static int shift(task_id tasks);
 };
 
 //! The candidates timed on slices of a first call, in the order of their residues: the budgeted
-//! strategy, private pools of one task, hybrid pools (the automatic candidates that win the
-//! long-task rows); indices into `candidates`, absent ones skipped.
+//! strategy and private pools of one task (between them the best or within a few per cent of it
+//! on the long-task rows; each more is a kernel to load in the first call); indices into
+//! `candidates`, absent ones skipped.
 [[nodiscard]] std::vector<int> in_call_candidates(
     const std::vector<schedule_arguments>& candidates);
 
@@ -162,13 +166,15 @@ class automatic_schedule {
   //! reason and the direct mapping runs instead. The first call of a size class of at least
   //! in_call_plan::least_tasks tasks runs in slices through `launch_slice(schedule, slice)`
   //! (run_in_slices).
-  template <class Launch, class LaunchSlice>
-  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch, LaunchSlice&& launch_slice) {
+  template <class Launch, class LaunchSlice, class Prepare>
+  void run(task_id num_tasks, cudaStream_t stream, Launch&& launch, LaunchSlice&& launch_slice,
+           Prepare&& prepare) {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
-    if (in_call_ && state->fresh() && num_tasks >= in_call_plan::least_tasks) {
-      run_in_slices(*state, num_tasks, stream, launch_slice);
+    if (in_call_ && state->fresh() && num_tasks >= in_call_plan::least_tasks &&
+        num_tasks <= in_call_plan::most_tasks) {
+      run_in_slices(*state, num_tasks, stream, launch_slice, prepare);
       return;
     }
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
@@ -221,9 +227,9 @@ class automatic_schedule {
   //! the first; if the call is long, each in-call candidate times one more, and the rest runs
   //! under the fastest, which the size class then adopts (calibration::adopt) with its time
   //! scaled to the call. Every task runs once: the slices partition the range.
-  template <class LaunchSlice>
+  template <class LaunchSlice, class Prepare>
   void run_in_slices(calibration_state& state, task_id n, cudaStream_t stream,
-                     LaunchSlice& launch_slice) {
+                     LaunchSlice& launch_slice, Prepare& prepare) {
     calibration& tuning = state.tuning;
     const int shift = in_call_plan::shift(n);
     const auto slice = [&](std::uint32_t from, std::uint32_t to) {
@@ -233,13 +239,21 @@ class automatic_schedule {
     const auto events = ensure_slice_events(state, trial.size() + 2);
     std::vector<int> who{0};
     std::vector<task_slice> parts{slice(0, 1)};
+    // Kernels load before their slice's events, so no slice's time holds a load; the
+    // candidates' load while the direct slice runs, until it ends.
+    prepare(tuning.candidate(0));
     record_event(events[0], stream);
     launch_slice(tuning.candidate(0), parts[0]);
     record_event(events[1], stream);
+    for (const int c : trial) {
+      if (cudaEventQuery(events[1]) != cudaErrorNotReady) break;
+      prepare(tuning.candidate(c));
+    }
     const double direct_ms = elapsed_ms(events[0], events[1]);
     std::vector<double> per_task{direct_ms / static_cast<double>(parts[0].size())};
     std::uint32_t next = 1;
     if (per_task[0] * static_cast<double>(n) >= in_call_plan::long_call_ms) {
+      for (const int c : trial) prepare(tuning.candidate(c));
       for (const int c : trial) {
         parts.push_back(slice(next, next + 1));
         try {

@@ -151,7 +151,8 @@ class calibration {
     double best_ms = 0;
     double total_ms = 0;
     bool dropped = false;
-    std::string why;  //!< why it was dropped
+    bool sat_out = false;  //!< dropped untimed after a restart for its earlier time
+    std::string why;       //!< why it was dropped
   };
   void decide_if_done();
   void restart();
