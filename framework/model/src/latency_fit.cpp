@@ -2,9 +2,8 @@
 // Region latencies fitted to timed launches: non-negative least squares of warp cycles on the
 // warps' per-region counts (the model's own warp cost, eqs. 2 and 3, warp_counts). Each warp weighs
 // 1 / its cycles: a warp's time varies in proportion to its length (it shares the SM with
-// whatever else runs), and unweighted, the few longest warps decide every latency: on photon
-// transport an unweighted fit puts the light warps of the sorted launch at 4x their cycles and
-// the ideal order at 0.51 of the original time (measured 0.40); weighted, at 0.485.
+// whatever else runs), and unweighted, the few longest warps decide every latency
+// (docs/decisions.md, "Fitted region latencies").
 #include <algorithm>
 #include <cmath>
 #include <numeric>

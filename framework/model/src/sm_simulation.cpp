@@ -40,10 +40,9 @@ double simulate_sms(std::span<const double> costs, int warps_per_block, const gp
   // latency hiding does, T(k) = k (1 + a) / (k + full a) of a full SM's, so a warp runs
   // T(k) full / k = full (1 + a) / (k + full a) times its full-occupancy speed. `a` puts one
   // block's warps at the measured lone-block speed. A piecewise line (full throughput down to
-  // full / lone warps, then falling) overstates how fast the warps of a half-emptied SM run:
-  // with it, photon transport's ideal order is predicted at 0.51 of the original time, with
-  // the curve at 0.45-0.46, measured 0.40 (bench_model, docs/performance-model.md).
-  // Where one block is as fast as a full SM or no faster alone, the line is exact.
+  // full / lone warps, then falling) overstates how fast the warps of a half-emptied SM run
+  // (docs/decisions.md, "The SM occupancy curve"). Where one block is as fast as a full SM or
+  // no faster alone, the line is exact.
   const double a = lone > 1 ? (full - lone * warps_per_block) / (full * (lone - 1)) : 0.0;
   const auto rate = [&](std::size_t resident) {
     if (resident == 0) return 0.0;

@@ -14,12 +14,10 @@
 //! values are a full GPU's cycles per warp execution, memory waits and issue contention
 //! included. Regions whose counts rise together share their cost (a coefficient may be 0).
 //!
-//! Why not a clock around every region execution: on the model's three workloads such
-//! per-region cycles put the original launch at 0.56-1.8x its real time (reads of the clock
-//! serialise the region, a region's cost in a convergent warp is not its cost in a divergent
-//! one). With them the ideal orders' predicted time ratios (exact BBVs) miss by 21% (marching
-//! cubes), 12% (alignment) and 25% (photon transport); with fitted latencies by 4-5%, 2-3% and
-//! 10-14% (bench_model, docs/performance-model.md).
+//! Why not a clock around every region execution: reads of the clock serialise the region, and a
+//! region's cost in a convergent warp is not its cost in a divergent one, so such cycles predict
+//! the time ratios far worse than fitted latencies (docs/decisions.md, "Fitted region
+//! latencies").
 
 #include <cstdint>
 #include <filesystem>

@@ -70,7 +70,7 @@ struct residual_options {
 //! items whose predicted rows are nearest (Euclidean, each region weighted by its latency),
 //! clamped at 0. An order sorted on predicted BBVs groups items alike in their prediction, not in
 //! their real counts; rating it on the predictions alone promises the gain of a perfect
-//! prediction (photon transport: 0.71 of the original time predicted, 0.98 measured). Cost: one
+//! prediction (docs/decisions.md, "Resampled residuals"). Cost: one
 //! scan of the sample per distinct predicted row. `sample_items[k]` is the item of row k of
 //! `sample_counts` (its exact counts). Throws std::invalid_argument on empty or mismatched input,
 //! a sample item outside `predicted`, or neighbours == 0.

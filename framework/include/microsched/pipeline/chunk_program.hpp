@@ -72,7 +72,7 @@ concept chunk_program = requires(P& p, const P& cp, const transform_job& job,
 //! Optional: where to cut the remapped elements [0, m) of a chunk into `pieces` pieces, as
 //! pieces + 1 increasing bounds from 0 to m, the inner ones multiples of `granularity`. For a
 //! transformation whose cost per element is uneven (unwrap: the outer rings of the polar map
-//! touch 25x the frame lines of the inner ones), pieces of equal cost end together. An empty or
+//! touch many more frame lines than the inner ones), pieces of equal cost end together. An empty or
 //! invalid answer: pieces of equal size.
 template <class P>
 concept weighted_pieces = requires(P& p, std::size_t chunk, std::size_t m, int pieces,

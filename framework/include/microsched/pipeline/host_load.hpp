@@ -5,12 +5,11 @@
 //!
 //! The pipeline's premise is idle host cores (zhang2010 §4.1). The original loop needs its
 //! thread only for a burst of launches, but the pipelined loop needs the launching thread every
-//! kernel time (0.33 ms for unwrap); on a host whose cores are all taken, that thread loses its
-//! core for whole scheduler slices (4 ms on the H100 host) and the GPU idles: with 16 spinning
-//! threads of another process on the 16 cores, unwrap's pipelined loop took 21-37 ms against
-//! 10.5 ms for the original. So before each run the pipeline counts the other runnable threads
-//! (Linux /proc/loadavg), keeps one core for the launching thread, lets at most the rest of the
-//! cores work as helpers, and runs the original loop when too few are left.
+//! kernel time; on a host whose cores are all taken, that thread loses its core for whole
+//! scheduler slices and the GPU idles (docs/decisions.md, "The pipeline's host check"). So before
+//! each run the pipeline counts the other runnable threads (Linux /proc/loadavg), keeps one core
+//! for the launching thread, lets at most the rest of the cores work as helpers, and runs the
+//! original loop when too few are left.
 
 #include <optional>
 #include <string_view>

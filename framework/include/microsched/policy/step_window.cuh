@@ -10,10 +10,8 @@ namespace microsched::detail {
 
 //! Runs up to `steps` steps of one lane's task; true if it finished. Lanes leave the loop on
 //! their own, as in a vanilla kernel, so the warp reconverges once per window, not per step; the
-//! unrolled body tests the window counter once per eight steps. Measured on an H100 (Julia
-//! offset 2, where there is no divergence to remove): unrolled by 8, 0.79x vanilla; by 4, 0.76x;
-//! by 2, 0.68x; one exit flag instead of early returns, 0.78x; `do step while (!done && --left)`,
-//! 0.72x. Vanilla's loop is 10 instructions per step; the window adds about 2.
+//! unrolled body tests the window counter once per eight steps, the fastest of the loop forms
+//! measured (docs/decisions.md, "The step window's loop").
 template <class Program>
 __device__ __forceinline__ bool step_window(const Program& program,
                                             typename Program::context& context, int steps) {

@@ -15,21 +15,9 @@ namespace microsched::detail {
 
 //! `Period` is the steps a lane runs between two refills. A refill is a ballot and a begin, so a
 //! short period costs ballots and a long one costs the steps a finished lane idles until the
-//! period ends; which costs more depends on the step. On an H100, ranges of 16 tasks per lane,
-//! window 16 (the automatic candidates' times in the default's report of
-//! bench_termination --benchmark_filter='walk/|montecarlo/tasks:16777216/kill:0.0?1/'; period 2
-//! with the kernels compiled for it):
-//!
-//! | period | walk, 9 steps | walk, 16 steps | Monte Carlo kill 0.1 | kill 0.01 |
-//! |---|---|---|---|---|
-//! | 2 | 0.335 ms | 0.516 ms | 0.449 ms | 2.915 ms |
-//! | 4 | 0.250 ms | 0.384 ms | 0.438 ms | 2.249 ms |
-//! | 8 | 0.223 ms | 0.323 ms | 0.614 ms | 2.186 ms |
-//!
-//! After every step, a refill costs more than the idle steps it saves even with steps of four
-//! Philox draws (walks 0.84x and 1.08x vanilla, kill 0.1 1.34x). A walk's step is a few integer
-//! instructions and wants 8; a Monte Carlo step of four Philox draws, about three to a task at
-//! kill 0.1, wants 4. The kernels are compiled for 4 and 8, and the automatic schedule times both.
+//! period ends; which costs more depends on the step: a few integer instructions want 8, a step
+//! of Philox draws wants 4. The kernels are compiled for 4 and 8, and the automatic schedule
+//! times both (docs/decisions.md, "The stream strategy's refill period").
 template <class Program, int Period>
 class stream_lane {
   static_assert(Period >= 1, "a stream lane runs at least one step between refills");

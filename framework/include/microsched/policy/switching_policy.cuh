@@ -102,13 +102,8 @@ struct switching_policy {
   using params = switching_arguments;
   //! blocks_per_sm = 0 (and the automatic schedule's pool candidate): 16 warps per SM, or more
   //! where a lane would otherwise hold more than 8 tasks (what fits, at most). Fewer resident
-  //! warps give each warp's pool more tasks to choose contexts from: the Monte Carlo branch test
-  //! at p = 0.01 (2^19 tasks: 4 blocks) runs 7.10 ms at 4 blocks of 128 threads per SM against
-  //! 7.57 ms at 8 with 64 contexts on an H100 (bench_switching mc_branch/microsched_hybrid/p=0.01
-  //! and mc_branch/microsched_w16_blocks8/p=0.01); the ray caster at 512^2 (4 blocks) prefers 3
-  //! or 4. With many tasks per lane more warps pay: the ray caster at 2048^2 takes 11.41 ms at 4
-  //! blocks per SM against 10.55 ms at 5, its occupancy (rc_base/2048/skip/switching/
-  //! blocks_per_sm=*/contexts=64/chunk=4/window=16/every=1/fifo/center_first).
+  //! warps give each warp's pool more tasks to choose contexts from; with many tasks per lane
+  //! more warps pay (docs/decisions.md, "The switching grid").
   static constexpr int auto_blocks_per_sm = 512 / BlockThreads > 0 ? 512 / BlockThreads : 1;
   [[nodiscard]] static int auto_blocks(task_id num_tasks, int sm_count) {
     return auto_blocks_for_tasks(num_tasks, sm_count, BlockThreads, auto_blocks_per_sm, 8);

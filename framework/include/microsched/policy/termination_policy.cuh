@@ -22,12 +22,9 @@ namespace detail {
 
 //! Whether each lane's 64-bit task id lives in shared memory (one slot per thread) instead of
 //! registers while the warp computes. The id is live across the whole compute loop but used only
-//! at refill and end; with a large context it is register pressure in the loop. Measured on an
-//! H100 (Julia, hybrid, offset 2, where there is nothing to win and only the loop's code counts):
-//! double (24-byte context) 0.89x vanilla with the id in registers, 0.97x in shared memory, and
-//! offset 0 1.72x -> 1.81x; float (12 bytes) 0.98x in registers, 0.94x in shared memory. The
-//! difference is code generation: with less pressure the compiler keeps the program's
-//! parameters in uniform registers inside the loop, as vanilla's loop does.
+//! at refill and end; with a context over 16 bytes it is register pressure in the loop, and with
+//! less pressure the compiler keeps the program's parameters in uniform registers inside the
+//! loop, as vanilla's loop does (docs/decisions.md, "Where the task id lives").
 template <class Context>
 inline constexpr bool task_id_in_shared_memory = sizeof(Context) > 16;
 
@@ -108,9 +105,8 @@ struct termination_policy {
   using params = detail::termination_params;
   //! With blocks_per_sm = 0 the grid fills at most half an SM's 2048 threads, even where
   //! occupancy allows more: fewer resident lanes each run more tasks, which shortens the run's
-  //! tail, where the last long tasks hold a few warps. Measured on an H100 with the default
-  //! schedule (Julia offset 0, 2048^2, crunch 4096): 16 blocks/SM 1.22x vanilla, 8 blocks/SM
-  //! 1.57x; Monte Carlo at kill 0.001 unchanged (3.43x / 3.42x).
+  //! tail, where the last long tasks hold a few warps (docs/decisions.md, "The termination
+  //! grid").
   static constexpr int auto_blocks_per_sm = 1024 / BlockThreads > 0 ? 1024 / BlockThreads : 1;
   [[nodiscard]] static int auto_blocks(task_id, int) { return auto_blocks_per_sm; }
   //! Long enough to amortise the check's ballot, short enough that a lane idles little.

@@ -17,8 +17,8 @@ namespace microsched {
 //! - reset() enqueues a memset of it before the launch;
 //! - or the kernel zeroes next_counter() and the host calls launched() once the launch is
 //!   enqueued: launches of one stream alternate the two counters, each zeroing the other for
-//!   the launch after it. No memset runs between launches (one operation less per run: 1-2 us
-//!   of runs of 0.1 ms). prime() zeroes both once, on the stream of the first launch.
+//!   the launch after it. No memset runs between launches (one operation less per run, which
+//!   short runs see). prime() zeroes both once, on the stream of the first launch.
 class global_task_pool {
  public:
   global_task_pool() { MICROSCHED_CUDA_TRY(cudaMalloc(&counters_, 2 * sizeof(*counters_))); }

@@ -5,12 +5,11 @@
 //!
 //! Why it can sleep instead of yielding (pipeline_arguments::poll_interval): on a host whose cores
 //! are all busy (another process, or the pipeline's own helpers), sched_yield hands the core to a
-//! runnable thread for a whole scheduler slice, 3-8 ms on the H100 host, while the GPU has one
-//! 0.33 ms chunk queued; unwrap's pipelined loop then took 21-50 ms against 10.5 ms for the
-//! original loop, which needs the CPU only for its burst of launches. A thread that sleeps
-//! instead leaves its core to the helpers and, waking with little CPU time used, preempts them
-//! (or anyone) at once. Linux rounds a sleep up by the thread's timer slack (50 us by default),
-//! more than a poll step may cost, so the launching thread's slack is lowered while it polls.
+//! runnable thread for a whole scheduler slice, longer than a chunk's kernel (docs/decisions.md,
+//! "The pipeline's host check"). A thread that sleeps instead leaves its core to the helpers
+//! and, waking with little CPU time used, preempts them (or anyone) at once. Linux rounds a sleep
+//! up by the thread's timer slack, more than a poll step may cost, so the launching thread's
+//! slack is lowered while it polls.
 //! Both drivers (chunk_pipeline, split_loop) poll through one `poller`.
 
 #include <chrono>
@@ -59,7 +58,7 @@ class scoped_timer_slack {
 };
 
 //! The launching thread's pause between two queries, for the length of one run: with a sleep
-//! interval, the thread's timer slack is 1 us until the poller is destroyed.
+//! interval, the thread's timer slack is one microsecond until the poller is destroyed.
 class poller {
  public:
   explicit poller(std::chrono::microseconds interval) : interval_(interval) {
