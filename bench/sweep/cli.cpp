@@ -34,7 +34,8 @@ Parameters (NAME=VALUES, any number of them):
              depth=1:4 helpers=1,2,4 method=auto (pipeline)
   workload:  its options (see --list), e.g. crunch=4096,16384 offset=0,1,2 precision=float,double;
              several values make several scenarios (every combination).
-  Unswept schedule fields keep the library defaults: )";
+  Unswept schedule fields keep the library defaults:
+    )";
 
 const char* const footer_values = R"(
 
