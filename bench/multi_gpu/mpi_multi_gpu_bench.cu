@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// One task range over the ranks of MPI_COMM_WORLD, one GPU per rank (mpi_scheduler): the same
+// workloads as multi_gpu_bench, dynamic claims from an MPI window and the static equal split;
+// wall-clock medians from a barrier before the run to a barrier after it, every task counted once
+// over the ranks; then the cost of one claim (an MPI_Fetch_and_op read and add on rank 0's
+// window) with every rank claiming at once. Rank 0 prints.
+//   mpirun -np 4 mpi_multi_gpu_bench --workloads julia,walks,skewed
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checked_cli.hpp"
+#include "microsched/device_buffer.hpp"
+#include "microsched/multi_gpu/mpi_scheduler.cuh"
+#include "multi_gpu_workloads.cuh"
+
+using namespace microsched;
+using namespace microsched::multi_gpu;
+
+namespace {
+
+struct options {
+  std::vector<std::string> workloads{"julia", "walks", "skewed"};
+  bench::workload_sizes sizes;
+  int warmup = 6;
+  int repetitions = 7;
+};
+
+template <class Program, class Make>
+void bench_workload(const std::string& name, task_id count, int outputs, Make make,
+                    const options& opt) {
+  std::vector<device_buffer<std::uint32_t>> out;
+  for (int o = 0; o < outputs; ++o) out.emplace_back(static_cast<std::size_t>(count));
+  std::vector<std::uint32_t*> pointers;
+  for (auto& b : out) pointers.push_back(b.data());
+  const Program program = make(pointers);
+  for (const split_mode split : {split_mode::dynamic, split_mode::equal}) {
+    multi_arguments args;
+    args.split = split;
+    mpi_scheduler<Program> sched(MPI_COMM_WORLD, args);
+    std::vector<double> times;
+    std::vector<claimed_range> mine;
+    for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double start = MPI_Wtime();
+      mine = sched.run(program, count);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (r >= opt.warmup) times.push_back((MPI_Wtime() - start) * 1000.0);
+    }
+    task_id tasks = 0;
+    for (const claimed_range& c : mine) tasks += c.count;
+    task_id total = 0;
+    task_id most = 0;
+    task_id fewest = 0;
+    MPI_Reduce(&tasks, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&tasks, &most, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&tasks, &fewest, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
+    if (sched.rank() == 0) {
+      std::sort(times.begin(), times.end());
+      if (total != count) {
+        throw std::runtime_error(name + ": the ranks ran " + std::to_string(total) + " of " +
+                                 std::to_string(count) + " tasks");
+      }
+      std::printf(
+          "%-7s %d ranks %-7s %.3f ms (runs %.3f..%.3f); tasks per rank %llu..%llu; "
+          "%zu claims on rank 0; %s\n",
+          name.c_str(), sched.ranks(), to_string(split), times[times.size() / 2], times.front(),
+          times.back(), static_cast<unsigned long long>(fewest),
+          static_cast<unsigned long long>(most), mine.size(), sched.report(count).c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
+//! Microseconds per claim (read and fetch-and-add) with every rank claiming at once.
+void claim_cost(int rank, int ranks) {
+  mpi_claim_counter counter(MPI_COMM_WORLD);
+  claim_settings s;
+  s.min_tasks = 1;
+  s.granules = task_id{1} << 30;
+  s.share_divisor = task_id{1} << 40;
+  const int claims = 20000;
+  counter.reset();
+  const double start = MPI_Wtime();
+  for (int i = 0; i < claims; ++i) {
+    (void)take_claim(counter, task_id{1} << 40, ranks, 1, s);
+  }
+  const double us = (MPI_Wtime() - start) * 1e6 / claims;
+  double slowest = 0;
+  MPI_Reduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::printf(
+        "claim cost, %d ranks: %.2f us (MPI_Fetch_and_op read + add on rank 0's window, "
+        "every rank claiming; slowest rank)\n",
+        ranks, slowest);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  int ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  CLI::App app{
+      "One task range over MPI ranks, one GPU each.\n"
+      "Example: mpirun -np 4 mpi_multi_gpu_bench --workloads julia,walks,skewed"};
+  options opt;
+  std::string workloads = "julia,walks,skewed";
+  app.add_option("--workloads", workloads, "julia, walks, skewed, comma-separated")
+      ->capture_default_str();
+  programs::add_checked(app, "--julia-side", opt.sizes.julia_side, "pixels per side", 1, 60000);
+  programs::add_checked(app, "--walks", opt.sizes.walks, "Monte Carlo walks", task_id{1},
+                        task_id{1} << 34);
+  programs::add_checked(app, "--skewed", opt.sizes.skewed, "skewed walks", task_id{1},
+                        task_id{1} << 34);
+  programs::add_checked(app, "--warmup", opt.warmup, "untimed runs first (calibration)", 0, 1000);
+  programs::add_checked(app, "--repetitions", opt.repetitions, "timed runs (median)", 1, 1000);
+  int code = 0;
+  if (const auto parsed = programs::parse_arguments(app, argc, argv)) {
+    code = *parsed;
+  } else {
+    code = programs::run_main("mpi_multi_gpu_bench", [&] {
+      std::stringstream names(workloads);
+      opt.workloads.clear();
+      for (std::string item; std::getline(names, item, ',');) {
+        if (item != "julia" && item != "walks" && item != "skewed") {
+          throw std::invalid_argument("--workloads = '" + item + "': julia, walks or skewed");
+        }
+        opt.workloads.push_back(item);
+      }
+      programs::require_gpu();
+      if (rank == 0) std::printf("%d ranks\n", ranks);
+      for (const std::string& w : opt.workloads) {
+        if (w == "julia") {
+          const int side = opt.sizes.julia_side;
+          bench_workload<kernels::julia_program<float>>(
+              "julia", task_id(side) * task_id(side), 1,
+              [side](std::vector<std::uint32_t*> p) {
+                return bench::julia_view_program(side, p[0]);
+              },
+              opt);
+        } else if (w == "walks") {
+          bench_workload<kernels::montecarlo_program>(
+              "walks", opt.sizes.walks, 2,
+              [](std::vector<std::uint32_t*> p) { return bench::walks_program(p[0], p[1]); }, opt);
+        } else {
+          const task_id count = opt.sizes.skewed;
+          bench_workload<bench::skewed_walk_program>(
+              "skewed", count, 1,
+              [count](std::vector<std::uint32_t*> p) { return bench::skewed_program(count, p[0]); },
+              opt);
+        }
+      }
+      claim_cost(rank, ranks);
+      return 0;
+    });
+  }
+  if (code != 0) MPI_Abort(MPI_COMM_WORLD, code);
+  MPI_Finalize();
+  return code;
+}

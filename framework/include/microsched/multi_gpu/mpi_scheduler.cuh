@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+//! @file mpi_scheduler.cuh
+//! One task range [0, count) over the ranks of an MPI communicator, one GPU per rank, each task
+//! run exactly once by one rank. Ranks take guided claims (claim_plan.hpp) from a counter in an
+//! MPI window on rank 0 (mpi_claim_counter.hpp) and run the ordinary single-GPU scheduler on
+//! them, `in_flight` claims enqueued at a time, as the GPUs of one process do
+//! (multi_scheduler.cuh). A rank's GPU is its rank among the ranks of its host, modulo the GPUs
+//! it sees. run() is collective and blocks each rank until its part has run, like an MPI call.
+//!
+//! \code
+//! microsched::multi_gpu::mpi_scheduler<my_program> sched(MPI_COMM_WORLD);
+//! const auto mine = sched.run(my_program{outputs_on_my_gpu}, count);  // ranges this rank ran
+//! \endcode
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "microsched/device_buffer.hpp"
+#include "microsched/multi_gpu/claim_plan.hpp"
+#include "microsched/multi_gpu/device_slots.hpp"
+#include "microsched/multi_gpu/mpi_claim_counter.hpp"
+#include "microsched/multi_gpu/multi_arguments.hpp"
+#include "microsched/multi_gpu/multi_scheduler.cuh"
+
+namespace microsched::multi_gpu {
+
+//! This rank's rank among the ranks of its host (MPI_COMM_TYPE_SHARED).
+[[nodiscard]] inline int mpi_local_rank(MPI_Comm comm) {
+  MPI_Comm local;
+  mpi_try(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local),
+          "MPI_Comm_split_type");
+  int rank = 0;
+  mpi_try(MPI_Comm_rank(local, &rank), "MPI_Comm_rank");
+  MPI_Comm_free(&local);
+  return rank;
+}
+
+template <class Program>
+class mpi_scheduler {
+ public:
+  using slice_scheduler = scheduler<sliced_program<Program>>;
+
+  //! Collective over `comm`. Makes this rank's GPU current for the calling thread. `args.devices`
+  //! is ignored (one GPU per rank); `args.split` chooses claims or the static equal split.
+  explicit mpi_scheduler(MPI_Comm comm, const multi_arguments& args = {})
+      : comm_(comm),
+        args_(args),
+        counter_(comm),
+        device_(pick_device(comm)),
+        sched_(args.schedule),
+        ring_(args.claims.in_flight) {
+    validate(args_.claims);
+    mpi_try(MPI_Comm_size(comm_, &ranks_), "MPI_Comm_size");
+    check_range(0, ranks_);
+  }
+
+  [[nodiscard]] int rank() const { return counter_.rank(); }
+  [[nodiscard]] int ranks() const { return ranks_; }
+  [[nodiscard]] int device() const { return device_; }
+  [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
+  [[nodiscard]] slice_scheduler& single_gpu_scheduler() { return sched_; }
+
+  //! Collective: runs every task of [0, count) exactly once over the ranks (`program` is this
+  //! rank's, its outputs on this rank's GPU) and returns the ranges this rank ran, once they have
+  //! run. Every rank passes the same count. Zero tasks is a no-op (still collective).
+  std::vector<claimed_range> run(const Program& program, task_id count) {
+    check_range(count, ranks_);
+    counter_.reset();
+    std::vector<claimed_range> taken;
+    if (count == 0) return taken;
+    const task_id smallest = smallest_claim(count, ranks_, args_.claims);
+    bool first = true;
+    auto next = [&]() -> claimed_range {
+      if (args_.split == split_mode::equal) {
+        if (!first) return {};
+        first = false;
+        return equal_share(count, ranks_, rank());
+      }
+      return take_claim(counter_, count, ranks_, smallest, args_.claims);
+    };
+    detail::claim_loop(sched_, program, stream_.get(), ring_, next, taken);
+    stream_.synchronize();
+    return taken;
+  }
+
+  //! What a run of `count` tasks does, for the report.
+  [[nodiscard]] std::string report(task_id count) const {
+    if (args_.split == split_mode::equal) {
+      return std::to_string(ranks_) + " ranks: static equal split";
+    }
+    const task_id smallest = smallest_claim(count, ranks_, args_.claims);
+    return std::to_string(ranks_) + " ranks: guided claims from an MPI window on rank 0, first " +
+           std::to_string(claim_size(count, ranks_, smallest, args_.claims)) + " tasks, smallest " +
+           std::to_string(smallest) + ", " + std::to_string(args_.claims.in_flight) +
+           " in flight per rank";
+  }
+
+ private:
+  [[nodiscard]] static int pick_device(MPI_Comm comm) {
+    const std::vector<int> visible = resolve_devices({});
+    const int device = visible[static_cast<std::size_t>(mpi_local_rank(comm)) % visible.size()];
+    MICROSCHED_CUDA_TRY(cudaSetDevice(device));
+    return device;
+  }
+
+  MPI_Comm comm_;
+  multi_arguments args_;
+  int ranks_ = 1;
+  mpi_claim_counter counter_;
+  int device_ = 0;
+  slice_scheduler sched_;  //!< constructed after pick_device made this rank's GPU current
+  cuda_stream stream_;
+  detail::event_ring ring_;
+};
+
+}  // namespace microsched::multi_gpu

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+//! @file multi_scheduler.cuh
+//! One task range [0, count) over several GPUs of one process, each task run exactly once. Every
+//! GPU runs the ordinary single-GPU scheduler (its automatic schedule by default) on the ranges
+//! it claims; a host thread per GPU takes guided claims from a host atomic (claim_plan.hpp) and
+//! keeps `in_flight` of them enqueued on its stream, so a GPU that draws long tasks claims less
+//! and the GPUs finish together. The call is asynchronous like a launch: it returns a handle
+//! (multi_run) to wait on.
+//!
+//! \code
+//! microsched::multi_gpu::multi_scheduler<my_program> sched;  // every visible GPU
+//! auto run = sched.run([&](microsched::multi_gpu::device_slot s) {  // one program per GPU,
+//!   return my_program{outputs[s.slot]};                            // outputs on that GPU
+//! }, count);
+//! run.wait();  // run.claims()[slot]: the ranges that GPU ran
+//! \endcode
+//!
+//! Outputs: the factory builds each GPU's program, so each GPU writes to memory of its own (a
+//! buffer indexed by the global task id, of which it fills the ranges it claimed), or to managed
+//! or peer memory that all of them reach. With one slot the single-GPU scheduler runs the whole
+//! range on the calling thread, with no claims (report() says so).
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "microsched/device_buffer.hpp"
+#include "microsched/error.hpp"
+#include "microsched/multi_gpu/claim_plan.hpp"
+#include "microsched/multi_gpu/device_slots.hpp"
+#include "microsched/multi_gpu/host_claim_counter.hpp"
+#include "microsched/multi_gpu/multi_arguments.hpp"
+#include "microsched/multi_gpu/multi_run.hpp"
+#include "microsched/scheduler.cuh"
+#include "microsched/sliced_program.cuh"
+
+namespace microsched::multi_gpu {
+
+namespace detail {
+//! `in_flight` CUDA events (timing off) of one device: claim k records event k mod in_flight,
+//! and claim k + in_flight is taken once that event has passed.
+class event_ring {
+ public:
+  explicit event_ring(int size) : events_(static_cast<std::size_t>(size), nullptr) {
+    for (cudaEvent_t& e : events_) {
+      MICROSCHED_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    }
+  }
+  ~event_ring() {
+    for (cudaEvent_t e : events_) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+  }
+  event_ring(const event_ring&) = delete;
+  event_ring& operator=(const event_ring&) = delete;
+  [[nodiscard]] cudaEvent_t operator[](std::size_t k) const { return events_[k % events_.size()]; }
+  [[nodiscard]] std::size_t size() const { return events_.size(); }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+//! The claim loop of one slot, shared by the process's threads and the MPI ranks: take a claim
+//! from `next()` (empty: done), enqueue the scheduler's run of that slice on `stream`, keep at
+//! most ring.size() claims enqueued. Appends each claim to `taken`. `stop` ends it early (another
+//! slot failed).
+template <class Program, class Scheduler, class NextClaim>
+void claim_loop(Scheduler& sched, const Program& program, cudaStream_t stream,
+                const event_ring& ring, NextClaim&& next, std::vector<claimed_range>& taken,
+                const std::atomic<bool>* stop = nullptr) {
+  for (std::size_t k = 0;; ++k) {
+    if (k >= ring.size()) MICROSCHED_CUDA_TRY(cudaEventSynchronize(ring[k]));
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+    const claimed_range r = next();
+    if (r.empty()) return;
+    sched.run(sliced_program<Program>{program, task_slice::range(r.first, r.count)}, r.count,
+              stream);
+    MICROSCHED_CUDA_TRY(cudaEventRecord(ring[k], stream));
+    taken.push_back(r);
+  }
+}
+}  // namespace detail
+
+//! @tparam Program a task program (task_program.hpp) or a managed-branch program; each slot runs
+//!   scheduler<sliced_program<Program>> on its claims.
+//! A multi_scheduler may be reused for any number of runs; a run begins once the host threads of
+//! the previous one have finished claiming (its last claims may still be running, in stream
+//! order). Destroying it waits for its last run.
+template <class Program>
+class multi_scheduler {
+ public:
+  using slice_scheduler = scheduler<sliced_program<Program>>;
+
+  //! Builds one single-GPU scheduler and one stream per slot, each on its GPU. Throws
+  //! std::invalid_argument for bad arguments (a device that is not visible, a bad schedule or
+  //! claim setting), no_device_error without a GPU.
+  explicit multi_scheduler(multi_arguments args = {}) : args_(std::move(args)) {
+    validate(args_.claims);
+    devices_ = resolve_devices(args_.devices);
+    check_range(0, static_cast<int>(devices_.size()));
+    for (std::size_t s = 0; s < devices_.size(); ++s) {
+      const device_guard on(devices_[s]);
+      slots_.push_back(std::make_unique<slot>(args_.schedule, args_.claims.in_flight));
+    }
+    peers_ = peer_access_summary(devices_);
+  }
+
+  ~multi_scheduler() {
+    if (last_) last_->join();
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      const device_guard on(devices_[s]);
+      cudaStreamSynchronize(slots_[s]->stream.get());
+    }
+  }
+  multi_scheduler(const multi_scheduler&) = delete;
+  multi_scheduler& operator=(const multi_scheduler&) = delete;
+
+  [[nodiscard]] int slots() const { return static_cast<int>(devices_.size()); }
+  [[nodiscard]] const std::vector<int>& devices() const { return devices_; }
+  [[nodiscard]] const multi_arguments& arguments() const { return args_; }
+  //! The stream of `slot` (on its GPU): work enqueued there after run() follows that slot's part.
+  [[nodiscard]] cudaStream_t stream(int slot) const {
+    return slots_.at(static_cast<std::size_t>(slot))->stream.get();
+  }
+  //! The single-GPU scheduler of `slot` (its report() says what its automatic schedule chose).
+  [[nodiscard]] slice_scheduler& scheduler_of(int slot) {
+    return slots_.at(static_cast<std::size_t>(slot))->sched;
+  }
+
+  //! Enqueues every task of [0, count) exactly once over the slots and returns at once. `make`
+  //! is called once per slot, on the calling thread with that slot's GPU current:
+  //! `Program make(device_slot)`. Zero tasks is a no-op. Throws std::invalid_argument for more
+  //! than max_range_tasks tasks, before any device work.
+  template <class MakeProgram>
+  requires std::is_invocable_r_v<Program, MakeProgram&, device_slot> multi_run
+  run(MakeProgram&& make, task_id count) {
+    check_range(count, slots());
+    if (last_) last_->join();
+    auto state = std::make_shared<detail::run_state>(slots_.size());
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      state->streams.emplace_back(devices_[s], slots_[s]->stream.get());
+    }
+    last_ = state;
+    if (count == 0) return multi_run(state);
+    std::vector<Program> programs;
+    programs.reserve(slots_.size());
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      const device_guard on(devices_[s]);
+      programs.push_back(make(device_slot{static_cast<int>(s), devices_[s]}));
+    }
+    if (slots_.size() == 1) {  // the single-GPU path: one run of the whole range, no claim
+      const device_guard on(devices_[0]);
+      slots_[0]->sched.run(sliced_program<Program>{programs[0], task_slice::range(0, count)}, count,
+                           slots_[0]->stream.get());
+      state->claims[0].push_back({0, count});
+      return multi_run(state);
+    }
+    counter_.reset();
+    stop_.store(false);
+    const task_id smallest = smallest_claim(count, slots(), args_.claims);
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      state->threads.emplace_back(
+          [this, s, count, smallest, program = programs[s], st = state.get()] {
+            try {
+              const device_guard on(devices_[s]);
+              bool first = true;
+              auto next = [&]() -> claimed_range {
+                if (args_.split == split_mode::equal) {
+                  if (!first) return {};
+                  first = false;
+                  return equal_share(count, slots(), static_cast<int>(s));
+                }
+                return take_claim(counter_, count, slots(), smallest, args_.claims);
+              };
+              detail::claim_loop(slots_[s]->sched, program, slots_[s]->stream.get(),
+                                 slots_[s]->ring, next, st->claims[s], &stop_);
+            } catch (...) {
+              st->errors[s] = std::current_exception();
+              stop_.store(true);
+            }
+          });
+    }
+    return multi_run(state);
+  }
+
+  //! The same program on every slot: its pointers must reach every GPU (managed or peer
+  //! memory), or it writes nothing.
+  multi_run run(const Program& program, task_id count) {
+    return run([&](device_slot) { return program; }, count);
+  }
+
+  //! What a run of `count` tasks does: the path (single GPU, or claims from a host counter, or
+  //! the equal split), the GPUs, the claim sizes, what the GPUs can reach of each other.
+  [[nodiscard]] std::string report(task_id count) const {
+    std::string gpus;
+    for (const int d : devices_) gpus += (gpus.empty() ? "" : ",") + std::to_string(d);
+    const std::string peers = "; peer access: " + peers_ + " (host claims need none)";
+    if (slots_.size() == 1) {
+      return "one GPU (" + gpus + "): the single-GPU scheduler runs all " + std::to_string(count) +
+             " tasks, no claims";
+    }
+    if (args_.split == split_mode::equal) {
+      return std::to_string(slots_.size()) + " slots on GPUs " + gpus +
+             ": static equal split, one part of about " + std::to_string(count / slots_.size()) +
+             " tasks each" + peers;
+    }
+    const task_id smallest = smallest_claim(count, slots(), args_.claims);
+    return std::to_string(slots_.size()) + " slots on GPUs " + gpus +
+           ": guided claims from a host counter, first " +
+           std::to_string(claim_size(count, slots(), smallest, args_.claims)) +
+           " tasks, smallest " + std::to_string(smallest) + ", " +
+           std::to_string(args_.claims.in_flight) + " in flight per slot" + peers;
+  }
+
+ private:
+  struct slot {
+    slot(const schedule_arguments& schedule, int in_flight) : sched(schedule), ring(in_flight) {}
+    slice_scheduler sched;
+    cuda_stream stream;
+    detail::event_ring ring;
+  };
+
+  multi_arguments args_;
+  std::vector<int> devices_;
+  std::vector<std::unique_ptr<slot>> slots_;  //!< (slot) -> its scheduler, stream and events
+  std::string peers_;
+  host_claim_counter counter_;
+  std::atomic<bool> stop_{false};
+  std::shared_ptr<detail::run_state> last_;  //!< the last run, joined before the next begins
+};
+
+}  // namespace microsched::multi_gpu
