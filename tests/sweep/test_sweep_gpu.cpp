@@ -210,9 +210,8 @@ TEST_CASE("a tiny sweep of each remap workload checks every point against the or
 }
 
 TEST_CASE("a tiny sweep of each pipeline workload checks every point against the original loop") {
-  (void)area_sweep({"gafort", "chunks=4", "elements=16384", "max-trips=64", "depth=1,2",
-                    "helpers=1,2", "control=adaptive,fixed"},
-                   8);
+  (void)area_sweep(
+      {"gafort", "chunks=4", "elements=16384", "max-trips=64", "depth=1,2", "helpers=1,2"}, 4);
   (void)area_sweep({"unwrap", "chunks=3", "frames=2", "width=256", "height=256", "radii=64",
                     "angles=256", "method=reorder-duplication,job-swapping"},
                    2);
