@@ -36,8 +36,11 @@ bool check(mpi_scheduler<counted_program<montecarlo_program>>& sched, task_id co
   counts.fill_bytes(0);
   steps.fill_bytes(0);
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  const std::vector<claimed_range> mine = sched.run(
+  // example-begin mpi-run
+  // every rank: mpi_scheduler<Program> sched(MPI_COMM_WORLD) made this rank's GPU current
+  const std::vector<claimed_range> mine = sched.run(  // collective; the ranges this rank ran
       counted_program<montecarlo_program>{walks(steps.data(), sums.data()), counts.data()}, count);
+  // example-end mpi-run
   // Each rank's counts cover the tasks it ran; their sum over the ranks must be 1 everywhere.
   std::vector<std::uint32_t> local_counts = counts.to_host();
   std::vector<std::uint32_t> local_steps(n, 0);

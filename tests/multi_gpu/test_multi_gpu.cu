@@ -206,3 +206,30 @@ TEST_CASE("arguments: an invisible device and too many tasks are refused before 
                   std::invalid_argument);
   CHECK(sched.report(1 << 20).find("guided claims") != std::string::npos);
 }
+
+TEST_CASE("the guide's example: one buffer per GPU, gathered after the run") {
+  const task_id count = 100000;
+  std::vector<std::uint32_t> host(count);
+  // example-begin multi-gpu-run
+  multi_arguments args;
+  args.devices = test_devices();  // empty: every visible GPU
+  multi_scheduler<montecarlo_program> sched(args);
+  std::vector<device_buffer<std::uint32_t>> steps, sums;  // one pair per GPU, `count` long
+  for (const int d : sched.devices()) {
+    const device_guard on(d);
+    steps.emplace_back(count);
+    sums.emplace_back(count);
+  }
+  multi_run run = sched.run(
+      [&](device_slot s) {  // once per GPU, with that GPU current
+        return walks(steps[s.slot].data(), sums[s.slot].data());
+      },
+      count);  // returns at once, like a launch
+  run.wait();  // every GPU done; rethrows a GPU's error
+  // run.claims()[slot]: the ranges that GPU ran; copy_claimed gathers them into one array
+  std::vector<const std::uint32_t*> per_gpu;
+  for (const auto& b : steps) per_gpu.push_back(b.data());
+  copy_claimed(run.claims(), sched.devices(), per_gpu, host.data());
+  // example-end multi-gpu-run
+  CHECK(host == single_gpu_walks(count).first);
+}
