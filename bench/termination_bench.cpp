@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -286,6 +287,10 @@ int main(int argc, char** argv) {
     const auto info = current_device();
     benchmark::AddCustomContext("gpu", describe(info));
     benchmark::AddCustomContext("default_schedule", to_string(schedule_arguments{}));
+    // Each row's default starts undecided unless the caller asks for the cache: its first calls
+    // (slices, calibration) are made before the timed runs, and the label says what they chose.
+    if (std::getenv("MICROSCHED_CACHE") == nullptr) ::setenv("MICROSCHED_CACHE", "off", 1);
+    benchmark::AddCustomContext("calibration_cache", std::getenv("MICROSCHED_CACHE"));
     register_rows();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

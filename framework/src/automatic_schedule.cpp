@@ -69,6 +69,7 @@ calibration_state::~calibration_state() {
   if (start_event != nullptr) cudaEventDestroy(start_event);
   if (stop_event != nullptr) cudaEventDestroy(stop_event);
   for (cudaEvent_t e : slice_events) cudaEventDestroy(e);
+  if (counts != nullptr) cudaFree(counts);
 }
 
 bool calibration_state::collect(bool wait) {
@@ -113,42 +114,44 @@ int in_call_plan::shift(task_id tasks) {
   return per_granule <= 1 ? 0 : static_cast<int>(std::bit_width(per_granule)) - 1;
 }
 
-std::vector<int> in_call_candidates(const std::vector<schedule_arguments>& candidates) {
-  const auto find = [&](auto&& match) {
-    for (std::size_t i = 1; i < candidates.size(); ++i) {
-      if (match(candidates[i])) return static_cast<int>(i);
+int candidate_for(predicted_form form, const std::vector<schedule_arguments>& candidates) {
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    const schedule_arguments& s = candidates[i];
+    if (form == predicted_form::budgeted && s.strategy == pool_strategy::budgeted &&
+        budget_of(s) == static_cast<int>(step_counts::budget) && s.blocks_per_sm == 0) {
+      return static_cast<int>(i);
     }
-    return -1;
-  };
-  std::vector<int> out;
-  for (const int i : {find([](const schedule_arguments& s) {
-                        return s.strategy == pool_strategy::budgeted && budget_of(s) == 64 &&
-                               s.blocks_per_sm == 0;
-                      }),
-                      find([](const schedule_arguments& s) {
-                        return s.strategy == pool_strategy::global && s.chunk == 1;
-                      })}) {
-    if (i > 0) out.push_back(i);
+    if (form == predicted_form::pooled && s.strategy == pool_strategy::global && s.chunk == 1) {
+      return static_cast<int>(i);
+    }
   }
-  return out;
+  return 0;
 }
 
-std::string automatic_schedule::describe_slices(const calibration& tuning,
-                                                const std::vector<int>& who,
-                                                const std::vector<double>& per_task,
-                                                std::size_t best, task_id n) {
-  char buffer[96];
-  std::string out = "first call in slices of 1/" + std::to_string(in_call_plan::period) + ":";
-  for (std::size_t k = 0; k < per_task.size(); ++k) {
-    std::snprintf(buffer, sizeof buffer, " %.3f ms (whole call)",
-                  per_task[k] * static_cast<double>(n));
-    out += (k == 0 ? " " : "; ") + to_string(tuning.candidate(who[k])) + buffer;
+std::string automatic_schedule::describe_first_call(const calibration& tuning,
+                                                    const step_counts& seen, task_id tasks,
+                                                    double whole_ms, int chosen) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3f ms", whole_ms);
+  std::string out = "first call: a counted 1/" + std::to_string(in_call_plan::period) +
+                    " slice ran direct (" + describe(seen, tasks) +
+                    "; the whole call at its pace " + buffer + ")";
+  if (whole_ms < in_call_plan::long_call_ms) return out + ", a short call: the rest ran direct";
+  return out + "; the rest ran " + to_string(tuning.candidate(chosen));
+}
+
+step_counts* automatic_schedule::ensure_counts(calibration_state& state, cudaStream_t stream) {
+  if (state.counts == nullptr) {
+    MICROSCHED_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&state.counts), sizeof(step_counts)));
   }
-  if (per_task.size() == 1)
-    out += " predicts a short call: the rest ran direct";
-  else
-    out += "; the rest ran " + to_string(tuning.candidate(who[best]));
-  return out;
+  MICROSCHED_CUDA_TRY(cudaMemsetAsync(state.counts, 0, sizeof(step_counts), stream));
+  return state.counts;
+}
+
+step_counts automatic_schedule::read_counts(const step_counts* counts) {
+  step_counts host;
+  MICROSCHED_CUDA_TRY(cudaMemcpy(&host, counts, sizeof host, cudaMemcpyDeviceToHost));
+  return host;
 }
 
 std::vector<cudaEvent_t> automatic_schedule::ensure_slice_events(calibration_state& state,

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "microsched/error.hpp"
+#include "microsched/schedule/step_counts.hpp"
 
 namespace microsched {
 
@@ -194,6 +195,10 @@ int calibration::rounds_of(int i) const {
 
 bool calibration::next_run_timed() {
   if (!decided() || validating_) return true;
+  // An adopted choice without a time: its next run sets the reference.
+  if (candidates_.size() > 1 && entries_[static_cast<std::size_t>(chosen_)].best_ms == 0) {
+    return true;
+  }
   if (candidates_.size() == 1) return false;  // nothing to switch to: record() ignores the time
   if (++untimed_ < timed_every()) return false;
   untimed_ = 0;
@@ -224,6 +229,11 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     entry& chosen = entries_[static_cast<std::size_t>(i)];
     if (chosen.best_ms == 0) {  // adopted without a time: this run is the reference
       chosen.best_ms = ms;
+      if (verify_) {  // and the next run is direct's, to check the choice
+        verify_ = false;
+        validating_ = true;
+        drifted_ms_ = ms;
+      }
       return;
     }
     const double calibrated = chosen.best_ms;
@@ -277,6 +287,7 @@ void calibration::check_choice(double ms, std::uint64_t tasks) {
 void calibration::restart() {
   ++restarts_;
   validating_ = false;
+  verify_ = false;
   // Candidates far slower than direct last time sit this calibration out (but every
   // full_restart_every-th), so changing work is not paid for with runs known to lose.
   const bool full = restarts_ % settings_.full_restart_every == 0;
@@ -324,7 +335,7 @@ void calibration::drop_pools_on_short_call() {
   untimed_ = 0;
 }
 
-void calibration::adopt(int i, double ms, std::uint64_t tasks) {
+void calibration::adopt(int i, double ms, std::uint64_t tasks, bool verify) {
   (void)candidate(i);
   if (!(ms >= 0) || !std::isfinite(ms))
     throw_invalid("calibration time (ms)", ms, "must be at least 0");
@@ -336,6 +347,7 @@ void calibration::adopt(int i, double ms, std::uint64_t tasks) {
   untimed_ = 0;
   drift_streak_ = 0;
   validating_ = false;
+  verify_ = verify && i != 0;
 }
 
 void calibration::fail(int i, const std::string& why) {
@@ -418,6 +430,32 @@ std::string calibration::report() const {
     out += i + 1 < size() ? ";" : "";
   }
   return out;
+}
+
+}  // namespace microsched
+
+namespace microsched {
+
+predicted_form predict(const step_counts& counts, std::uint64_t tasks, double busy, double few) {
+  if (tasks == 0 || counts.warp_slowest == 0) return predicted_form::direct;
+  const double busy_share =
+      static_cast<double>(counts.steps) / static_cast<double>(counts.warp_slowest);
+  if (busy_share > busy) return predicted_form::direct;
+  const double long_share = static_cast<double>(counts.over_budget) / static_cast<double>(tasks);
+  return long_share <= few ? predicted_form::budgeted : predicted_form::pooled;
+}
+
+std::string describe(const step_counts& counts, std::uint64_t tasks) {
+  char buffer[128];
+  const double n = tasks > 0 ? static_cast<double>(tasks) : 1.0;
+  std::snprintf(
+      buffer, sizeof buffer, "%.1f steps a task, lanes busy %.0f%%, %.1f%% past %llu steps",
+      static_cast<double>(counts.steps) / n,
+      counts.warp_slowest > 0
+          ? 100.0 * static_cast<double>(counts.steps) / static_cast<double>(counts.warp_slowest)
+          : 100.0,
+      100.0 * static_cast<double>(counts.over_budget) / n, step_counts::budget);
+  return buffer;
 }
 
 }  // namespace microsched

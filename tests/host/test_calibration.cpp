@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "microsched/schedule/automatic_schedule.hpp"
 #include "microsched/schedule/calibration.hpp"
+#include "microsched/schedule/step_counts.hpp"
 
 using namespace microsched;
 
@@ -423,4 +425,40 @@ TEST_CASE("changing work: the choice follows a long phase and comes back after i
   CAPTURE(c.report());
   CHECK(budgeted_in_long >= 100);  // of 150 calls
   CHECK(direct_late >= 90);        // of 100
+}
+
+TEST_CASE("step counts of a slice predict the form of the rest") {
+  step_counts busy{1000, 1100, 0};  // lanes busy 91%: nothing to rebalance
+  CHECK(predict(busy, 32) == predicted_form::direct);
+  step_counts tail{3200, 32 * 500, 3};  // 20% busy, 3 of 320 tasks past the budget
+  CHECK(predict(tail, 320) == predicted_form::budgeted);
+  step_counts long_tasks{320 * 900, 10 * 32 * 1600, 300};  // 56% busy, most past the budget
+  CHECK(predict(long_tasks, 320) == predicted_form::pooled);
+  CHECK(predict(step_counts{}, 0) == predicted_form::direct);
+  CHECK(describe(tail, 320) == "10.0 steps a task, lanes busy 20%, 0.9% past 64 steps");
+  const auto list = automatic_candidates(false);
+  CHECK(list[static_cast<std::size_t>(detail::candidate_for(predicted_form::budgeted, list))]
+            .strategy == pool_strategy::budgeted);
+  CHECK(list[static_cast<std::size_t>(detail::candidate_for(predicted_form::pooled, list))]
+            .strategy == pool_strategy::global);
+  CHECK(detail::candidate_for(predicted_form::direct, list) == 0);
+  CHECK(detail::candidate_for(predicted_form::budgeted, {list.front()}) == 0);
+}
+
+TEST_CASE("a predicted choice is checked against direct after its reference run") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0});
+  c.adopt(1, 0, 1, true);
+  CHECK(c.next_run_timed());  // its reference, at once
+  c.record(1, 0.5);
+  CHECK(c.next() == 0);  // then direct, to check it
+  CHECK(c.next_run_timed());
+  c.record(0, 1.0);  // direct 2x slower: the choice stays
+  CHECK(c.decided());
+  CHECK(c.chosen() == 1);
+  CHECK(c.next() == 1);
+  calibration wrong(three(), {2, 0.03, 1.5, 1.25, 0.0});
+  wrong.adopt(2, 0, 1, true);
+  wrong.record(2, 1.0);
+  wrong.record(0, 0.8);  // direct faster: the prediction was wrong, calibrate
+  CHECK_FALSE(wrong.decided());
 }

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "microsched/device.hpp"
 
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: no CUDA GPU on this machine; device tests not run\n");
     return 77;
   }
+  // Tests never read or write the user's calibration cache (schedule/calibration_file.hpp).
+  ::setenv("MICROSCHED_CACHE", "off", 1);
   const auto info = microsched::current_device();
   std::printf("device: %s\n", microsched::describe(info).c_str());
   doctest::Context context(argc, argv);

@@ -24,6 +24,7 @@
 
 #include "microsched/device.hpp"
 #include "microsched/driver/budgeted_kernel.cuh"
+#include "microsched/driver/counting_kernel.cuh"
 #include "microsched/driver/dependent_launch.cuh"
 #include "microsched/driver/direct_kernel.cuh"
 #include "microsched/driver/driver_params.hpp"
@@ -181,10 +182,10 @@ class scheduler {
     automatic_.run(
         num_tasks, stream,
         [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
-        [&](const schedule_arguments& chosen, const task_slice& slice) {
+        [&](const schedule_arguments& chosen, const task_slice& slice, step_counts* counts) {
           // Managed-branch programs are not cut (automatic_schedule::configure): no slice kernels.
           if constexpr (!Policy::switches_contexts) {
-            launch_slice(chosen, sliced_program<Program>{program, slice}, stream);
+            launch_slice(chosen, sliced_program<Program>{program, slice}, counts, stream);
           }
         },
         [&](const schedule_arguments& chosen) {
@@ -251,19 +252,23 @@ class scheduler {
     return list;
   }
 
-  //! One part of a call under a candidate the automatic schedule times inside that call
-  //! (automatic_schedule::in_call_candidates): the direct mapping, the budgeted strategy, or
-  //! global or hybrid pools, the persistent warps as one block per SM. Only these are compiled
-  //! for sliced programs.
+  //! One part of a first call (automatic_schedule::run_in_slices): the direct mapping (counting
+  //! its steps into `counts` when given), the budgeted strategy, or global or hybrid pools, the
+  //! persistent warps as one block per SM. Only these are compiled for sliced programs.
   void launch_slice(const schedule_arguments& s, const sliced_program<Program>& program,
-                    cudaStream_t stream) requires(!Policy::switches_contexts) {
+                    step_counts* counts, cudaStream_t stream) requires(!Policy::switches_contexts) {
     using sliced = sliced_program<Program>;
     const task_id n = program.slice.size();
     if (n == 0) return;
     if (is_direct_form(s.strategy)) {  // slices hold at most 2^27 tasks: 32-bit ids
       const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
-      direct_kernel_one_per_thread<sliced, direct_block_threads>
-          <<<blocks, direct_block_threads, 0, stream>>>(program, n);
+      if (counts != nullptr) {
+        direct_kernel_counting<sliced, direct_block_threads>
+            <<<blocks, direct_block_threads, 0, stream>>>(program, n, counts);
+      } else {
+        direct_kernel_one_per_thread<sliced, direct_block_threads>
+            <<<blocks, direct_block_threads, 0, stream>>>(program, n);
+      }
       MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel (slice)");
       return;
     }
@@ -308,10 +313,9 @@ class scheduler {
     const auto load = [&](const void* kernel, int threads) {
       (void)resources_of(kernel, threads, 0);
     };
-    if (is_direct_form(s.strategy)) {
-      load(
-          reinterpret_cast<const void*>(direct_kernel_one_per_thread<sliced, direct_block_threads>),
-          direct_block_threads);
+    if (is_direct_form(s.strategy)) {  // the counting form: the slice the events time
+      load(reinterpret_cast<const void*>(direct_kernel_counting<sliced, direct_block_threads>),
+           direct_block_threads);
     } else if (s.strategy == pool_strategy::budgeted) {
       if constexpr (budgetable) {
         load(reinterpret_cast<const void*>(

@@ -21,6 +21,7 @@
 #include "microsched/index/task_slice.hpp"
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/schedule/step_counts.hpp"
 
 namespace microsched::detail {
 
@@ -67,30 +68,30 @@ struct calibration_state {
   }
   //! Events around the slices of one call (in_call_plan), created on first use.
   std::vector<cudaEvent_t> slice_events;
+  //! The counted slice's steps (device memory), allocated on first use.
+  step_counts* counts = nullptr;
 };
 
-//! How the first call of a size class is cut to time candidates inside it: the range in
-//! granules over `period` residues; residue 0 runs direct, the next ones a candidate each, the
-//! rest the fastest. Calls of fewer than `least_tasks` tasks are not cut (a slice would not fill
-//! the GPU), nor calls of more than `most_tasks`; a call whose direct slice predicts less than
-//! `long_call_ms` for the whole runs the rest direct (cutting a short call costs a launch and a
-//! wait for nothing).
+//! How the first call of a size class is cut: the range in granules over `period` residues;
+//! residue 0 runs direct and counts its steps (step_counts), the rest runs what the counts
+//! predict (predict()). Calls of fewer than `least_tasks` tasks are not cut (a slice would not
+//! fill the GPU), nor calls of more than `most_tasks`; where the counted slice's time predicts
+//! less than `long_call_ms` for the whole call, the rest runs direct and later calls calibrate
+//! as usual.
 struct in_call_plan {
   static constexpr std::uint32_t period = 16;
   static constexpr task_id least_tasks = task_id{1} << 20;
   //! Slices take 32-bit ids (the direct and budgeted kernels' narrow form).
   static constexpr task_id most_tasks = task_id{1} << 31;
-  static constexpr double long_call_ms = 2.0;
+  static constexpr double long_call_ms = 1.0;
   //! Granules of 2^shift tasks, at least 64 per residue.
   [[nodiscard]] static int shift(task_id tasks);
 };
 
-//! The candidates timed on slices of a first call, in the order of their residues: the budgeted
-//! strategy and private pools of one task (between them the best or within a few per cent of it
-//! on the long-task rows; each more is a kernel to load in the first call); indices into
-//! `candidates`, absent ones skipped.
-[[nodiscard]] std::vector<int> in_call_candidates(
-    const std::vector<schedule_arguments>& candidates);
+//! The candidate that stands for `form` (budgeted: budget 64 on the automatic grid; pooled:
+//! private pools of one task), or 0 (direct) where the list has none.
+[[nodiscard]] int candidate_for(predicted_form form,
+                                const std::vector<schedule_arguments>& candidates);
 
 //! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
 //! created with `candidates` on first use.
@@ -223,71 +224,48 @@ class automatic_schedule {
   }
 
  private:
-  //! The first call of a size class, cut into interleaved slices (in_call_plan): direct times
-  //! the first; if the call is long, each in-call candidate times one more, and the rest runs
-  //! under the fastest, which the size class then adopts (calibration::adopt) with its time
-  //! scaled to the call. Every task runs once: the slices partition the range.
+  //! The first call of a size class, cut into interleaved slices (in_call_plan): the first
+  //! runs direct and counts its steps; if the call is long, the rest runs what the counts
+  //! predict, which the size class adopts (calibration::adopt, verified against direct at the
+  //! next calls). Every task runs once: the slices partition the range.
   template <class LaunchSlice, class Prepare>
   void run_in_slices(calibration_state& state, task_id n, cudaStream_t stream,
                      LaunchSlice& launch_slice, Prepare& prepare) {
     calibration& tuning = state.tuning;
     const int shift = in_call_plan::shift(n);
-    const auto slice = [&](std::uint32_t from, std::uint32_t to) {
-      return task_slice::residues(n, shift, in_call_plan::period, from, to);
-    };
-    const std::vector<int> trial = in_call_candidates(candidates_);
-    const auto events = ensure_slice_events(state, trial.size() + 2);
-    std::vector<int> who{0};
-    std::vector<task_slice> parts{slice(0, 1)};
-    // Kernels load before their slice's events, so no slice's time holds a load; the
-    // candidates' load while the direct slice runs, until it ends.
-    prepare(tuning.candidate(0));
+    const task_slice first = task_slice::residues(n, shift, in_call_plan::period, 0, 1);
+    const task_slice rest =
+        task_slice::residues(n, shift, in_call_plan::period, 1, in_call_plan::period);
+    const auto events = ensure_slice_events(state, 2);
+    step_counts* counts = ensure_counts(state, stream);
+    prepare(tuning.candidate(0));  // a kernel loads before its events, not inside them
     record_event(events[0], stream);
-    launch_slice(tuning.candidate(0), parts[0]);
+    launch_slice(tuning.candidate(0), first, counts);
     record_event(events[1], stream);
-    for (const int c : trial) {
-      if (cudaEventQuery(events[1]) != cudaErrorNotReady) break;
-      prepare(tuning.candidate(c));
-    }
-    const double direct_ms = elapsed_ms(events[0], events[1]);
-    std::vector<double> per_task{direct_ms / static_cast<double>(parts[0].size())};
-    std::uint32_t next = 1;
-    if (per_task[0] * static_cast<double>(n) >= in_call_plan::long_call_ms) {
-      for (const int c : trial) prepare(tuning.candidate(c));
-      for (const int c : trial) {
-        parts.push_back(slice(next, next + 1));
-        try {
-          launch_slice(tuning.candidate(c), parts.back());
-        } catch (const std::invalid_argument& e) {
-          tuning.fail(c, e.what());
-          launch_slice(tuning.candidate(0), parts.back());
-          who.push_back(0);
-        }
-        if (who.size() < parts.size()) who.push_back(c);
-        record_event(events[next + 1], stream);
-        ++next;
-      }
-      for (std::uint32_t k = 1; k < next; ++k) {
-        per_task.push_back(elapsed_ms(events[k], events[k + 1]) /
-                           static_cast<double>(parts[k].size()));
+    const double whole_ms = elapsed_ms(events[0], events[1]) * static_cast<double>(n) /
+                            static_cast<double>(first.size());
+    const step_counts seen = read_counts(counts);
+    const predicted_form form = predict(seen, first.size());
+    int chosen = whole_ms >= in_call_plan::long_call_ms ? candidate_for(form, candidates_) : 0;
+    if (chosen != 0) {
+      try {
+        launch_slice(tuning.candidate(chosen), rest, nullptr);
+      } catch (const std::invalid_argument& e) {
+        tuning.fail(chosen, e.what());
+        chosen = 0;
       }
     }
-    // Direct keeps the rest unless a candidate beats it by the calibration's margin.
-    std::size_t best = 0;
-    for (std::size_t k = 1; k < per_task.size(); ++k) {
-      if (per_task[k] < per_task[best]) best = k;
-    }
-    if (per_task[best] >= per_task[0] * (1.0 - tuning.margin())) best = 0;
-    launch_slice(tuning.candidate(who[best]), slice(next, in_call_plan::period));
-    state.in_call = describe_slices(tuning, who, per_task, best, n);
-    if (next > 1) tuning.adopt(who[best], per_task[best] * static_cast<double>(n), n);
+    if (chosen == 0) launch_slice(tuning.candidate(0), rest, nullptr);
+    state.in_call = describe_first_call(tuning, seen, first.size(), whole_ms, chosen);
+    if (chosen != 0) tuning.adopt(chosen, 0, n, true);
   }
 
-  //! "slices of the first call: direct 0.0123 us/task, ...; the rest ran X"
-  [[nodiscard]] static std::string describe_slices(const calibration& tuning,
-                                                   const std::vector<int>& who,
-                                                   const std::vector<double>& per_task,
-                                                   std::size_t best, task_id n);
+  [[nodiscard]] static std::string describe_first_call(const calibration& tuning,
+                                                       const step_counts& seen, task_id tasks,
+                                                       double whole_ms, int chosen);
+  [[nodiscard]] static step_counts* ensure_counts(calibration_state& state, cudaStream_t stream);
+  [[nodiscard]] static step_counts read_counts(const step_counts* counts);
+
   [[nodiscard]] static std::vector<cudaEvent_t> ensure_slice_events(calibration_state& state,
                                                                     std::size_t count);
   static void record_event(cudaEvent_t event, cudaStream_t stream);

@@ -136,7 +136,9 @@ class calibration {
   //! Decides for candidate `i` without timing the others (a choice from the cache, or from slices
   //! of one call); `ms` for `tasks` tasks is its expected time, 0 when unknown (the next timed run
   //! sets it). Drift restarts it as usual.
-  void adopt(int i, double ms = 0, std::uint64_t tasks = 1);
+  //! With `verify`, once its first timed run sets the reference, one run of direct checks it
+  //! (as after a drift).
+  void adopt(int i, double ms = 0, std::uint64_t tasks = 1, bool verify = false);
 
   //! Runs so far, and the time they took beyond what the best candidate would have taken.
   [[nodiscard]] int runs() const { return runs_; }
@@ -174,6 +176,7 @@ class calibration {
   bool validating_ = false;            //!< the next run is direct's, timed against the choice
   double drifted_ms_ = 0;              //!< the choice's time that started the validation
   int revalidations_ = 0;              //!< drifts after which the choice still won
+  bool verify_ = false;                //!< an adopted choice: check it against direct once
   int untimed_ = 0;                    //!< runs of the choice since its last timed run
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
