@@ -57,24 +57,14 @@ class task_workload : public Base {
                        stream_.get());
   }
 
-  //! The uniform-work floor at the exact mean step count: the two neighbouring whole counts
-  //! timed and weighted (a rounded mean moves the floor by up to half a step per task, which on
-  //! tasks of nine steps is 5%).
+  //! The uniform-work floor at the exact mean step count (detail::time_floor_at_mean).
   timing_stats time_floor(const timing_options& options) override {
     ensure_reference();
-    const double mean = static_cast<double>(total_steps_) / static_cast<double>(num_tasks_);
-    const auto below = static_cast<unsigned long long>(std::floor(mean));
-    const double weight = mean - static_cast<double>(below);
     const Program program = make_program(run_pointers());
-    const auto at = [&](unsigned long long steps) {
-      return detail::time_uniform_floor(timer_, program, num_tasks_, steps, options, stream_.get());
-    };
-    const timing_stats low = at(below);
-    if (weight < 1e-3) return low;
-    const timing_stats high = at(below + 1);
-    const auto mix = [&](double a, double b) { return (1 - weight) * a + weight * b; };
-    return {mix(low.median_ms, high.median_ms), mix(low.min_ms, high.min_ms),
-            mix(low.max_ms, high.max_ms), low.repetitions};
+    return detail::time_floor_at_mean(
+        timer_, program, num_tasks_,
+        static_cast<double>(total_steps_) / static_cast<double>(num_tasks_), options,
+        stream_.get());
   }
 
   timing_stats time_longest_task_alone(const timing_options& options) override {

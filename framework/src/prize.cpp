@@ -34,10 +34,14 @@ std::string prize_report::summary() const {
   if (outputs_equal()) {
     out += "yes";
   } else {
-    // Every task ran once, yet the bytes differ: most often floating-point step code that the
-    // compiler contracts into FMAs differently in two kernels (docs/porting-guide.md).
+    // Every task ran once, yet the bytes differ: floating-point step code that the compiler
+    // contracts into FMAs differently in two kernels, or state the program updates in place
+    // that the runs did not start from alike (docs/porting-guide.md).
     out += "NO (" + std::to_string(differing_bytes) + " bytes differ" +
-           (exactly_once() ? "; write the step's FMAs explicitly where results must match)" : ")");
+           (exactly_once() ? "; where the program updates a buffer in place (random state, "
+                             "totals), mark it output_region{..., true}; else write the step's "
+                             "FMAs explicitly or build with -fmad=false)"
+                           : ")");
   }
   // The scheduler's report can be long (every candidate's time): appended whole.
   return out + "; " + schedule;
@@ -70,8 +74,32 @@ void summarize_steps(const std::vector<std::uint32_t>& steps, prize_report& r) {
 
 void poison(const std::vector<output_region>& outputs, cudaStream_t stream) {
   for (const output_region& o : outputs) {
-    MICROSCHED_CUDA_TRY(cudaMemsetAsync(o.data, 0xff, o.bytes, stream));
+    if (!o.restore) MICROSCHED_CUDA_TRY(cudaMemsetAsync(o.data, 0xff, o.bytes, stream));
   }
+}
+
+std::vector<std::vector<unsigned char>> save_state(const std::vector<output_region>& outputs,
+                                                   cudaStream_t stream) {
+  std::vector<std::vector<unsigned char>> saved;
+  for (const output_region& o : outputs) {
+    if (!o.restore) continue;
+    saved.emplace_back(o.bytes);
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(saved.back().data(), o.data, o.bytes, cudaMemcpyDeviceToHost, stream));
+  }
+  MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
+  return saved;
+}
+
+void restore_state(const std::vector<output_region>& outputs,
+                   const std::vector<std::vector<unsigned char>>& saved, cudaStream_t stream) {
+  std::size_t k = 0;
+  for (const output_region& o : outputs) {
+    if (!o.restore) continue;
+    MICROSCHED_CUDA_TRY(
+        cudaMemcpyAsync(o.data, saved[k++].data(), o.bytes, cudaMemcpyHostToDevice, stream));
+  }
+  MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
 }
 
 std::vector<std::vector<unsigned char>> copy_outputs(const std::vector<output_region>& outputs,

@@ -14,8 +14,9 @@
 //!     program, n, {{out.data(), n * sizeof(std::uint32_t)}});  // the buffers end() writes
 //! std::printf("%s\n", r.summary().c_str());  // direct 0.86 ms, scheduled 0.47 ms (1.83x), ...
 //! \endcode
-//! The program's tasks run many times, so end() must overwrite its outputs (not accumulate).
-//! On return the outputs hold a scheduled run's results.
+//! The program's tasks run many times, so end() must overwrite its outputs (not accumulate), or
+//! the buffers it updates are marked output_region::restore. On return the outputs hold a
+//! scheduled run's results and the restored buffers their content before the call.
 
 #include <cuda_runtime_api.h>
 
@@ -52,6 +53,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   prize_report r;
   r.tasks = num_tasks;
   // Steps per task, and the direct run's outputs as the reference.
+  const auto state = detail::save_state(outputs, stream);
   detail::poison(outputs, stream);
   detail::summarize_steps(detail::steps_per_task(program, num_tasks, stream), r);
   const auto want = detail::copy_outputs(outputs, stream);
@@ -63,6 +65,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
     device_buffer<std::uint32_t> counts(num_tasks);
     scheduler<counted_program<Program>, Policy> checked(sched.schedule_for(num_tasks));
     const counted_program<Program> counted{program, counts.data()};
+    detail::restore_state(outputs, state, stream);
     detail::poison(outputs, stream);
     counts.fill_bytes(0, stream);
     checked.run(counted, num_tasks, stream);
@@ -70,7 +73,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
     r.differing_bytes = detail::count_differing_bytes(want, outputs, stream);
   }
   event_timer timer;
-  r.floor = detail::time_uniform_floor(timer, program, num_tasks, r.floor_steps, timing, stream);
+  r.floor = detail::time_floor_at_mean(timer, program, num_tasks, r.steps_mean, timing, stream);
   r.longest_alone = timer.time(
       [&](cudaStream_t s) { detail::run_single_task(program, r.longest_task, s); }, timing, stream);
   schedule_arguments direct_args = args;
@@ -81,6 +84,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
       [&](cudaStream_t s) { direct.run(program, num_tasks, s); },
       [&](cudaStream_t s) { sched.run(program, num_tasks, s); }, timing, stream);
   r.schedule = sched.report(num_tasks);
+  detail::restore_state(outputs, state, stream);
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -130,6 +131,22 @@ timing_stats time_uniform_floor(event_timer& timer, const Program& program, task
   time_floor_loops<Program, task_id>(timer, program, num_tasks, steps_per_task, options, stream,
                                      best, first);
   return best;
+}
+
+//! The floor at the exact mean step count `mean`: the two neighbouring whole counts timed and
+//! weighted (a rounded mean moves the floor by up to half a step a task, 5% on tasks of nine).
+template <class Program>
+timing_stats time_floor_at_mean(event_timer& timer, const Program& program, task_id num_tasks,
+                                double mean, const timing_options& options, cudaStream_t stream) {
+  const auto below = static_cast<std::uint64_t>(std::floor(mean));
+  const double weight = mean - static_cast<double>(below);
+  const timing_stats low = time_uniform_floor(timer, program, num_tasks, below, options, stream);
+  if (weight < 1e-3) return low;
+  const timing_stats high =
+      time_uniform_floor(timer, program, num_tasks, below + 1, options, stream);
+  const auto mix = [&](double a, double b) { return (1 - weight) * a + weight * b; };
+  return {mix(low.median_ms, high.median_ms), mix(low.min_ms, high.min_ms),
+          mix(low.max_ms, high.max_ms), low.repetitions};
 }
 
 //! Every task's steps, from a direct run that records them (the outputs hold that run's results).

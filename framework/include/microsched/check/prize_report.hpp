@@ -15,9 +15,13 @@
 namespace microsched {
 
 //! A device buffer the program's end() writes: poisoned before each checked run, compared after.
+//! With `restore`, a buffer the program also reads and updates in place (per-task random state,
+//! running totals): never poisoned, saved before the first run, put back before each checked run
+//! and on return, so that every checked run starts from the same state.
 struct output_region {
   void* data = nullptr;
   std::size_t bytes = 0;
+  bool restore = false;
 };
 
 //! What no schedule that runs each task in one thread beats: the longer of the uniform-work floor
@@ -37,10 +41,11 @@ struct prize_report {
   std::string schedule;   //!< scheduler report: what ran and why
   double steps_mean = 0;  //!< steps per task
   std::uint64_t steps_max = 0;
-  double warp_max_mean = 0;           //!< mean over warps (32 consecutive tasks) of the most steps
-  std::uint64_t floor_steps = 0;      //!< steps every floor task ran (the mean, rounded)
-  std::uint64_t missing = 0;          //!< tasks the scheduler never ended
-  std::uint64_t duplicated = 0;       //!< tasks it ended more than once
+  double warp_max_mean = 0;  //!< mean over warps (32 consecutive tasks) of the most steps
+  std::uint64_t floor_steps =
+      0;                         //!< the mean steps, rounded (the floor is timed at the exact mean)
+  std::uint64_t missing = 0;     //!< tasks the scheduler never ended
+  std::uint64_t duplicated = 0;  //!< tasks it ended more than once
   std::uint64_t differing_bytes = 0;  //!< output bytes that differ from the direct run's
   [[nodiscard]] bool exactly_once() const { return missing == 0 && duplicated == 0; }
   [[nodiscard]] bool outputs_equal() const { return differing_bytes == 0; }
@@ -63,6 +68,11 @@ std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>
 std::vector<std::vector<unsigned char>> copy_outputs(const std::vector<output_region>& outputs,
                                                      cudaStream_t stream);
 void poison(const std::vector<output_region>& outputs, cudaStream_t stream);
+//! The regions marked `restore`, copied on the device (one buffer each, in order).
+std::vector<std::vector<unsigned char>> save_state(const std::vector<output_region>& outputs,
+                                                   cudaStream_t stream);
+void restore_state(const std::vector<output_region>& outputs,
+                   const std::vector<std::vector<unsigned char>>& saved, cudaStream_t stream);
 void count_tasks(const std::vector<std::uint32_t>& counts, prize_report& r);
 }  // namespace detail
 
