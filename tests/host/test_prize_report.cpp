@@ -61,7 +61,8 @@ TEST_CASE(
   CHECK(r.summary().find(" END") == r.summary().size() - 4);
 
   r.differing_bytes = 12;
-  CHECK(r.summary().find("outputs equal: NO (12 bytes differ; where the program updates a buffer in place") !=
+  CHECK(r.summary().find(
+            "outputs equal: NO (12 bytes differ; where the program updates a buffer in place") !=
         std::string::npos);
   r.missing = 3;  // a task never ended: the bytes differ for that reason, not for rounding
   CHECK(r.summary().find("outputs equal: NO (12 bytes differ);") != std::string::npos);
