@@ -111,11 +111,14 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
       std::printf("%-7s %d GPUs: skipped, %d visible\n", name.c_str(), g, visible);
       continue;
     }
-    for (const split_mode split : {split_mode::dynamic, split_mode::equal}) {
-      if (g == 1 && split == split_mode::equal) continue;  // one GPU: one path
+    for (const int mode : {0, 1, 2}) {  // dynamic on two streams (default), on one, equal split
+      const split_mode split = mode == 2 ? split_mode::equal : split_mode::dynamic;
+      if (g == 1 && mode != 0) continue;  // one GPU: one path
       multi_arguments args;
       for (int d = 0; d < g; ++d) args.devices.push_back(d);
       args.split = split;
+      if (mode == 1) args.claims.streams = 1;
+      const std::string label = mode == 0 ? "dynamic" : mode == 1 ? "dynamic-1-stream" : "equal";
       multi_scheduler<Program> sched(args);
       const auto factory = [&](device_slot s) { return make(out.of(s.device)); };
       std::vector<double> times;
@@ -148,14 +151,14 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
         for (const int d : sched.devices()) firsts.push_back(out.of(d)[0]);
         copy_claimed(last.claims(), sched.devices(), firsts, got.data());
         if (got != want) {
-          throw std::runtime_error(name + " on " + std::to_string(g) + " GPUs (" +
-                                   to_string(split) + "): outputs differ from one GPU's");
+          throw std::runtime_error(name + " on " + std::to_string(g) + " GPUs (" + label +
+                                   "): outputs differ from one GPU's");
         }
         detail << "; outputs equal";
       }
-      rows.push_back({name, g, to_string(split), ms, baseline / ms, detail.str()});
-      std::printf("%-7s %d GPUs %-7s %.3f ms  %.2fx  %s\n        %s\n", name.c_str(), g,
-                  to_string(split), ms, baseline / ms, detail.str().c_str(),
+      rows.push_back({name, g, label, ms, baseline / ms, detail.str()});
+      std::printf("%-7s %d GPUs %-16s %.3f ms  %.2fx  %s\n        %s\n", name.c_str(), g,
+                  label.c_str(), ms, baseline / ms, detail.str().c_str(),
                   sched.report(count).c_str());
       std::fflush(stdout);
     }

@@ -169,3 +169,13 @@ TEST_CASE("claim settings out of range are refused") {
   CHECK_THROWS_AS(validate(s), std::invalid_argument);
   CHECK_NOTHROW(validate(claim_settings{}));
 }
+
+TEST_CASE("claim streams: one up to the claims in flight") {
+  claim_settings s;
+  s.streams = 3;
+  CHECK_THROWS_AS(validate(s), std::invalid_argument);  // 2 in flight
+  s.streams = 0;
+  CHECK_THROWS_AS(validate(s), std::invalid_argument);
+  s.streams = 1;
+  CHECK_NOTHROW(validate(s));
+}

@@ -38,6 +38,9 @@ struct claim_settings {
   task_id share_divisor = 2;
   //! Claims each claimant keeps enqueued, so that its GPU never waits for the host's next claim.
   int in_flight = 2;
+  //! Streams (each with its own single-GPU scheduler) a claimant's claims take in turn: with two,
+  //! a claim's kernels start while the last tasks of the one before are still running.
+  int streams = 2;
   //! The smallest claim, in parts of one claimant's even share: the last claims are at most
   //! 1/granules of a GPU's work, which bounds how far apart the GPUs finish.
   task_id granules = 64;
@@ -51,6 +54,9 @@ inline void validate(const claim_settings& s) {
   if (s.share_divisor < 1) throw_invalid("claim share divisor", s.share_divisor, "must be >= 1");
   if (s.in_flight < 1 || s.in_flight > 16) {
     throw_invalid("claims in flight", s.in_flight, "must be in [1, 16]");
+  }
+  if (s.streams < 1 || s.streams > s.in_flight) {
+    throw_invalid("claim streams", s.streams, "must be in [1, claims in flight]");
   }
   if (s.granules < 1) throw_invalid("claim granules", s.granules, "must be >= 1");
   if (s.min_tasks < 1) throw_invalid("claim min tasks", s.min_tasks, "must be >= 1");

@@ -47,12 +47,10 @@ class mpi_scheduler {
   //! is ignored (one GPU per rank); `args.split` chooses claims or the static equal split.
   explicit mpi_scheduler(MPI_Comm comm, const multi_arguments& args = {})
       : comm_(comm),
-        args_(args),
+        args_(checked(args)),
         counter_(comm),
         device_(pick_device(comm)),
-        sched_(args.schedule),
-        ring_(args.claims.in_flight) {
-    validate(args_.claims);
+        lanes_(args.schedule, args.claims) {
     mpi_try(MPI_Comm_size(comm_, &ranks_), "MPI_Comm_size");
     check_range(0, ranks_);
   }
@@ -60,8 +58,8 @@ class mpi_scheduler {
   [[nodiscard]] int rank() const { return counter_.rank(); }
   [[nodiscard]] int ranks() const { return ranks_; }
   [[nodiscard]] int device() const { return device_; }
-  [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
-  [[nodiscard]] slice_scheduler& single_gpu_scheduler() { return sched_; }
+  //! The single-GPU scheduler of this rank's first stream.
+  [[nodiscard]] slice_scheduler& single_gpu_scheduler() { return lanes_.lanes.front()->sched; }
 
   //! Collective: runs every task of [0, count) exactly once over the ranks (`program` is this
   //! rank's, its outputs on this rank's GPU) and returns the ranges this rank ran, once they have
@@ -81,8 +79,8 @@ class mpi_scheduler {
       }
       return take_claim(counter_, count, ranks_, smallest, args_.claims);
     };
-    detail::claim_loop(sched_, program, stream_.get(), ring_, next, taken);
-    stream_.synchronize();
+    detail::claim_loop(lanes_, program, next, taken);
+    for (const auto& l : lanes_.lanes) l->stream.synchronize();
     return taken;
   }
 
@@ -95,10 +93,14 @@ class mpi_scheduler {
     return std::to_string(ranks_) + " ranks: guided claims from an MPI window on rank 0, first " +
            std::to_string(claim_size(count, ranks_, smallest, args_.claims)) + " tasks, smallest " +
            std::to_string(smallest) + ", " + std::to_string(args_.claims.in_flight) +
-           " in flight per rank";
+           " in flight per rank on " + std::to_string(args_.claims.streams) + " streams";
   }
 
  private:
+  [[nodiscard]] static const multi_arguments& checked(const multi_arguments& args) {
+    validate(args.claims);
+    return args;
+  }
   [[nodiscard]] static int pick_device(MPI_Comm comm) {
     const std::vector<int> visible = resolve_devices({});
     const int device = visible[static_cast<std::size_t>(mpi_local_rank(comm)) % visible.size()];
@@ -111,9 +113,8 @@ class mpi_scheduler {
   int ranks_ = 1;
   mpi_claim_counter counter_;
   int device_ = 0;
-  slice_scheduler sched_;  //!< constructed after pick_device made this rank's GPU current
-  cuda_stream stream_;
-  detail::event_ring ring_;
+  //! Schedulers and streams, made after pick_device made this rank's GPU current.
+  detail::slot_lanes<Program> lanes_;
 };
 
 }  // namespace microsched::multi_gpu

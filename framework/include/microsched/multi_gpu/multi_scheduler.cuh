@@ -4,7 +4,7 @@
 //! One task range [0, count) over several GPUs of one process, each task run exactly once. Every
 //! GPU runs the ordinary single-GPU scheduler (its automatic schedule by default) on the ranges
 //! it claims; a host thread per GPU takes guided claims from a host atomic (claim_plan.hpp) and
-//! keeps `in_flight` of them enqueued on its stream, so a GPU that draws long tasks claims less
+//! keeps `in_flight` of them enqueued on its streams, so a GPU that draws long tasks claims less
 //! and the GPUs finish together. The call is asynchronous like a launch: it returns a handle
 //! (multi_run) to wait on.
 //!
@@ -67,22 +67,43 @@ class event_ring {
   std::vector<cudaEvent_t> events_;
 };
 
+//! One stream of a slot and the single-GPU scheduler whose runs it takes (a scheduler's runs
+//! share its pool counter, so each stream has its own).
+template <class Program>
+struct lane {
+  explicit lane(const schedule_arguments& schedule) : sched(schedule) {}
+  scheduler<sliced_program<Program>> sched;
+  cuda_stream stream;
+};
+
+//! A slot's lanes (`streams` of them) and the events of its claims in flight, on its GPU.
+template <class Program>
+struct slot_lanes {
+  slot_lanes(const schedule_arguments& schedule, const claim_settings& claims)
+      : ring(claims.in_flight) {
+    for (int l = 0; l < claims.streams; ++l)
+      lanes.push_back(std::make_unique<lane<Program>>(schedule));
+  }
+  std::vector<std::unique_ptr<lane<Program>>> lanes;
+  event_ring ring;
+};
+
 //! The claim loop of one slot, shared by the process's threads and the MPI ranks: take a claim
-//! from `next()` (empty: done), enqueue the scheduler's run of that slice on `stream`, keep at
-//! most ring.size() claims enqueued. Appends each claim to `taken`. `stop` ends it early (another
-//! slot failed).
-template <class Program, class Scheduler, class NextClaim>
-void claim_loop(Scheduler& sched, const Program& program, cudaStream_t stream,
-                const event_ring& ring, NextClaim&& next, std::vector<claimed_range>& taken,
-                const std::atomic<bool>* stop = nullptr) {
+//! from `next()` (empty: done), enqueue the scheduler's run of that slice on the next lane's
+//! stream in turn, keep at most ring.size() claims enqueued. Appends each claim to `taken`.
+//! `stop` ends it early (another slot failed).
+template <class Program, class NextClaim>
+void claim_loop(slot_lanes<Program>& slot, const Program& program, NextClaim&& next,
+                std::vector<claimed_range>& taken, const std::atomic<bool>* stop = nullptr) {
   for (std::size_t k = 0;; ++k) {
-    if (k >= ring.size()) MICROSCHED_CUDA_TRY(cudaEventSynchronize(ring[k]));
+    if (k >= slot.ring.size()) MICROSCHED_CUDA_TRY(cudaEventSynchronize(slot.ring[k]));
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
     const claimed_range r = next();
     if (r.empty()) return;
-    sched.run(sliced_program<Program>{program, task_slice::range(r.first, r.count)}, r.count,
-              stream);
-    MICROSCHED_CUDA_TRY(cudaEventRecord(ring[k], stream));
+    lane<Program>& l = *slot.lanes[k % slot.lanes.size()];
+    l.sched.run(sliced_program<Program>{program, task_slice::range(r.first, r.count)}, r.count,
+                l.stream.get());
+    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], l.stream.get()));
     taken.push_back(r);
   }
 }
@@ -98,7 +119,7 @@ class multi_scheduler {
  public:
   using slice_scheduler = scheduler<sliced_program<Program>>;
 
-  //! Builds one single-GPU scheduler and one stream per slot, each on its GPU. Throws
+  //! Builds claims.streams single-GPU schedulers and streams per slot, each on its GPU. Throws
   //! std::invalid_argument for bad arguments (a device that is not visible, a bad schedule or
   //! claim setting), no_device_error without a GPU.
   explicit multi_scheduler(multi_arguments args = {}) : args_(std::move(args)) {
@@ -107,7 +128,7 @@ class multi_scheduler {
     check_range(0, static_cast<int>(devices_.size()));
     for (std::size_t s = 0; s < devices_.size(); ++s) {
       const device_guard on(devices_[s]);
-      slots_.push_back(std::make_unique<slot>(args_.schedule, args_.claims.in_flight));
+      slots_.push_back(std::make_unique<detail::slot_lanes<Program>>(args_.schedule, args_.claims));
     }
     peers_ = peer_access_summary(devices_);
   }
@@ -116,7 +137,7 @@ class multi_scheduler {
     if (last_) last_->join();
     for (std::size_t s = 0; s < slots_.size(); ++s) {
       const device_guard on(devices_[s]);
-      cudaStreamSynchronize(slots_[s]->stream.get());
+      for (const auto& l : slots_[s]->lanes) cudaStreamSynchronize(l->stream.get());
     }
   }
   multi_scheduler(const multi_scheduler&) = delete;
@@ -125,13 +146,10 @@ class multi_scheduler {
   [[nodiscard]] int slots() const { return static_cast<int>(devices_.size()); }
   [[nodiscard]] const std::vector<int>& devices() const { return devices_; }
   [[nodiscard]] const multi_arguments& arguments() const { return args_; }
-  //! The stream of `slot` (on its GPU): work enqueued there after run() follows that slot's part.
-  [[nodiscard]] cudaStream_t stream(int slot) const {
-    return slots_.at(static_cast<std::size_t>(slot))->stream.get();
-  }
-  //! The single-GPU scheduler of `slot` (its report() says what its automatic schedule chose).
+  //! The single-GPU scheduler of `slot`'s first stream (its report() says what its automatic
+  //! schedule chose).
   [[nodiscard]] slice_scheduler& scheduler_of(int slot) {
-    return slots_.at(static_cast<std::size_t>(slot))->sched;
+    return slots_.at(static_cast<std::size_t>(slot))->lanes.front()->sched;
   }
 
   //! Enqueues every task of [0, count) exactly once over the slots and returns at once. `make`
@@ -145,7 +163,8 @@ class multi_scheduler {
     if (last_) last_->join();
     auto state = std::make_shared<detail::run_state>(slots_.size());
     for (std::size_t s = 0; s < slots_.size(); ++s) {
-      state->streams.emplace_back(devices_[s], slots_[s]->stream.get());
+      for (const auto& l : slots_[s]->lanes)
+        state->streams.emplace_back(devices_[s], l->stream.get());
     }
     last_ = state;
     if (count == 0) return multi_run(state);
@@ -157,8 +176,9 @@ class multi_scheduler {
     }
     if (slots_.size() == 1) {  // the single-GPU path: one run of the whole range, no claim
       const device_guard on(devices_[0]);
-      slots_[0]->sched.run(sliced_program<Program>{programs[0], task_slice::range(0, count)}, count,
-                           slots_[0]->stream.get());
+      detail::lane<Program>& l = *slots_[0]->lanes.front();
+      l.sched.run(sliced_program<Program>{programs[0], task_slice::range(0, count)}, count,
+                  l.stream.get());
       state->claims[0].push_back({0, count});
       return multi_run(state);
     }
@@ -179,8 +199,7 @@ class multi_scheduler {
                 }
                 return take_claim(counter_, count, slots(), smallest, args_.claims);
               };
-              detail::claim_loop(slots_[s]->sched, program, slots_[s]->stream.get(),
-                                 slots_[s]->ring, next, st->claims[s], &stop_);
+              detail::claim_loop(*slots_[s], program, next, st->claims[s], &stop_);
             } catch (...) {
               st->errors[s] = std::current_exception();
               stop_.store(true);
@@ -216,20 +235,15 @@ class multi_scheduler {
            ": guided claims from a host counter, first " +
            std::to_string(claim_size(count, slots(), smallest, args_.claims)) +
            " tasks, smallest " + std::to_string(smallest) + ", " +
-           std::to_string(args_.claims.in_flight) + " in flight per slot" + peers;
+           std::to_string(args_.claims.in_flight) + " in flight per slot on " +
+           std::to_string(args_.claims.streams) + " streams" + peers;
   }
 
  private:
-  struct slot {
-    slot(const schedule_arguments& schedule, int in_flight) : sched(schedule), ring(in_flight) {}
-    slice_scheduler sched;
-    cuda_stream stream;
-    detail::event_ring ring;
-  };
-
   multi_arguments args_;
   std::vector<int> devices_;
-  std::vector<std::unique_ptr<slot>> slots_;  //!< (slot) -> its scheduler, stream and events
+  //! (slot) -> its lanes (scheduler and stream) and events
+  std::vector<std::unique_ptr<detail::slot_lanes<Program>>> slots_;
   std::string peers_;
   host_claim_counter counter_;
   std::atomic<bool> stop_{false};
