@@ -171,7 +171,7 @@ const schedule_arguments& calibration::candidate(int i) const {
 }
 
 int calibration::next() const {
-  if (validating_) return 0;
+  if (validating_) return checked_ == 0 ? 0 : challenger_;
   if (decided()) return chosen_;
   // Interleaved rounds: the candidate with the fewest runs that is still in the race, the
   // lowest index first (direct leads every round).
@@ -222,17 +222,16 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
   if (decided()) {
     if (validating_) {
-      if (i == 0) validate(ms);
+      check(i, ms);
       return;
     }
     if (i != chosen_ || candidates_.size() == 1) return;
     entry& chosen = entries_[static_cast<std::size_t>(i)];
     if (chosen.best_ms == 0) {  // adopted without a time: this run is the reference
       chosen.best_ms = ms;
-      if (verify_) {  // and the next run is direct's, to check the choice
+      if (verify_) {  // and the next runs check the choice
         verify_ = false;
-        validating_ = true;
-        drifted_ms_ = ms;
+        start_check(ms);
       }
       return;
     }
@@ -253,8 +252,7 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
       }
       return;
     }
-    validating_ = true;  // one run of direct tells whether the choice still wins
-    drifted_ms_ = ms;
+    start_check(ms);
     return;
   }
   entry& e = entries_[static_cast<std::size_t>(i)];
@@ -314,11 +312,61 @@ void calibration::restart() {
   reference_tasks_ = 0;
 }
 
-void calibration::validate(double direct_ms) {
+bool calibration::settled() const {
+  if (!decided() || validating_ || verify_) return false;
+  return candidates_.size() == 1 || entries_[static_cast<std::size_t>(chosen_)].best_ms > 0;
+}
+
+void calibration::start_check(double chosen_ms) {
+  validating_ = true;
+  drifted_ms_ = chosen_ms;
+  checked_ = 0;
+  challenger_ = challenger();
+}
+
+int calibration::challenger() const {
+  // The runner-up of the last calibration, if it timed one.
+  int best = -1;
+  for (int i = 1; i < size(); ++i) {
+    const entry& e = entries_[static_cast<std::size_t>(i)];
+    if (i == chosen_ || e.dropped || e.runs == 0 || is_direct_form(candidate(i).strategy)) continue;
+    if (best < 0 || e.best_ms < entries_[static_cast<std::size_t>(best)].best_ms) best = i;
+  }
+  if (best > 0) return best;
+  // Else the other form of work step counts predict: private pools for the budgeted strategy,
+  // the budgeted strategy for any other.
+  const bool budgeted = candidate(chosen_).strategy == pool_strategy::budgeted;
+  for (int i = 1; i < size(); ++i) {
+    const schedule_arguments& s = candidate(i);
+    if (i == chosen_) continue;
+    if (budgeted && s.strategy == pool_strategy::global && s.chunk == 1) return i;
+    if (!budgeted && s.strategy == pool_strategy::budgeted && s.blocks_per_sm == 0) return i;
+  }
+  return -1;
+}
+
+void calibration::check(int i, double ms) {
+  if (checked_ == 0) {
+    if (i != 0) return;
+    direct_check_ms_ = ms;
+    checked_ = 1;
+    if (challenger_ > 0) return;  // the challenger's run comes next
+  } else if (i != challenger_) {
+    return;
+  }
   validating_ = false;
-  if (drifted_ms_ < direct_ms * (1.0 - settings_.margin)) {
+  const double bar = 1.0 - settings_.margin;
+  const bool challenger_wins = checked_ == 1 && challenger_ > 0 && i == challenger_ &&
+                               ms < drifted_ms_ * bar && ms < direct_check_ms_ * bar;
+  entries_[0].best_ms = direct_check_ms_;
+  if (challenger_wins) {
+    chosen_ = challenger_;
+    entries_[static_cast<std::size_t>(chosen_)].best_ms = ms;
+    ++switches_;
+    return;
+  }
+  if (drifted_ms_ < direct_check_ms_ * bar) {
     entries_[static_cast<std::size_t>(chosen_)].best_ms = drifted_ms_;  // the new reference
-    entries_[0].best_ms = direct_ms;
     ++revalidations_;
     return;
   }
@@ -415,7 +463,8 @@ std::string calibration::report() const {
   out += buffer;
   if (restarts_ > 0) out += ", " + std::to_string(restarts_) + " restarts after a drift";
   if (revalidations_ > 0)
-    out += ", kept after " + std::to_string(revalidations_) + " drifts (direct still slower)";
+    out += ", kept after " + std::to_string(revalidations_) + " checks against direct";
+  if (switches_ > 0) out += ", " + std::to_string(switches_) + " switches to a faster challenger";
   out += ");";
   for (int i = 0; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];

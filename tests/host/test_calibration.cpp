@@ -213,7 +213,9 @@ TEST_CASE("a decided choice restarts when its time per task drifts, not when the
   CHECK(c.decided());
   CHECK(c.next() == 0);
   CHECK(c.next_run_timed());
-  c.record(0, 0.7);  // direct is now as fast as the choice: start over
+  c.record(0, 0.7);      // direct is now as fast as the choice
+  CHECK(c.next() == 2);  // and the runner-up runs once
+  c.record(2, 0.75);     // no faster: start over
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
   CHECK(c.next() == 0);  // starts over with the direct mapping
@@ -249,6 +251,7 @@ TEST_CASE("every calibrating run is timed; once decided, one run in timed_every(
   c.record(1, 1.0);
   c.record(1, 1.0);
   c.record(0, 1.0);  // the check of direct after the drift: the choice lost its lead
+  c.record(2, 1.0);  // and the runner-up's
   REQUIRE_FALSE(c.decided());
   CHECK(c.next_run_timed());
   CHECK(c.next_run_timed());
@@ -367,7 +370,7 @@ TEST_CASE("an adopted choice is decided untimed; its first timed run is the refe
   timed.record(1, 9.5, 1000);
   timed.record(1, 9.5, 1000);
   CHECK(timed.decided());
-  CHECK(timed.report().find("kept after 1 drifts") != std::string::npos);
+  CHECK(timed.report().find("kept after 1 checks against direct") != std::string::npos);
   CHECK_THROWS_AS(timed.adopt(5), std::invalid_argument);
   CHECK_THROWS_AS(timed.adopt(1, -1.0), std::invalid_argument);
 }
@@ -461,4 +464,34 @@ TEST_CASE("a predicted choice is checked against direct after its reference run"
   wrong.record(2, 1.0);
   wrong.record(0, 0.8);  // direct faster: the prediction was wrong, calibrate
   CHECK_FALSE(wrong.decided());
+}
+
+TEST_CASE("after a drift a faster challenger takes over from the choice") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0});
+  drive(c, {1.0, 0.5, 0.6});
+  REQUIRE(c.chosen() == 1);
+  c.record(1, 0.9);
+  c.record(1, 0.9);  // drifted
+  CHECK(c.next() == 0);
+  c.record(0, 1.5);
+  CHECK(c.next() == 2);
+  c.record(2, 0.6);  // the runner-up now beats both
+  CHECK(c.decided());
+  CHECK(c.chosen() == 2);
+  CHECK(c.settled());
+  CHECK(c.report().find("1 switches to a faster challenger") != std::string::npos);
+  // Without a runner-up, the budgeted strategy's challenger is private pools.
+  const auto list = automatic_candidates(false);
+  int budgeted = 0;
+  while (list[static_cast<std::size_t>(budgeted)].strategy != pool_strategy::budgeted) ++budgeted;
+  calibration p(list, {});
+  p.adopt(budgeted, 0, 1, true);
+  CHECK_FALSE(p.settled());
+  p.record(budgeted, 2.0);
+  p.record(0, 3.0);
+  const int challenger = p.next();
+  CHECK(list[static_cast<std::size_t>(challenger)].strategy == pool_strategy::global);
+  p.record(challenger, 1.0);
+  CHECK(p.chosen() == challenger);
+  CHECK(p.settled());
 }

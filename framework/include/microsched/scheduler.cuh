@@ -207,7 +207,7 @@ class scheduler {
         num_tasks, stream,
         [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
         calibration::drift_runs);
-    while (!automatic_.decided(num_tasks)) run(program, num_tasks, stream);
+    while (!automatic_.settled(num_tasks)) run(program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 

@@ -144,6 +144,15 @@ class automatic_schedule {
            state->tuning.candidate(state->tuning.chosen()).strategy == pool_strategy::budgeted;
   }
 
+  //! The choice for this size class is made and checked (calibration::settled; reads a pending
+  //! measurement first).
+  [[nodiscard]] bool settled(task_id num_tasks) const {
+    const auto state = state_for(num_tasks);
+    std::lock_guard lock(state->mutex);
+    state->collect();
+    return state->tuning.settled();
+  }
+
   //! The choice for this size class is made (reads a pending measurement first).
   [[nodiscard]] bool decided(task_id num_tasks) const {
     const auto state = state_for(num_tasks);

@@ -26,9 +26,11 @@
 //!   than `drift` x (or less than 1/`drift` x) its calibrated time per task, and differ from it
 //!   by more than `drift_floor_ms`, mean the work changed (other data, another view of the same
 //!   program). The floor and the second run keep the timing noise of runs of a few microseconds
-//!   from counting. A chosen non-direct schedule is then checked with one timed run of direct:
-//!   while it still beats direct by the margin it stays, with its new time as the reference;
-//!   otherwise, and where direct itself got slower, the calibration starts over, timing only the
+//!   from counting. A chosen non-direct schedule is then checked with one timed run of direct
+//!   and one of a challenger (the runner-up, or the other predicted form): the challenger takes
+//!   over where it beats both by the margin; the choice stays where it still beats direct, with
+//!   its new time as the reference; otherwise, and where direct itself got slower, the
+//!   calibration starts over, timing only the
 //!   candidates that were within `restart_keep` of direct (all of them every
 //!   `full_restart_every`-th time). Where direct got faster it stays.
 //! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
@@ -131,6 +133,8 @@ class calibration {
   void check_choice(double ms, std::uint64_t tasks = 1);
   //! Calibrations started over because the chosen schedule's time drifted.
   [[nodiscard]] int restarts() const { return restarts_; }
+  //! Decided, with nothing left to check (no reference or check runs pending).
+  [[nodiscard]] bool settled() const;
   //! Candidate `i` cannot run here (the reason is kept for the report). Direct cannot fail.
   void fail(int i, const std::string& why);
   //! Decides for candidate `i` without timing the others (a choice from the cache, or from slices
@@ -158,9 +162,13 @@ class calibration {
   };
   void decide_if_done();
   void restart();
-  //! After a drift of a chosen non-direct schedule: keeps it when it still beats `direct_ms` by
-  //! the margin (the drifted time becomes its reference), else restarts.
-  void validate(double direct_ms);
+  //! After a drift of a chosen non-direct schedule (or an adopted one's first timed run): the
+  //! next runs are direct's and one challenger's (challenger()); check() then keeps the choice
+  //! (its drifted time the new reference), switches to the challenger, or restarts.
+  void start_check(double chosen_ms);
+  void check(int i, double ms);
+  //! The runner-up of the last calibration, else the other predicted form; -1 for none.
+  [[nodiscard]] int challenger() const;
   //! The direct mapping's first run was a short call: drops every other candidate.
   void drop_pools_on_short_call();
   //! Runs candidate `i` takes before the decision.
@@ -172,11 +180,15 @@ class calibration {
   int chosen_ = -1;
   int runs_ = 0;
   int restarts_ = 0;
-  int drift_streak_ = 0;               //!< consecutive runs of the choice off its calibrated time
-  bool validating_ = false;            //!< the next run is direct's, timed against the choice
-  double drifted_ms_ = 0;              //!< the choice's time that started the validation
-  int revalidations_ = 0;              //!< drifts after which the choice still won
-  bool verify_ = false;                //!< an adopted choice: check it against direct once
+  int drift_streak_ = 0;     //!< consecutive runs of the choice off its calibrated time
+  bool validating_ = false;  //!< the next run is direct's, timed against the choice
+  double drifted_ms_ = 0;    //!< the choice's time that started the validation
+  int revalidations_ = 0;    //!< drifts after which the choice still won
+  bool verify_ = false;      //!< an adopted choice: check it once its time is known
+  int checked_ = 0;          //!< runs of the check done (direct, then challenger)
+  int challenger_ = -1;
+  double direct_check_ms_ = 0;
+  int switches_ = 0;                   //!< checks after which the challenger took over
   int untimed_ = 0;                    //!< runs of the choice since its last timed run
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
