@@ -325,11 +325,16 @@ void calibration::start_check(double chosen_ms) {
 }
 
 int calibration::challenger() const {
-  // The runner-up of the last calibration, if it timed one.
+  // The runner-up of the last calibration among the other strategies (another budget or window
+  // of the same strategy moves with the choice), if it timed one.
   int best = -1;
+  const pool_strategy chosen_strategy = candidate(chosen_).strategy;
   for (int i = 1; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];
-    if (i == chosen_ || e.dropped || e.runs == 0 || is_direct_form(candidate(i).strategy)) continue;
+    const pool_strategy s = candidate(i).strategy;
+    if (i == chosen_ || e.dropped || e.runs == 0 || is_direct_form(s) || s == chosen_strategy) {
+      continue;
+    }
     if (best < 0 || e.best_ms < entries_[static_cast<std::size_t>(best)].best_ms) best = i;
   }
   if (best > 0) return best;
