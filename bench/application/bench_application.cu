@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "baselines/vanilla.cuh"
+#include "checked_cli.hpp"
 #include "julia/julia_program.cuh"
 #include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/scheduler.cuh"
 #include "montecarlo/montecarlo_program.cuh"
+#include "output_path.hpp"
 #include "program_main.hpp"
 
 namespace {
@@ -320,13 +322,10 @@ int main(int argc, char** argv) {
     app.add_flag("!--no-oracle", o.oracle,
                  "skip the fixed schedules (the default and vanilla only)");
     app.add_option("--csv", o.csv, "per-call times in ms to this file");
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-      return app.exit(e) == 0 ? 0 : microsched::programs::bad_arguments_exit_code;
-    }
+    MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
     if (o.scenario == "long" && o.size > 30)
       throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 30 for long");
+    if (!o.csv.empty()) microsched::programs::check_output_file("--csv", o.csv);
     microsched::programs::require_gpu();
     MICROSCHED_CUDA_TRY(cudaFree(nullptr));  // the context, outside every timed call
     load_module<<<1, 1>>>();

@@ -29,6 +29,8 @@
 #include <string>
 #include <utility>
 
+#include "benchmark_main.hpp"
+#include "checked_cli.hpp"
 #include "microsched/device.hpp"
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
@@ -360,20 +362,18 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    if (cuda_device_count() == 0) {
-      std::fprintf(stderr, "bench_model: no CUDA GPU on this machine\n");
-      return 1;
+  // --help, --version, bad arguments and a bad MICROSCHED_MODEL_NEIGHBOURS are answered before
+  // the GPU is looked for; without a GPU the program says why and exits with
+  // programs::no_gpu_exit_code (77), like every other program.
+  MICROSCHED_PARSE_BENCHMARK_ARGUMENTS("bench_model", argc, argv);
+  return programs::run_main("bench_model", [] {
+    if (const char* k = std::getenv("MICROSCHED_MODEL_NEIGHBOURS")) {
+      (void)programs::parse_checked<long>("MICROSCHED_MODEL_NEIGHBOURS", k, 1, 1L << 30);
     }
+    programs::require_gpu();
     std::printf("device: %s\n", describe(current_device()).c_str());
     benchmark::AddCustomContext("gpu", describe(current_device()));
-    benchmark::Initialize(&argc, argv);
     register_all();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_model: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return programs::run_benchmarks("bench_model");
+  });
 }

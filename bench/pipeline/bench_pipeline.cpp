@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "benchmark_main.hpp"
 #include "microsched/device.hpp"
 #include "microsched/measure/timing_stats.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
@@ -343,10 +344,7 @@ BENCHMARK(bm_blackscholes)
 int main(int argc, char** argv) {
   // --help and unknown arguments are answered before the GPU is looked for; without a GPU the
   // program says why and exits with programs::no_gpu_exit_code (77), like every other program.
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
-    return microsched::programs::bad_arguments_exit_code;
-  }
+  MICROSCHED_PARSE_BENCHMARK_ARGUMENTS("bench_pipeline", argc, argv);
   return microsched::programs::run_main("bench_pipeline", [] {
     microsched::programs::require_gpu();
     std::printf("device: %s\n", microsched::describe(microsched::current_device()).c_str());

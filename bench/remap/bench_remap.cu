@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "benchmark_main.hpp"
 #include "microsched/device.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/remap/cfe_counter.hpp"
@@ -306,10 +307,7 @@ void register_all() {
 int main(int argc, char** argv) {
   // --help and unknown arguments are answered before the GPU is looked for; without a GPU the
   // program says so and exits with programs::no_gpu_exit_code (77).
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
-    return programs::bad_arguments_exit_code;
-  }
+  MICROSCHED_PARSE_BENCHMARK_ARGUMENTS("bench_remap", argc, argv);
   return programs::run_main("bench_remap", [] {
     programs::require_gpu();
     const auto info = current_device();

@@ -67,6 +67,7 @@
 #include <utility>
 #include <vector>
 
+#include "benchmark_main.hpp"
 #include "checked_cli.hpp"
 #include "microsched/device.hpp"
 #include "switching_runners.hpp"
@@ -957,10 +958,7 @@ void register_raycast_baselines() {
 int main(int argc, char** argv) {
   // --help, unknown arguments and MICROSCHED_BENCH_TASKS are checked before the GPU is looked
   // for; without a GPU the program says so and exits with programs::no_gpu_exit_code (77).
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
-    return programs::bad_arguments_exit_code;
-  }
+  MICROSCHED_PARSE_BENCHMARK_ARGUMENTS("bench_switching", argc, argv);
   return programs::run_main("bench_switching", [] {
     (void)bench_tasks();
     programs::require_gpu();

@@ -82,22 +82,27 @@ CLI::Option* add_checked(CLI::App& app, const std::string& name, T& value, const
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-//! Parses the command line. Returns nothing when the program goes on; otherwise the exit code:
-//! 0 after --help, bad_arguments_exit_code after a message naming the option and the value.
+//! Parses the command line, with --version added where the program has none. Returns nothing
+//! when the program goes on; otherwise the exit code: 0 after --help or --version (printed on
+//! stdout), bad_arguments_exit_code after one line "PROGRAM: error: ..." naming the option and
+//! the value.
 [[nodiscard]] inline std::optional<int> parse_arguments(CLI::App& app, int argc,
                                                         const char* const* argv) {
+  if (app.get_version_ptr() == nullptr) {
+    app.set_version_flag(
+        "--version", [&app] { return version_line(program_name(app)); },
+        "print the program's name and microsched's version, then exit");
+  }
   try {
     app.parse(argc, argv);
     return std::nullopt;
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: error: %s (see --help)\n", program_name(app).c_str(), e.what());
+    print_error(program_name(app), std::string(e.what()) + " (see --help)");
     return bad_arguments_exit_code;
   } catch (const std::invalid_argument& e) {  // parse_checked, from an option's callback
-    std::fprintf(stderr, "%s: error: %s (see --help)\n", program_name(app).c_str(), e.what());
+    print_error(program_name(app), std::string(e.what()) + " (see --help)");
     return bad_arguments_exit_code;
   }
 }

@@ -9,6 +9,7 @@
 #include "microsched/check/prize_report.hpp"
 #include "microsched/device.hpp"
 #include "microsched/error.hpp"
+#include "output_path.hpp"
 #if MICROSCHED_HAVE_TUNING
 #include "microsched/tuning/tuning_file.hpp"
 #endif
@@ -73,17 +74,33 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
   check_repetitions(repetitions);
 #if MICROSCHED_HAVE_TUNING
   if (!tuned.empty()) {
+    // The file is read and checked first: a missing or corrupt one is bad input (exit 2) even
+    // where there is no GPU; only then is the GPU asked for its name.
     if (!std::filesystem::exists(tuned)) {
-      throw std::invalid_argument("--tuned " + tuned +
-                                  ": no such file (write one with 'sweep --save-tuning')");
+      throw std::invalid_argument("--tuned = '" + tuned +
+                                  "': no such file (write one with 'sweep --save-tuning')");
     }
-    const auto found = tuning::find_tuned_schedule(workload, "", tuned);
+    if (!std::filesystem::is_regular_file(tuned)) {
+      throw std::invalid_argument("--tuned = '" + tuned + "': not a file");
+    }
+    tuning::tuning_table table;
+    try {
+      table = tuning::tuning_table::load(tuned);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("--tuned = '" + tuned + "': " + e.what());
+    }
+    const auto found = table.find(current_device().name, workload);
     if (!found) {
-      throw std::invalid_argument("--tuned " + tuned + ": no schedule for workload '" + workload +
-                                  "' on " + current_device().name + " in that file");
+      throw std::invalid_argument("--tuned = '" + tuned + "': no schedule for workload '" +
+                                  workload + "' on " + current_device().name + " in that file");
     }
-    std::printf("tuned schedule from %s: %s\n", tuned.c_str(), to_string(*found).c_str());
-    return *found;
+    try {
+      validate(found->schedule);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--tuned = '" + tuned + "': " + e.what());
+    }
+    std::printf("tuned schedule from %s: %s\n", tuned.c_str(), to_string(found->schedule).c_str());
+    return found->schedule;
   }
 #else
   (void)workload;
@@ -113,7 +130,7 @@ void png_output::add_to(CLI::App& app) {
 }
 
 void png_output::check() const {
-  if (wanted()) check_writable(path);
+  if (wanted()) programs::check_output_file("--output", path);
 }
 
 void png_output::write(const rgb_image& image) const {

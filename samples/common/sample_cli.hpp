@@ -37,7 +37,8 @@ struct schedule_cli {
 
   void add_to(CLI::App& app);
   //! The schedule from the options, or from the tuning file when --tuned names one. Throws
-  //! std::invalid_argument naming a bad value, or when the file has no entry for this GPU.
+  //! std::invalid_argument naming a bad value, a missing or corrupt tuning file (read before the
+  //! GPU is asked for its name), or a file with no entry for this GPU.
   [[nodiscard]] schedule_arguments arguments(const std::string& workload) const;
 };
 
@@ -51,9 +52,10 @@ struct png_output {
 
   void add_to(CLI::App& app);
   [[nodiscard]] bool wanted() const { return !path.empty(); }
-  //! Called before the timing runs, so that a bad path fails at once rather than after them.
+  //! Throws std::invalid_argument (exit 2) unless the PNG can be written at the path: called
+  //! before any device work, so that a bad path fails at once; creates and deletes nothing.
   void check() const;
-  //! Writes the image and says where.
+  //! Writes the image and says where; a failure here (exit 1) is one the check could not see.
   void write(const rgb_image& image) const;
 };
 
