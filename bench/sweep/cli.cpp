@@ -25,7 +25,7 @@ constexpr const char* journal_name = "results.jsonl";
 
 const std::string footer = R"(
 Parameters (NAME=VALUES, any number of them):
-  schedule:  strategy=local,global,hybrid,stream,budgeted   fetch=any,all,ballot:N,atomic:N
+  schedule:  strategy=local,global,hybrid,stream,budgeted   fetch=any,all,ballot:N
              chunk=N   deferral=N   blocks-per-sm=N|auto   budget=N (budgeted)   period=4,8
              (stream); for workloads that take a schedule. A field no swept strategy reads is
              refused; points that differ only in fields their strategy ignores run once.

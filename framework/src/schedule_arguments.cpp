@@ -39,14 +39,18 @@ fetch_control parse_fetch_control(const std::string& text) {
   if (text == "all") return fetch_control::all();
   const auto colon = text.find(':');
   const std::string head = text.substr(0, colon);
-  if (colon != std::string::npos && (head == "ballot" || head == "atomic")) {
-    const int n = parse_threshold(text, colon);
-    const fetch_control fc = head == "ballot" ? fetch_control::ballot(n) : fetch_control::atomic(n);
+  if (colon != std::string::npos && head == "ballot") {
+    const fetch_control fc = fetch_control::ballot(parse_threshold(text, colon));
     validate(fc);
     return fc;
   }
+  if (head == "atomic") {
+    throw std::invalid_argument("fetch control '" + text +
+                                "': not offered (the paper's shared-memory count takes the same "
+                                "decision as ballot:N at a higher cost); use ballot:N");
+  }
   throw std::invalid_argument("fetch control '" + text +
-                              "': expected any, all, ballot:N or atomic:N with N in 1..32");
+                              "': expected any, all or ballot:N with N in 1..32");
 }
 
 std::string to_string(const fetch_control& fetch) {
@@ -57,8 +61,6 @@ std::string to_string(const fetch_control& fetch) {
       return "all";
     case fetch_kind::ballot:
       return "ballot:" + std::to_string(fetch.idle_threshold);
-    case fetch_kind::atomic:
-      return "atomic:" + std::to_string(fetch.idle_threshold);
   }
   return "?";
 }

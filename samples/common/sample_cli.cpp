@@ -40,7 +40,7 @@ void check_repetitions(int repetitions) {
 void schedule_cli::add_to(CLI::App& app) {
   add_strategy_option(app, strategy);
   app.add_option("--fetch", fetch,
-                 "when a warp refills: any, all, ballot:N or atomic:N, N idle lanes in 1..32 "
+                 "when a warp refills: any, all or ballot:N, N idle lanes in 1..32 "
                  "(default " +
                      to_string(schedule_arguments{}.fetch) + ")");
   programs::add_checked(app, "--chunk", chunk,

@@ -22,8 +22,8 @@ namespace {
 void check_all_schedules(workload& w) {
   for (const auto strategy : {pool_strategy::local, pool_strategy::global, pool_strategy::hybrid,
                               pool_strategy::stream}) {
-    for (const auto fetch : {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8),
-                             fetch_control::atomic(4)}) {
+    for (const auto fetch :
+         {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8)}) {
       for (const std::uint64_t chunk : {1, 2, 7, 32, 1000}) {
         // Stream lanes refill every 4 or every 8 steps; the other strategies have no period.
         for (const int period : {4, 8}) {
@@ -81,7 +81,7 @@ TEST_CASE("explicit blocks per SM: the policy's blocks process each task once") 
   for (auto& w : loads) {
     for (const auto strategy :
          {pool_strategy::global, pool_strategy::hybrid, pool_strategy::stream}) {
-      for (const auto fetch : {fetch_control::any(), fetch_control::atomic(4)}) {
+      for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4)}) {
         for (const std::uint64_t chunk : {1, 32}) {
           schedule_arguments args;
           args.strategy = strategy;
@@ -116,7 +116,7 @@ TEST_CASE("budgeted: every budget processes each task once, saved or run to its 
     loads.push_back(make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}}));
   for (auto& w : loads) {
     for (const int budget : {1, 3, 64}) {
-      for (const auto fetch : {fetch_control::any(), fetch_control::atomic(4)}) {
+      for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4)}) {
         for (const std::uint64_t chunk : {1, 32}) {
           for (const int blocks_per_sm : {0, 4}) {
             schedule_arguments args;

@@ -31,16 +31,16 @@ TEST_CASE("fetch control: each kind's threshold, and the text form round-trips")
   CHECK(fetch_control::any() == fetch_control{fetch_kind::any, 1});
   CHECK(fetch_control::all() == fetch_control{fetch_kind::all, warp_size});
   CHECK(fetch_control::ballot(8) == fetch_control{fetch_kind::ballot, 8});
-  CHECK(fetch_control::atomic(4) == fetch_control{fetch_kind::atomic, 4});
-  for (const fetch_control f :
-       {fetch_control::any(), fetch_control::all(), fetch_control::ballot(1),
-        fetch_control::ballot(32), fetch_control::atomic(16)}) {
+  for (const fetch_control f : {fetch_control::any(), fetch_control::all(),
+                                fetch_control::ballot(1), fetch_control::ballot(32)}) {
     CAPTURE(to_string(f));
     CHECK_NOTHROW(validate(f));
     CHECK(parse_fetch_control(to_string(f)) == f);
   }
   CHECK(to_string(fetch_control::ballot(8)) == "ballot:8");
-  CHECK(to_string(fetch_control::atomic(4)) == "atomic:4");
+  // The paper's shared-memory count is not offered: its text names the replacement.
+  CHECK_THROWS_WITH_AS((void)parse_fetch_control("atomic:4"), doctest::Contains("use ballot:N"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("fetch control: bad thresholds and bad text are refused, named") {

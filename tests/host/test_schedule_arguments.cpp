@@ -58,12 +58,12 @@ TEST_CASE("invalid schedule arguments are refused with the value named") {
     CHECK(message_of(args).find("idle threshold = " + std::to_string(bad)) != std::string::npos);
   }
   args = {};
-  args.fetch = fetch_control::atomic(32);
+  args.fetch = fetch_control::ballot(32);
   CHECK(message_of(args).empty());
 }
 
 TEST_CASE("fetch control text round-trips") {
-  for (const auto& text : {"any", "all", "ballot:1", "ballot:32", "atomic:7"}) {
+  for (const auto& text : {"any", "all", "ballot:1", "ballot:32"}) {
     CHECK(to_string(parse_fetch_control(text)) == text);
   }
   CHECK_THROWS_AS((void)parse_fetch_control("ballot:0"), std::invalid_argument);

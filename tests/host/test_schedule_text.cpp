@@ -62,7 +62,7 @@ TEST_CASE("schedule text round-trips every strategy and every field") {
     CHECK(schedule_from_values(schedule_values(a)) == a);
   }
   for (const auto fetch : {fetch_control::any(), fetch_control::all(), fetch_control::ballot(32),
-                           fetch_control::atomic(1)}) {
+                           fetch_control::ballot(1)}) {
     schedule_arguments a;
     a.fetch = fetch;
     CHECK(parse_schedule_text(schedule_text(a)) == a);

@@ -47,9 +47,9 @@ TEST_CASE("ranges from the issue expand as documented") {
   REQUIRE(fetch.values.size() == 34);
   CHECK(fetch.values[2] == "ballot:1");
   CHECK(fetch.values.back() == "ballot:32");
-  CHECK(parse_axis("fetch=ballot:1..32:x2,atomic:4").values ==
+  CHECK(parse_axis("fetch=ballot:1..32:x2,all").values ==
         std::vector<std::string>{"ballot:1", "ballot:2", "ballot:4", "ballot:8", "ballot:16",
-                                 "ballot:32", "atomic:4"});
+                                 "ballot:32", "all"});
   CHECK(parse_axis("chunk=256:1024:256").values ==
         std::vector<std::string>{"256", "512", "768", "1024"});
   CHECK(parse_axis("chunk=1:10:+4").values == std::vector<std::string>{"1", "5", "9"});

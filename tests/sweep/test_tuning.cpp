@@ -52,7 +52,7 @@ TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scena
   const auto h100 = "NVIDIA H100 80GB HBM3";
   const auto julia_default = schedule(pool_strategy::hybrid, fetch_control::any(), 16, 8, 0);
   const auto julia_offset2 = schedule(pool_strategy::global, fetch_control::ballot(4), 2, 16, 3);
-  const auto mc = schedule(pool_strategy::local, fetch_control::atomic(1), 4096, 1, 0);
+  const auto mc = schedule(pool_strategy::local, fetch_control::ballot(1), 4096, 1, 0);
   t.set({h100, "julia", "", julia_default, 1.5, "best constant"});
   t.set({h100, "julia", "julia offset=2", julia_offset2, 0.9, ""});
   t.set({h100, "montecarlo", "", mc, 0, ""});

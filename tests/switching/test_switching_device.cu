@@ -183,7 +183,7 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
 template <class Program, int Contexts>
 void check_fetch_control(const Program& program, task_id n, const outputs& want) {
   const std::vector<fetch_control> fetches = {fetch_control::any(), fetch_control::all(),
-                                              fetch_control::ballot(8), fetch_control::atomic(4)};
+                                              fetch_control::ballot(8)};
   for (const auto strategy : {pool_strategy::hybrid, pool_strategy::global, pool_strategy::local}) {
     for (const auto& fetch : fetches) {
       for (const int deferral : {0, 1, 5}) {

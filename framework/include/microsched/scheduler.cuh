@@ -273,8 +273,8 @@ class scheduler {
       return;
     }
     if constexpr (!Policy::switches_contexts) {
-      using global_variant = kernel_variant<pool_strategy::global, false, false>;
-      using hybrid_variant = kernel_variant<pool_strategy::hybrid, false, false>;
+      using global_variant = kernel_variant<pool_strategy::global, false>;
+      using hybrid_variant = kernel_variant<pool_strategy::hybrid, false>;
       if (s.strategy == pool_strategy::budgeted) {
         if constexpr (budgetable) {
           survivors_.reserve(survivor_capacity(n), stream);
@@ -308,8 +308,8 @@ class scheduler {
   //! must not fall inside a timed slice).
   void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts) {
     using sliced = sliced_program<Program>;
-    using global_variant = kernel_variant<pool_strategy::global, false, false>;
-    using hybrid_variant = kernel_variant<pool_strategy::hybrid, false, false>;
+    using global_variant = kernel_variant<pool_strategy::global, false>;
+    using hybrid_variant = kernel_variant<pool_strategy::hybrid, false>;
     const auto load = [&](const void* kernel, int threads) {
       (void)resources_of(kernel, threads, 0);
     };
@@ -538,75 +538,63 @@ class scheduler {
   }
 
   //! The budgeted strategy's second launch: private pools of `chunk` survivors per lane (the
-  //! global strategy). A lane holds about two survivors over the whole launch, so how finely
-  //! they are handed out decides the balance at the end: with hybrid pools (a warp grabs its
-  //! shortfall plus 32) the islands view took 0.44 ms against 0.27 ms on an H100, the
-  //! survivors' launch keeping 22% of its warps active (Nsight Compute). TailPolicy is Policy,
-  //! or one_block_policy for the automatic grid (one_block_launch()).
+  //! global strategy): a lane holds about two survivors over the whole launch, so how finely
+  //! they are handed out decides the balance at the end. TailPolicy is Policy, or
+  //! one_block_policy for the automatic grid (one_block_launch()).
   template <class TailPolicy>
-  [[nodiscard]] static tail_t* tail_for(const schedule_arguments& s) {
+  [[nodiscard]] static tail_t* tail_for(const schedule_arguments&) {
     if constexpr (budgetable) {
-      using resumed = resumed_program<Program>;
-      if (s.fetch.kind == fetch_kind::atomic) {
-        return persistent_kernel<resumed, TailPolicy,
-                                 kernel_variant<pool_strategy::global, true, false>>;
-      }
-      return persistent_kernel<resumed, TailPolicy,
-                               kernel_variant<pool_strategy::global, false, false>>;
+      return persistent_kernel<resumed_program<Program>, TailPolicy,
+                               kernel_variant<pool_strategy::global, false>>;
     } else {
       return nullptr;
     }
   }
 
-  //! One kernel per (strategy, idle count, ring order): the choice is made here, once per
-  //! launch, so that none of it is a branch in the compute loop.
+  //! One kernel per (strategy, ring order): the choice is made here, once per launch, so that
+  //! none of it is a branch in the compute loop.
   [[nodiscard]] static kernel_t* kernel(const schedule_arguments& s) {
-    const bool atomic = s.fetch.kind == fetch_kind::atomic;
     if constexpr (Policy::switches_contexts) {
-      return s.switching.fifo ? kernel_for<true>(s, atomic) : kernel_for<false>(s, atomic);
+      return s.switching.fifo ? kernel_for<true>(s) : kernel_for<false>(s);
     } else {
-      return kernel_for<false>(s, atomic);
+      return kernel_for<false>(s);
     }
   }
   template <bool Fifo>
-  [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s, bool atomic) {
-    return atomic ? kernel_for<true, Fifo>(s) : kernel_for<false, Fifo>(s);
-  }
-  template <bool Atomic, bool Fifo>
   [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s) {
     switch (s.strategy) {
       case pool_strategy::local:
-        return entry<Policy, kernel_variant<pool_strategy::local, Atomic, Fifo>>();
+        return entry<Policy, kernel_variant<pool_strategy::local, Fifo>>();
       case pool_strategy::remapped:
         if constexpr (routed) {
-          return entry<Policy, kernel_variant<pool_strategy::remapped, false, false>>();
+          return entry<Policy, kernel_variant<pool_strategy::remapped, false>>();
         }
         break;
       default:
         break;
     }
-    return pooled_kernel<Policy, Atomic, Fifo>(s);
+    return pooled_kernel<Policy, Fifo>(s);
   }
 
   //! The global, hybrid and stream strategies' kernel on KernelPolicy's blocks (Policy, or
   //! one_block_policy); hybrid for any other strategy, and for stream under a policy that
   //! switches contexts.
-  template <class KernelPolicy, bool Atomic, bool Fifo>
+  template <class KernelPolicy, bool Fifo>
   [[nodiscard]] static kernel_t* pooled_kernel(const schedule_arguments& s) {
     if (s.strategy == pool_strategy::global) {
-      return entry<KernelPolicy, kernel_variant<pool_strategy::global, Atomic, Fifo>>();
+      return entry<KernelPolicy, kernel_variant<pool_strategy::global, Fifo>>();
     }
     if constexpr (!KernelPolicy::switches_contexts) {
       if (s.strategy == pool_strategy::stream) {
         if (period_of(s) == long_stream_period) {
           return entry<KernelPolicy,
-                       kernel_variant<pool_strategy::stream, Atomic, Fifo, long_stream_period>>();
+                       kernel_variant<pool_strategy::stream, Fifo, long_stream_period>>();
         }
         return entry<KernelPolicy,
-                     kernel_variant<pool_strategy::stream, Atomic, Fifo, default_stream_period>>();
+                     kernel_variant<pool_strategy::stream, Fifo, default_stream_period>>();
       }
     }
-    return entry<KernelPolicy, kernel_variant<pool_strategy::hybrid, Atomic, Fifo>>();
+    return entry<KernelPolicy, kernel_variant<pool_strategy::hybrid, Fifo>>();
   }
 
   //! The persistent driver on one_block_policy's blocks for the strategies that take them
@@ -619,9 +607,7 @@ class scheduler {
         case pool_strategy::global:
         case pool_strategy::hybrid:
         case pool_strategy::stream:
-          return s.fetch.kind == fetch_kind::atomic
-                     ? pooled_kernel<one_block_policy, true, false>(s)
-                     : pooled_kernel<one_block_policy, false, false>(s);
+          return pooled_kernel<one_block_policy, false>(s);
         default:
           return nullptr;
       }

@@ -21,13 +21,12 @@
 namespace microsched {
 
 //! What a launch compiles in besides the program and the policy: the pool strategy, how idle
-//! lanes are counted (Atomic(n) or a ballot) and, for policies with parked contexts, their ring
+//! lanes are counted and, for policies with parked contexts, their ring
 //! order, and for the stream strategy the steps between a lane's refills. Each is a template
 //! parameter so that no run-time branch sits in the compute loop.
-template <pool_strategy Strategy, bool AtomicCount, bool Fifo, int Period = default_stream_period>
+template <pool_strategy Strategy, bool Fifo, int Period = default_stream_period>
 struct kernel_variant {
   static constexpr pool_strategy strategy = Strategy;
-  static constexpr bool atomic_count = AtomicCount;
   static constexpr bool fifo = Fifo;
   static constexpr int period = Period;
 };
@@ -56,7 +55,7 @@ __device__ __forceinline__ void zero_next_counter(const driver_params& params) {
 template <class Variant, int BlockThreads>
 struct driver_storage {
   typename task_source_t<Variant::strategy>::temp_storage source;
-  typename idle_count<Variant::atomic_count, BlockThreads / warp_size>::temp_storage idle;
+  typename idle_count<BlockThreads / warp_size>::temp_storage idle;
 };
 
 //! The driver loop, shared by both kernel entry points below.
@@ -72,8 +71,7 @@ __device__ __forceinline__ void persistent_loop(const Program& program, const dr
   const unsigned warp = threadIdx.x / warp_size;
 
   auto source = detail::make_source<Variant::strategy>(storage.source, params);
-  detail::idle_count<Variant::atomic_count, Policy::block_threads / warp_size> idle(storage.idle,
-                                                                                    warp, lane);
+  detail::idle_count<Policy::block_threads / warp_size> idle(storage.idle, warp, lane);
   lane_type mine(lane_storage, policy_params, dynamic_shared, warp, lane);
   for (;;) {
     // Refill: every idle lane at once, one collective call.

@@ -2,8 +2,8 @@
 #pragma once
 //! @file fetch_control.hpp
 //! Task-fetch control (frey2012 §4.3): when a warp leaves its compute loop to refill idle lanes.
-//! Any, All and Ballot(n) count idle lanes with one ballot; Atomic(n) counts them with a
-//! shared-memory atomic per lane, as in the paper (same decision, different cost).
+//! Any, All and Ballot(n) count idle lanes with one ballot. The paper's Atomic(n), a
+//! shared-memory atomic per lane, takes the same decision at a higher cost and is not offered.
 
 #include <string>
 
@@ -12,7 +12,7 @@
 
 namespace microsched {
 
-enum class fetch_kind { any, all, ballot, atomic };
+enum class fetch_kind { any, all, ballot };
 
 struct fetch_control {
   fetch_kind kind = fetch_kind::any;
@@ -21,7 +21,6 @@ struct fetch_control {
   [[nodiscard]] static constexpr fetch_control any() { return {fetch_kind::any, 1}; }
   [[nodiscard]] static constexpr fetch_control all() { return {fetch_kind::all, warp_size}; }
   [[nodiscard]] static constexpr fetch_control ballot(int n) { return {fetch_kind::ballot, n}; }
-  [[nodiscard]] static constexpr fetch_control atomic(int n) { return {fetch_kind::atomic, n}; }
 
   friend constexpr bool operator==(const fetch_control&, const fetch_control&) = default;
 };
@@ -29,7 +28,8 @@ struct fetch_control {
 //! Throws std::invalid_argument unless the idle threshold is in 1..32 and matches the kind.
 void validate(const fetch_control& fetch);
 
-//! "any", "all", "ballot:8", "atomic:4"; throws std::invalid_argument naming the text otherwise.
+//! "any", "all", "ballot:8"; throws std::invalid_argument naming the text otherwise ("atomic:N"
+//! with the reason it is not offered).
 [[nodiscard]] fetch_control parse_fetch_control(const std::string& text);
 [[nodiscard]] std::string to_string(const fetch_control& fetch);
 
