@@ -253,8 +253,9 @@ class scheduler {
   }
 
   //! One part of a first call (automatic_schedule::run_in_slices): the direct mapping (counting
-  //! its steps into `counts` when given), the budgeted strategy, or global or hybrid pools, the
-  //! persistent warps as one block per SM. Only these are compiled for sliced programs.
+  //! its steps into `counts` when given), the budgeted strategy, or private pools of one task
+  //! for any other, the persistent warps as one block per SM. Only these are compiled for sliced
+  //! programs.
   void launch_slice(const schedule_arguments& s, const sliced_program<Program>& program,
                     step_counts* counts, cudaStream_t stream) requires(!Policy::switches_contexts) {
     using sliced = sliced_program<Program>;
@@ -262,19 +263,13 @@ class scheduler {
     if (n == 0) return;
     if (is_direct_form(s.strategy)) {  // slices hold at most 2^27 tasks: 32-bit ids
       const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
-      if (counts != nullptr) {
-        direct_kernel_counting<sliced, direct_block_threads>
-            <<<blocks, direct_block_threads, 0, stream>>>(program, n, counts);
-      } else {
-        direct_kernel_one_per_thread<sliced, direct_block_threads>
-            <<<blocks, direct_block_threads, 0, stream>>>(program, n);
-      }
+      direct_kernel_counting<sliced, direct_block_threads>
+          <<<blocks, direct_block_threads, 0, stream>>>(program, n, counts);
       MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel (slice)");
       return;
     }
     if constexpr (!Policy::switches_contexts) {
       using global_variant = kernel_variant<pool_strategy::global, false>;
-      using hybrid_variant = kernel_variant<pool_strategy::hybrid, false>;
       if (s.strategy == pool_strategy::budgeted) {
         if constexpr (budgetable) {
           survivors_.reserve(survivor_capacity(n), stream);
@@ -294,9 +289,8 @@ class scheduler {
           return;
         }
       }
-      auto* pooled = s.strategy == pool_strategy::global
-                         ? persistent_kernel<sliced, one_block_policy, global_variant>
-                         : persistent_kernel<sliced, one_block_policy, hybrid_variant>;
+      // Private pools of one task for every other strategy: the form a first call predicts.
+      auto* pooled = persistent_kernel<sliced, one_block_policy, global_variant>;
       launch_one_block(reinterpret_cast<const void*>(pooled), s, n, stream, [&](auto grid) {
         pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n),
                                                        policy_params(s));
@@ -309,7 +303,6 @@ class scheduler {
   void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts) {
     using sliced = sliced_program<Program>;
     using global_variant = kernel_variant<pool_strategy::global, false>;
-    using hybrid_variant = kernel_variant<pool_strategy::hybrid, false>;
     const auto load = [&](const void* kernel, int threads) {
       (void)resources_of(kernel, threads, 0);
     };
@@ -325,13 +318,9 @@ class scheduler {
                  persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>),
              one_block_threads);
       }
-    } else if (s.strategy == pool_strategy::global) {
-      load(reinterpret_cast<const void*>(
-               persistent_kernel<sliced, one_block_policy, global_variant>),
-           one_block_threads);
     } else {
       load(reinterpret_cast<const void*>(
-               persistent_kernel<sliced, one_block_policy, hybrid_variant>),
+               persistent_kernel<sliced, one_block_policy, global_variant>),
            one_block_threads);
     }
   }

@@ -3,8 +3,9 @@
 //! @file counting_kernel.cuh
 //! The direct mapping that also counts: one thread per task, as direct_kernel_one_per_thread,
 //! and per warp the sum and the slowest lane's steps, and the tasks past a step budget, added
-//! once per warp to step_counts. The automatic schedule runs the first slice of a first call
-//! this way and predicts from the counts (schedule/step_counts.hpp) what runs the rest.
+//! once per warp to step_counts (nothing where `counts` is null: the one kernel serves both). The
+//! automatic schedule runs the first slice of a first call this way and predicts from the counts
+//! (schedule/step_counts.hpp) what runs the rest.
 
 #include <cstdint>
 
@@ -35,7 +36,7 @@ __global__ void direct_kernel_counting(const Program program, const task_id num_
     const unsigned long long other = __shfl_down_sync(full_mask, slowest, offset);
     slowest = other > slowest ? other : slowest;
   }
-  if ((threadIdx.x & (warp_size - 1)) == 0 && slowest > 0) {
+  if (counts != nullptr && (threadIdx.x & (warp_size - 1)) == 0 && slowest > 0) {
     atomicAdd(&counts->steps, sum);
     atomicAdd(&counts->warp_slowest, slowest * warp_size);
     atomicAdd(&counts->over_budget, over);
