@@ -111,14 +111,14 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
       std::printf("%-7s %d GPUs: skipped, %d visible\n", name.c_str(), g, visible);
       continue;
     }
-    for (const int mode : {0, 1, 2}) {  // dynamic on two streams (default), on one, equal split
+    for (const int mode : {0, 1, 2}) {  // dynamic on one stream (default), on two, equal split
       const split_mode split = mode == 2 ? split_mode::equal : split_mode::dynamic;
       if (g == 1 && mode != 0) continue;  // one GPU: one path
       multi_arguments args;
       for (int d = 0; d < g; ++d) args.devices.push_back(d);
       args.split = split;
-      if (mode == 1) args.claims.streams = 1;
-      const std::string label = mode == 0 ? "dynamic" : mode == 1 ? "dynamic-1-stream" : "equal";
+      if (mode == 1) args.claims.streams = 2;
+      const std::string label = mode == 0 ? "dynamic" : mode == 1 ? "dynamic-2-streams" : "equal";
       multi_scheduler<Program> sched(args);
       const auto factory = [&](device_slot s) { return make(out.of(s.device)); };
       std::vector<double> times;

@@ -38,9 +38,11 @@ struct claim_settings {
   task_id share_divisor = 2;
   //! Claims each claimant keeps enqueued, so that its GPU never waits for the host's next claim.
   int in_flight = 2;
-  //! Streams (each with its own single-GPU scheduler) a claimant's claims take in turn: with two,
-  //! a claim's kernels start while the last tasks of the one before are still running.
-  int streams = 2;
+  //! Streams (each with its own single-GPU scheduler) a claimant's claims take in turn. Two let
+  //! a claim's kernels start while the last tasks of the one before run, but overlapping runs
+  //! blur the automatic schedule's timings: one is faster or equal on most rows
+  //! (docs/multi-gpu.md, bench/multi_gpu/multi_gpu_bench).
+  int streams = 1;
   //! The smallest claim, in parts of one claimant's even share: the last claims are at most
   //! 1/granules of a GPU's work, which bounds how far apart the GPUs finish.
   task_id granules = 64;
