@@ -164,7 +164,8 @@ int main(int argc, char** argv) {
       return 0;
     });
   }
-  if (code != 0) MPI_Abort(MPI_COMM_WORLD, code);
+  // Bad arguments (2) and no GPU (77) end every rank alike; a failed run may leave ranks waiting.
+  if (code == programs::failure_exit_code) MPI_Abort(MPI_COMM_WORLD, code);
   MPI_Finalize();
   return code;
 }
