@@ -85,7 +85,7 @@ bool calibration_state::collect(bool wait) {
   pending = -1;
   float ms = 0;
   MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
-  // A run too short for the events' resolution counts as their resolution (0.5 us).
+  // A run too short for the events' resolution counts as their resolution, half a microsecond.
   tuning.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005, pending_tasks);
   return true;
 }

@@ -12,6 +12,8 @@
 
 namespace microsched {
 
+// The candidates' figures and the commands that reproduce them: docs/decisions.md, "The
+// automatic candidates" and "The budgeted strategy's budgets".
 std::vector<schedule_arguments> automatic_candidates(bool switching,
                                                      const switching_arguments& switching_args,
                                                      bool budgetable, int block_threads) {
@@ -29,8 +31,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
   schedule_arguments strided = direct;
   strided.strategy = pool_strategy::strided;
   list.push_back(strided);
-  // Hybrid pools with the policy's default window: long tasks (Julia islands 1.83x vanilla,
-  // Monte Carlo kill 0.001 3.38x on an H100, bench_termination).
+  // Hybrid pools with the policy's default window: long tasks.
   schedule_arguments pools = direct;
   pools.strategy = pool_strategy::hybrid;
   pools.fetch = fetch_control::any();
@@ -38,13 +39,9 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
   pools.deferral = 0;
   list.push_back(pools);
   if (!switching) {
-    // Private pools of one task per grab: the most even spread of long, unequal tasks (Julia
-    // islands 2048^2, offset 0: 2.06x vanilla float, 1.94x double, against 1.82x and 1.64x for
-    // hybrid pools; bench_termination julia/2048). A window of 32 steps: a lane whose task ends
-    // waits half as long for its refill, and the extra ballots cost less than that wait on
-    // these tasks (islands 2048^2 double: 32 beats 64 at every grid size, by 1-7%;
-    // `sweep julia precision=double strategy=global chunk=1 deferral=16,32,64,128
-    // blocks-per-sm=auto,6,10,12 fetch=any,ballot:2`).
+    // Private pools of one task per grab: the most even spread of long, unequal tasks. A window
+    // of 32 steps: a lane whose task ends waits half as long for its refill, and the extra
+    // ballots cost less than that wait on these tasks.
     schedule_arguments spread = pools;
     spread.strategy = pool_strategy::global;
     spread.chunk = 1;
@@ -55,20 +52,16 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     schedule_arguments short_tasks = pools;
     short_tasks.deferral = 8;
     list.push_back(short_tasks);
-    // Static block pools: no global atomic per grab. The best listed setting on the escaping
-    // Julia view `dust` at 4096^2 (1.58-1.60x vanilla, bench_termination julia-dust/4096).
+    // Static block pools: no global atomic per grab, the best listed setting on the escaping
+    // Julia views at large sizes.
     schedule_arguments blocks = pools;
     blocks.strategy = pool_strategy::local;
     blocks.chunk = 4096;
     list.push_back(blocks);
     // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: the shortest tasks,
-    // where a refill per task costs as much as the task. On an H100 (bench_termination, whose
-    // best list has chunks 8, 16 and 32): Monte Carlo kill 0.1, 2^24 tasks, 1.61x vanilla with
-    // a refill every 4 steps. Random walks of 9 and 16 steps, whose step is a few integer
-    // instructions, want a refill every 8: 1.37x and 1.62x vanilla against 1.22x and 1.36x
-    // every 4; kill 0.1 every 8 is 1.14x (policy/stream_lane.cuh). Both periods are timed.
-    // Short tasks with a long tail (Julia's escaping views: 2-3x slower than direct) drop
-    // them after one run.
+    // where a refill per task costs as much as the task. Steps of a few integer instructions
+    // want a refill every 8 steps, heavier ones every 4, so both periods are timed. Short tasks
+    // with a long tail run far slower than direct on them and drop them after one run.
     schedule_arguments runs = pools;
     runs.strategy = pool_strategy::stream;
     runs.chunk = 16;
@@ -79,18 +72,9 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     list.push_back(cheap_steps);
     if (budgetable) {
       // A direct pass of `budget` steps per task, then the survivors on private pools of one
-      // task per grab, with the policy's window of 64. Short tasks with a long tail (Julia's
-      // escaping views, 9-26 iterations on average, tails of 1000-2700) and long unequal ones
-      // (islands, 136): the budget that wins depends on the lengths, so three are timed. On an
-      // H100, against vanilla (each candidate's time in bench_termination's label): islands
-      // 2048^2 float offset 1 2.38x (64) and 2.87x (128), dust 2048^2 float 1.59x and 1.46x, neck
-      // 4096^2 float 1.40x and 1.29x, islands offset 0 3.34x and 3.33x. The shortest budget is
-      // 48: it ties 64 within 2% on every Julia view and gains 2-3% where tasks average under 20
-      // iterations (seahorse 2048^2 double 0.099-0.100 ms against 0.101-0.103, neck double
-      // 0.080-0.081 against 0.082-0.083). At 32 more tasks of those views are still running
-      // (seahorse 18%, dust 13%) than the survivor queue holds (an eighth of the tasks), and the
-      // rest run to their end in the direct pass: dust 2048^2 float 0.170 ms against 0.125 with
-      // 48 (`julia --view dust --strategy budgeted --chunk 1 --budget 32`, then 48).
+      // task per grab, with the policy's window of 64. Short tasks with a long tail and long
+      // unequal ones: the budget that wins depends on the lengths, so three are timed. The
+      // shortest is 48: below it more tasks are still running than the survivor queue holds.
       schedule_arguments budgeted = pools;
       budgeted.strategy = pool_strategy::budgeted;
       budgeted.chunk = 1;
@@ -98,15 +82,9 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
         budgeted.budget = budget;
         list.push_back(budgeted);
       }
-      // Budget 64 with the survivors on half the automatic grid (512 threads per SM): where the
-      // survivors are a few long chains, a chain issues its steps one after another and waits
-      // its turn behind every warp on its scheduler (in dust 2048^2 double, Nsight Compute: 6.7
-      // warps per scheduler, 15.8 of 32 lanes active, 4 of 11.6 cycles between a warp's
-      // instructions spent on the FP64 pipe or on another warp's turn). With half the warps the
-      // chains finish sooner where there are few of them, and later where there are many: on
-      // an H100, neck 2048^2 (9 iterations on average, 4% of the pixels past 64) 0.067 against
-      // 0.070 ms in float and 0.084 against 0.089 in double; seahorse and dust 1-2% slower
-      // (`julia --view neck --strategy budgeted --chunk 1 --blocks-per-sm 4`, then 0).
+      // Budget 64 with the survivors on half the automatic grid (512 threads per SM): a few long
+      // chains of survivors wait less for their turn behind the other warps of their scheduler,
+      // while many chains finish later.
       schedule_arguments few_warps = budgeted;
       few_warps.budget = 64;
       few_warps.blocks_per_sm = std::max(1, 512 / block_threads);
@@ -421,8 +399,7 @@ void calibration::decide_if_done() {
   }
   // Either form of the direct mapping runs the user's kernel as it stands, so the faster of the
   // two is kept without a margin. Any other candidate must beat direct itself by the margin:
-  // against the faster of two noisy forms the bar sits low by the noise (with that bar, Julia
-  // neck 2048² float keeps strided at 0.070 ms over budgeted 32 at 0.066 ms).
+  // against the faster of two noisy forms the bar sits low by the noise.
   const auto timed = [&](int i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];
     return !e.dropped && e.runs > 0;

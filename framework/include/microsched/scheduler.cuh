@@ -225,16 +225,8 @@ class scheduler {
   //! Persistent launches on the automatic grid (global, hybrid and stream pools, the budgeted
   //! strategy's survivors) run as one block of 1024 threads per SM, the threads of eight blocks
   //! of 128. An SM's warp schedulers share issue slots evenly among the warps of one block but
-  //! favour the block that arrived first: with eight blocks of eight warps on an H100 SM, each
-  //! warp running the same chain, the first block's warps finish in 0.65 M cycles and the
-  //! last's in 2.97 M (bench/block_priority). A long task held by a late block waits behind the
-  //! others; in one block it gets its share. On an H100, --blocks-per-sm 0 (one block) against 8:
-  //! `julia --strategy budgeted --budget 64 --chunk 1`, islands offset 0, 0.242 against 0.267 ms
-  //! in float and 0.339 against 0.370 in double, the escaping views within 2% either way;
-  //! `julia --strategy hybrid` 0.458 against 0.490 ms; `montecarlo --kill 0.01 --strategy stream
-  //! --chunk 16 --deferral 16 --period 8` 2.10 against 2.17 ms; `montecarlo --kill 0.001
-  //! --strategy global --chunk 1 --deferral 32` 17.38 against 17.68 ms; at kill 0.1 with period
-  //! 4, 0.430 both.
+  //! favour the block that arrived first, so a long task held by a late block waits behind the
+  //! others; in one block it gets its share (docs/decisions.md, "The one-block grid").
   static constexpr int one_block_threads = 1024;
   using one_block_policy = termination_policy<one_block_threads>;
 
@@ -449,16 +441,8 @@ class scheduler {
   //! pass's last blocks exit, and its blocks wait in hardware for that grid's writes
   //! (dependent_launch.cuh), which shortens the gap between the two. Its dynamic shared memory
   //! admits its planned blocks per SM and no more (survivors_shared_bytes): a dependent grid
-  //! whose blocks may crowd the SMs that free first runs the islands view at offset 1 in 0.85 ms
-  //! against 0.70 for the ordinary launch in float and 1.21 against 0.98 in double (eight blocks
-  //! of 128 per SM). On an H100, alternating processes of `julia --strategy budgeted --chunk 1
-  //! --budget 64 [--blocks-per-sm B]` against the ordinary launch: on one block per SM at 2048²,
-  //! neck 0.063 against 0.065-0.066 ms in float and 0.083-0.084 against 0.085 in double,
-  //! seahorse 0.080-0.081 against 0.081-0.083 and 0.102-0.103 against 0.104, dust 0.125-0.127
-  //! against 0.128-0.131 in float, the islands view 0.241 against 0.243-0.244; on four blocks of
-  //! 128 (the half-grid candidate), neck 0.060 against 0.062-0.063 and 0.079-0.080 against
-  //! 0.081; the islands view at offset 1 on eight blocks of 128, budget 128, 0.975-0.979 against
-  //! 0.977-1.012 in double; the 4096² views within 1% either way.
+  //! whose blocks crowd the SMs that free first runs slower than the ordinary launch
+  //! (docs/decisions.md, "The survivors' dependent launch").
   void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
                        cudaStream_t stream) {
     if constexpr (budgetable) {

@@ -112,10 +112,8 @@ void time_floor_loops(event_timer& timer, const Program& program, task_id num_ta
 
 //! The floor's time: the fastest of its loop forms, 32-bit ids and step count where they fit and
 //! 64-bit, each rolled or unrolled, with the results kept by a sum or an or. The code generator
-//! serves none of them best everywhere. On an H100: Julia's dust view (2048², double) 0.066 ms
-//! 32-bit, unrolled, or against 0.075 ms 64-bit, rolled, sum; the islands view (float) 0.236 ms
-//! with a sum against 0.248 ms with an or; random walks of 16 steps 0.180 ms against 0.199 ms. A
-//! floor slower than it need be would flatter the scheduler.
+//! serves none of them best everywhere (docs/decisions.md, "The floor's loop forms"). A floor
+//! slower than it need be would flatter the scheduler.
 template <class Program>
 timing_stats time_uniform_floor(event_timer& timer, const Program& program, task_id num_tasks,
                                 std::uint64_t steps_per_task, const timing_options& options,
@@ -134,7 +132,8 @@ timing_stats time_uniform_floor(event_timer& timer, const Program& program, task
 }
 
 //! The floor at the exact mean step count `mean`: the two neighbouring whole counts timed and
-//! weighted (a rounded mean moves the floor by up to half a step a task, 5% on tasks of nine).
+//! weighted (a rounded mean moves the floor by up to half a step a task, a large share of short
+//! tasks).
 template <class Program>
 timing_stats time_floor_at_mean(event_timer& timer, const Program& program, task_id num_tasks,
                                 double mean, const timing_options& options, cudaStream_t stream) {

@@ -21,11 +21,7 @@ namespace microsched {
 
 //! The survivors as a task program: task s is queue entry s. Its context is the whole entry, the
 //! saved context with the original id, read in one load by begin(), so that end() does not read
-//! the queue a second time on the refill path, where the whole warp waits for it. On an H100,
-//! alternating builds of `julia --strategy budgeted --chunk 1 --budget B --blocks-per-sm 4` at
-//! 2048^2 (B 48 and 64, two passes each): dust float 0.128-0.129 against 0.130-0.133 ms, neck
-//! float 0.060-0.061 against 0.062-0.063, seahorse double 0.104-0.106 against 0.106-0.107; on one
-//! block per SM and at 4096^2 within the spread of single readings, 3% either way. Their number is
+//! the queue a second time on the refill path, where the whole warp waits for it. Their number is
 //! known only on the device, once the direct pass is over: the persistent driver reads it with
 //! tasks_on_device().
 template <class Program>
@@ -55,12 +51,8 @@ struct resumed_program {
 //! The direct pass, grid-stride over [0, num_tasks). A survivor takes a queue slot with one
 //! atomic per group of survivors that reach the save together; one that finds the queue full
 //! runs on to its end here. Its grid covers the tasks, one thread each, as a vanilla kernel's
-//! does: the hardware hands out blocks more cheaply than warps claim work. On an H100 at budget
-//! 48 (`julia --strategy budgeted --chunk 1 --budget 48`, the pass's grid changed), a resident
-//! grid of 8 blocks of 256 per SM, each thread striding, takes 0.068-0.070 ms on neck 2048^2
-//! float against 0.063-0.064 and 0.215 on neck 4096^2 double against 0.185-0.186 (dust 2048^2
-//! double 0.173 against 0.175); warps that claim 32 or 64 tasks at a time from an atomic counter
-//! take 0.102-0.150 ms on neck 2048^2 float.
+//! does: the hardware hands out blocks more cheaply than a resident grid strides or warps claim
+//! work (docs/decisions.md, "The budgeted strategy's pass and survivors").
 template <class Program, int BlockThreads, class Index>
 __global__ void __launch_bounds__(BlockThreads)
     budgeted_pass(const Program program, const task_id num_tasks, const int budget,

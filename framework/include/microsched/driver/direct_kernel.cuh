@@ -28,8 +28,8 @@ __device__ __forceinline__ bool step_divergent(const Program& program,
 }  // namespace detail
 
 //! Threads per block of the direct mapping, whatever the policy's: what vanilla kernels commonly
-//! use. With the policy's 128, runs of 0.1-0.3 ms (Julia's escaping views on an H100) took 4-7%
-//! longer than the same kernel in blocks of 256 (bench_termination julia-neck).
+//! use, and faster than the policy's 128 on short runs (docs/decisions.md, "The direct
+//! mapping's two forms").
 inline constexpr int direct_block_threads = 256;
 
 //! 32-bit task ids in the one-thread-per-task kernels (the direct mapping, the budgeted pass, the
@@ -41,9 +41,7 @@ inline constexpr int direct_block_threads = 256;
 //! One thread per task, the textbook vanilla kernel: `t = blockIdx.x * blockDim.x +
 //! threadIdx.x`, return past the end, no loop around the task and no launch bounds. Up to 2^31
 //! tasks, with 32-bit ids. The direct candidate must cost what the user's own kernel costs, and
-//! the code generator treats the two forms differently: on an H100, a float Mandelbrot of 2^20
-//! pixels takes 0.105 ms in the grid-stride form with a constant block size against 0.094 ms in
-//! this one, as its vanilla kernel does.
+//! the code generator treats the two forms differently.
 template <class Program, int BlockThreads>
 __global__ void direct_kernel_one_per_thread(const Program program, const task_id num_tasks) {
   const std::uint32_t t = blockIdx.x * BlockThreads + threadIdx.x;
@@ -57,10 +55,7 @@ __global__ void direct_kernel_one_per_thread(const Program program, const task_i
 //! The other form a vanilla kernel takes: a grid-stride loop over 64-bit ids with the block size
 //! read at run time (`blockDim.x`), as users write it, and no launch bounds
 //! (pool_strategy::strided, and direct past 2^31 tasks). Neither form wins everywhere, and
-//! whether the block size is a constant is enough to move the code generator: on an H100,
-//! Julia's offset-2 view in double takes 7.58 ms in this form (as the benchmark's vanilla
-//! kernel), 8.05 ms with the block size a constant and 7.73 ms textbook; in float 6.04 ms in
-//! this form and 5.49 ms textbook.
+//! whether the block size is a constant is enough to move the code generator.
 template <class Program>
 __global__ void direct_kernel_strided(const Program program, const task_id num_tasks) {
   const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;

@@ -11,11 +11,8 @@
 //!   runs first, so a program that runs once runs at vanilla speed.
 //! - Every candidate runs `rounds` times, interleaved; its time is the minimum of its runs. Where
 //!   the direct mapping's first run is shorter than `short_run_ms`, its two forms run
-//!   `short_rounds` times: on runs of 0.1 ms a few microseconds of jitter are several per cent,
-//!   as much as the forms differ, and a wrong choice between them is the user's kernel made
-//!   slower (a Mandelbrot view of 2^20 pixels on an H100: direct 0.091-0.095 ms and strided
-//!   0.101-0.105 ms at steady state, yet two runs each can time direct at 0.103 and strided at
-//!   0.099, and keep strided at 0.88x vanilla).
+//!   `short_rounds` times: on short runs a few microseconds of jitter are as much as the forms
+//!   differ, and a wrong choice between them is the user's kernel made slower.
 //! - A candidate slower than `drop_factor` x direct after one run is not tried again, so a bad
 //!   candidate costs one run, and a candidate whose run fails is dropped with the reason.
 //! - The direct mapping's two forms (direct, strided: the textbook kernel and the grid-stride
@@ -35,9 +32,12 @@
 //!   `full_restart_every`-th time). Where direct got faster it stays.
 //! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
 //!   CUDA event before its launch, which the host pays before the kernel starts: a few
-//!   microseconds, a fifth of a run of 12 us, so short runs are timed more rarely
+//!   microseconds, a large share of the shortest runs, so short runs are timed more rarely
 //!   (calibration_settings::timed_share), and a choice with no alternative (from a calibration
 //!   file) is never timed.
+//!
+//! The figures behind the settings: docs/decisions.md, "The direct mapping's two forms" and
+//! "Timing cadence".
 
 #include <cstdint>
 #include <string>
@@ -52,19 +52,15 @@ struct calibration_settings {
   double margin = 0.03;      //!< a candidate must beat direct by this fraction to be chosen
   double drop_factor = 1.5;  //!< after one run, slower than this x direct: not tried again
   double drift = 1.25;       //!< a decided choice this far off its time starts a new calibration
-  //! ... and this far off in absolute terms: runs of 0.1 ms swing by 0.02-0.03 ms on an H100
-  //! (with 0.02, Julia's neck view at 2048^2 restarts up to five times in one benchmark row).
+  //! ... and this far off in absolute terms: above the swing of short runs, so noise alone
+  //! does not restart.
   double drift_floor_ms = 0.05;
   //! Below this time (ms) of the direct mapping's first run, its two forms run short_rounds
-  //! times: the extra runs cost at most 2 x (short_rounds - rounds) x short_run_ms.
+  //! times: the extra runs cost at most twice (short_rounds - rounds) times short_run_ms.
   double short_run_ms = 1.0;
   int short_rounds = 4;  //!< runs of each direct form on short runs (at least `rounds` count)
   //! Once decided, runs are timed rarely enough that their events cost at most this share of the
-  //! chosen schedule's time on average, taking `timed_cost_ms` per timed run. On an H100, Julia
-  //! at offset 2 (`bench_termination --benchmark_filter=host`, where the calibration keeps
-  //! direct): with one run in four timed, the default runs at 0.98x the direct schedule at 64^2
-  //! (15 us runs) and 0.988-0.997x at 256^2 (35 us); with one in 167 and one in 72, 0.993-1.001x
-  //! and 0.993-1.000x.
+  //! chosen schedule's time on average, taking `timed_cost_ms` per timed run.
   double timed_share = 0.005;
   double timed_cost_ms = 0.005;  //!< what one timed run costs the caller, at most
   //! A calibration started over after a drift times again only the candidates within this
@@ -128,8 +124,8 @@ class calibration {
   //! class): `ms`, the fastest of a few waited runs of the choice for `tasks` tasks, restarts the
   //! calibration when it is off the calibrated time by the drift factor. No floor and no second
   //! run here: a user asked to choose for this data, and a needless restart costs one
-  //! calibration, where a missed one keeps a schedule chosen for other work (the escaping Julia
-  //! views at 2048^2 differ by 0.06 ms, next to the floor's 0.05). Same errors as record().
+  //! calibration, where a missed one keeps a schedule chosen for other work (two views of one
+  //! program can differ by little more than the floor). Same errors as record().
   void check_choice(double ms, std::uint64_t tasks = 1);
   //! Calibrations started over because the chosen schedule's time drifted.
   [[nodiscard]] int restarts() const { return restarts_; }

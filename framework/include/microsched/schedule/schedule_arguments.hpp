@@ -91,8 +91,8 @@ void validate(const switching_arguments& args);
 //! Entries of the budgeted strategy's survivor queue for a run of `num_tasks` tasks: an eighth
 //! of the tasks, at least 65536 and at most 2^24 (a few hundred MiB), never more than the tasks. A
 //! survivor that finds the queue full runs to its end in the direct pass, as vanilla would: a run
-//! never fails for want of room, it only gains less. At budgets 64 and 128, 2-10% of the pixels
-//! of the Julia views survive.
+//! never fails for want of room, it only gains less. An eighth holds every Julia view's survivors
+//! at budgets 64 and 128.
 [[nodiscard]] std::uint64_t survivor_capacity(std::uint64_t num_tasks);
 
 }  // namespace microsched

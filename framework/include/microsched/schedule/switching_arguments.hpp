@@ -20,7 +20,7 @@ struct switching_arguments {
   //! Order in which parked contexts of one (branch, path) are resumed: false, last parked first
   //! (stacks, the branch map of frey2012 §3.1); true, first parked first (rings), so that no
   //! context waits in the pool while younger ones cycle through the lanes. Compiled into the
-  //! kernel (a run-time check cost the Monte Carlo branch workload 2% at p = 0.01).
+  //! kernel (a run-time check slows the Monte Carlo branch workload).
   bool fifo = false;
 
   friend constexpr bool operator==(const switching_arguments&,
