@@ -24,11 +24,14 @@ MICROSCHED_HD std::uint32_t mul_hi(std::uint32_t a, std::uint32_t b) {
   return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
 #endif
 }
+//! A 128-bit unsigned integer (a GCC and Clang extension, which nvcc's host compiler provides).
+__extension__ using uint128 = unsigned __int128;
+
 MICROSCHED_HD std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b) {
 #if defined(__CUDA_ARCH__)
   return __umul64hi(a, b);
 #else
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+  return static_cast<std::uint64_t>((static_cast<uint128>(a) * b) >> 64);
 #endif
 }
 }  // namespace detail
@@ -48,7 +51,7 @@ class fast_divmod {
     int l = 0;  // ceil(log2(divisor))
     while (l < bits && (U{1} << l) < divisor) ++l;
     // m' = floor(2^bits * (2^l - d) / d) + 1, computed in twice the width.
-    using wide = std::conditional_t<sizeof(U) == 4, std::uint64_t, unsigned __int128>;
+    using wide = std::conditional_t<sizeof(U) == 4, std::uint64_t, detail::uint128>;
     const wide two_l = l == bits ? (wide{1} << bits) : static_cast<wide>(U{1} << l);
     multiplier_ = static_cast<U>(((wide{1} << bits) * (two_l - divisor)) / divisor + 1);
     shift_1_ = l < 1 ? l : 1;
