@@ -28,6 +28,7 @@
 #include "microsched/driver/dependent_launch.cuh"
 #include "microsched/driver/direct_kernel.cuh"
 #include "microsched/driver/driver_params.hpp"
+#include "microsched/driver/kernel_select.cuh"
 #include "microsched/driver/persistent_kernel.cuh"
 #include "microsched/error.hpp"
 #include "microsched/kernel_resources.hpp"
@@ -212,23 +213,20 @@ class scheduler {
   }
 
  private:
-  //! The program says which path each task takes, so the remapped strategy can run it.
-  static constexpr bool routed = !Policy::switches_contexts && routed_task_program<Program>;
-  //! The budgeted strategy can save and resume this program's tasks.
-  static constexpr bool budgetable =
-      !Policy::switches_contexts && std::is_trivially_copyable_v<typename Program::context>;
-  using context = typename Program::context;
-  using kernel_t = void(Program, driver_params, typename Policy::params);
-  using direct_t = void(Program, task_id);
-  using budgeted_t = void(Program, task_id, int, survivor_queue_ref<context>);
-  using tail_t = void(resumed_program<Program>, driver_params, typename Policy::params);
+  //! Which kernel each schedule launches (driver/kernel_select.cuh).
+  using select = detail::kernel_select<Program, Policy>;
+  static constexpr bool routed = select::routed;
+  static constexpr bool budgetable = select::budgetable;
+  using context = typename select::context;
+  using kernel_t = typename select::kernel_t;
+  using tail_t = typename select::tail_t;
   //! Persistent launches on the automatic grid (global, hybrid and stream pools, the budgeted
   //! strategy's survivors) run as one block of 1024 threads per SM, the threads of eight blocks
   //! of 128. An SM's warp schedulers share issue slots evenly among the warps of one block but
   //! favour the block that arrived first, so a long task held by a late block waits behind the
   //! others; in one block it gets its share (docs/decisions.md, "The one-block grid").
-  static constexpr int one_block_threads = 1024;
-  using one_block_policy = termination_policy<one_block_threads>;
+  static constexpr int one_block_threads = select::one_block_threads;
+  using one_block_policy = typename select::one_block_policy;
 
   //! The schedules this scheduler may launch: the arguments, or the automatic candidates (with
   //! the remapped strategy for a program that says which path each task takes).
@@ -345,7 +343,7 @@ class scheduler {
                                     const one_block_form& one) const {
     if (is_direct_form(s.strategy)) {
       return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
-              resources_of(reinterpret_cast<const void*>(direct(s, num_tasks)),
+              resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),
                            direct_block_threads, 0)};
     }
     if (one.kernel != nullptr) {
@@ -353,9 +351,10 @@ class scheduler {
       return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
               one.shared, r};
     }
-    const void* persistent = s.strategy == pool_strategy::budgeted
-                                 ? reinterpret_cast<const void*>(tail_for<Policy>(s))
-                                 : reinterpret_cast<const void*>(kernel(s));
+    const void* persistent =
+        s.strategy == pool_strategy::budgeted
+            ? reinterpret_cast<const void*>(select::template tail_for<Policy>(s))
+            : reinterpret_cast<const void*>(select::kernel(s));
     const std::size_t shared =
         s.strategy == pool_strategy::budgeted
             ? survivors_shared_bytes(s, persistent, block_threads, s.blocks_per_sm)
@@ -380,12 +379,12 @@ class scheduler {
       const void* own = nullptr;
       if (s.strategy == pool_strategy::budgeted) {
         if constexpr (budgetable) {
-          one = reinterpret_cast<const void*>(tail_for<one_block_policy>(s));
-          own = reinterpret_cast<const void*>(tail_for<Policy>(s));
+          one = reinterpret_cast<const void*>(select::template tail_for<one_block_policy>(s));
+          own = reinterpret_cast<const void*>(select::template tail_for<Policy>(s));
         }
-      } else if (kernel_t* k = one_block_kernel(s)) {
+      } else if (kernel_t* k = select::one_block_kernel(s)) {
         one = reinterpret_cast<const void*>(k);
-        own = reinterpret_cast<const void*>(kernel(s));
+        own = reinterpret_cast<const void*>(select::kernel(s));
       }
       if (one == nullptr) return {};
       const std::size_t shared = survivors_shared_bytes(s, one, one_block_threads, 1);
@@ -416,7 +415,7 @@ class scheduler {
               cudaStream_t stream) {
     if (is_direct_form(s.strategy)) {
       const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-      direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
+      select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
       MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
       return;
     }
@@ -427,7 +426,8 @@ class scheduler {
     const one_block_form one = one_block_launch(s);
     const launch_plan p = plan_of(s, num_tasks, one);
     pool_.prime(stream);
-    kernel_t* const persistent = one.kernel != nullptr ? one_block_kernel(s) : kernel(s);
+    kernel_t* const persistent =
+        one.kernel != nullptr ? select::one_block_kernel(s) : select::kernel(s);
     persistent<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block),
                  p.dynamic_shared_bytes, stream>>>(program, make_params(s, num_tasks),
                                                    policy_params(s));
@@ -452,12 +452,12 @@ class scheduler {
       pool_.prime(stream);  // before the pass: nothing may come between it and its dependent
       const survivor_queue_ref<context> queue = survivors_.ref();
       const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-      budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
-                                                                       budget_of(s), queue);
+      select::budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
+                                                                               budget_of(s), queue);
       MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
       survivors_.launched();
-      tail_t* const resume =
-          one.kernel != nullptr ? tail_for<one_block_policy>(s) : tail_for<Policy>(s);
+      tail_t* const resume = one.kernel != nullptr ? select::template tail_for<one_block_policy>(s)
+                                                   : select::template tail_for<Policy>(s);
       const resumed_program<Program> resumed{program, queue};
       if (p.dynamic_shared_bytes > 0) {
         detail::launch_dependent(resume, static_cast<unsigned>(p.blocks),
@@ -490,103 +490,6 @@ class scheduler {
     }
   }
 
-  //! The direct mapping's kernel: the textbook form (up to 2^31 tasks), or the grid-stride loop
-  //! over 64-bit ids (strided, and direct beyond 2^31 tasks).
-  [[nodiscard]] static direct_t* direct(const schedule_arguments& s, task_id num_tasks) {
-    if (s.strategy == pool_strategy::direct && narrow_ids(num_tasks)) {
-      return direct_kernel_one_per_thread<Program, direct_block_threads>;  // blocks cover all
-    }
-    return direct_kernel_strided<Program>;
-  }
-
-  [[nodiscard]] static budgeted_t* budgeted(task_id num_tasks) {
-    if constexpr (budgetable) {
-      if (narrow_ids(num_tasks)) {
-        return budgeted_pass<Program, direct_block_threads, std::uint32_t>;
-      }
-      return budgeted_pass<Program, direct_block_threads, std::uint64_t>;
-    } else {
-      return nullptr;
-    }
-  }
-
-  //! The budgeted strategy's second launch: private pools of `chunk` survivors per lane (the
-  //! global strategy): a lane holds about two survivors over the whole launch, so how finely
-  //! they are handed out decides the balance at the end. TailPolicy is Policy, or
-  //! one_block_policy for the automatic grid (one_block_launch()).
-  template <class TailPolicy>
-  [[nodiscard]] static tail_t* tail_for(const schedule_arguments&) {
-    if constexpr (budgetable) {
-      return persistent_kernel<resumed_program<Program>, TailPolicy,
-                               kernel_variant<pool_strategy::global, false>>;
-    } else {
-      return nullptr;
-    }
-  }
-
-  //! One kernel per (strategy, ring order): the choice is made here, once per launch, so that
-  //! none of it is a branch in the compute loop.
-  [[nodiscard]] static kernel_t* kernel(const schedule_arguments& s) {
-    if constexpr (Policy::switches_contexts) {
-      return s.switching.fifo ? kernel_for<true>(s) : kernel_for<false>(s);
-    } else {
-      return kernel_for<false>(s);
-    }
-  }
-  template <bool Fifo>
-  [[nodiscard]] static kernel_t* kernel_for(const schedule_arguments& s) {
-    switch (s.strategy) {
-      case pool_strategy::local:
-        return entry<Policy, kernel_variant<pool_strategy::local, Fifo>>();
-      case pool_strategy::remapped:
-        if constexpr (routed) {
-          return entry<Policy, kernel_variant<pool_strategy::remapped, false>>();
-        }
-        break;
-      default:
-        break;
-    }
-    return pooled_kernel<Policy, Fifo>(s);
-  }
-
-  //! The global, hybrid and stream strategies' kernel on KernelPolicy's blocks (Policy, or
-  //! one_block_policy); hybrid for any other strategy, and for stream under a policy that
-  //! switches contexts.
-  template <class KernelPolicy, bool Fifo>
-  [[nodiscard]] static kernel_t* pooled_kernel(const schedule_arguments& s) {
-    if (s.strategy == pool_strategy::global) {
-      return entry<KernelPolicy, kernel_variant<pool_strategy::global, Fifo>>();
-    }
-    if constexpr (!KernelPolicy::switches_contexts) {
-      if (s.strategy == pool_strategy::stream) {
-        if (period_of(s) == long_stream_period) {
-          return entry<KernelPolicy,
-                       kernel_variant<pool_strategy::stream, Fifo, long_stream_period>>();
-        }
-        return entry<KernelPolicy,
-                     kernel_variant<pool_strategy::stream, Fifo, default_stream_period>>();
-      }
-    }
-    return entry<KernelPolicy, kernel_variant<pool_strategy::hybrid, Fifo>>();
-  }
-
-  //! The persistent driver on one_block_policy's blocks for the strategies that take them
-  //! (one_block_launch()), else nullptr.
-  [[nodiscard]] static kernel_t* one_block_kernel(const schedule_arguments& s) {
-    if constexpr (Policy::switches_contexts) {
-      return nullptr;
-    } else {
-      switch (s.strategy) {
-        case pool_strategy::global:
-        case pool_strategy::hybrid:
-        case pool_strategy::stream:
-          return pooled_kernel<one_block_policy, false>(s);
-        default:
-          return nullptr;
-      }
-    }
-  }
-
   //! A kernel's registers and occupancy at a dynamic shared size, queried once (not on every
   //! launch); the kernel is opted in to that size first, so that every launch planned with it
   //! may take it.
@@ -597,15 +500,6 @@ class scheduler {
     if (found != resources_.end()) return found->second;
     if (dynamic_shared > 0) allow_dynamic_shared(kernel, dynamic_shared);
     return resources_[key] = query_resources(kernel, threads, dynamic_shared);
-  }
-
-  template <class KernelPolicy, class Variant>
-  [[nodiscard]] static kernel_t* entry() {
-    if constexpr (KernelPolicy::register_cap) {
-      return persistent_kernel_capped<Program, KernelPolicy, Variant>;
-    } else {
-      return persistent_kernel<Program, KernelPolicy, Variant>;
-    }
   }
 
   schedule_arguments args_;
