@@ -29,10 +29,7 @@
 
 #include "microsched/device.hpp"
 #include "microsched/error.hpp"
-
-#if __has_include("microsched/version.hpp")
 #include "microsched/version.hpp"
-#endif
 
 namespace microsched::programs {
 
@@ -41,15 +38,9 @@ inline constexpr int failure_exit_code = 1;
 inline constexpr int bad_arguments_exit_code = 2;
 using microsched::no_gpu_exit_code;
 
-//! The project's version, "MAJOR.MINOR.PATCH" of CMake's project(VERSION).
+//! The project's version, "MAJOR.MINOR.PATCH" of CMake's project(VERSION) (version.hpp).
 [[nodiscard]] inline std::string version() {
-#if defined(MICROSCHED_VERSION_STRING)
-  return MICROSCHED_VERSION_STRING;
-#elif defined(MICROSCHED_PROJECT_VERSION)
-  return MICROSCHED_PROJECT_VERSION;
-#else
-#error "program_main.hpp: link microsched_program_main, which passes MICROSCHED_PROJECT_VERSION"
-#endif
+  return microsched::version_string;
 }
 
 //! What --version prints: "julia (microsched) 0.1.0".
