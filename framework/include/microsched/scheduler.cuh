@@ -91,51 +91,7 @@ class scheduler {
 
   //! Throws std::invalid_argument for bad arguments or a kernel that does not fit the device,
   //! no_device_error without a GPU.
-  explicit scheduler(const schedule_arguments& args = {}) : args_(args) {
-    validate(args_);
-    if (Policy::switches_contexts && args_.strategy == pool_strategy::stream) {
-      throw std::invalid_argument(
-          "strategy stream: runs plain task programs only; a managed-branch program parks "
-          "contexts, use local, global or hybrid");
-    }
-    if (!budgetable && args_.strategy == pool_strategy::budgeted) {
-      throw std::invalid_argument(
-          "strategy budgeted: runs plain task programs whose context is trivially copyable (it "
-          "saves the contexts of the tasks still running after the budget to device memory)");
-    }
-    if (!routed && args_.strategy == pool_strategy::remapped) {
-      throw std::invalid_argument(
-          "strategy remapped: the program must say which path each task takes (`static "
-          "constexpr unsigned paths` and `unsigned path(task_id) const`, task_program.hpp)");
-    }
-    const device_info device = current_device();
-    sm_count_ = device.sm_count;
-    if (device.compute_major >= 9) {
-      dependent_shared_ = {device.shared_per_sm, device.shared_per_block_optin,
-                           device.shared_reserved_per_block};
-    }
-    if (args_.strategy == pool_strategy::automatic) {
-      // The driver is part of the key: a new driver may compile and schedule differently.
-      int driver = 0;
-      MICROSCHED_CUDA_TRY(cudaDriverGetVersion(&driver));
-      automatic_.configure(
-          detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" +
-                                                 device.name + "|driver " + std::to_string(driver)),
-          candidates(), !Policy::switches_contexts);
-    }
-    if constexpr (dynamic_shared_bytes > 0) {
-      switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
-                                  Policy::contexts_per_warp, sizeof(typename Program::context),
-                                  block_threads);
-    }
-    // A fixed schedule is validated against occupancy now, before any launch, and its kernel
-    // opted in to its dynamic shared memory (resources_of). Under automatic nothing is queried
-    // here: each query loads a kernel, a cost the first call would pay for candidates it never
-    // runs; a candidate that cannot launch is dropped at its first run instead (with the reason).
-    if (args_.strategy != pool_strategy::automatic && !is_direct_form(args_.strategy)) {
-      (void)plan_of(args_, 1);
-    }
-  }
+  explicit scheduler(const schedule_arguments& args = {});
 
   [[nodiscard]] const schedule_arguments& arguments() const { return args_; }
 
@@ -164,35 +120,7 @@ class scheduler {
   //! once. Zero tasks is a no-op. Under pool_strategy::automatic the first runs of each size
   //! class time their candidate with CUDA events (automatic_schedule.hpp): such a run waits for
   //! the previous calibrating run of that class to finish before it is enqueued.
-  void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
-    if (num_tasks == 0) return;
-    if (args_.strategy != pool_strategy::automatic) {
-      launch(args_, program, num_tasks, stream);
-      return;
-    }
-    // The survivor queue is allocated before any candidate is timed, so that no run's time holds
-    // the allocation (an eighth of the tasks' contexts; survivor_capacity()). Without the
-    // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
-    if constexpr (budgetable) {
-      try {
-        if (automatic_.may_run_budgeted(num_tasks))
-          survivors_.reserve(survivor_capacity(num_tasks), stream);
-      } catch (const std::invalid_argument&) {
-      }
-    }
-    automatic_.run(
-        num_tasks, stream,
-        [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
-        [&](const schedule_arguments& chosen, const task_slice& slice, step_counts* counts) {
-          // Managed-branch programs are not cut (automatic_schedule::configure): no slice kernels.
-          if constexpr (!Policy::switches_contexts) {
-            launch_slice(chosen, sliced_program<Program>{program, slice}, counts, stream);
-          }
-        },
-        [&](const schedule_arguments& chosen) {
-          if constexpr (!Policy::switches_contexts) load_slice_kernels(chosen);
-        });
-  }
+  void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr);
 
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
   //! this size class is made (a few runs; at most rounds x candidates), then waits for the last
@@ -247,73 +175,11 @@ class scheduler {
   //! for any other, the persistent warps as one block per SM. Only these are compiled for sliced
   //! programs.
   void launch_slice(const schedule_arguments& s, const sliced_program<Program>& program,
-                    step_counts* counts, cudaStream_t stream) requires(!Policy::switches_contexts) {
-    using sliced = sliced_program<Program>;
-    const task_id n = program.slice.size();
-    if (n == 0) return;
-    if (is_direct_form(s.strategy)) {  // slices hold at most 2^27 tasks: 32-bit ids
-      const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
-      direct_kernel_counting<sliced, direct_block_threads>
-          <<<blocks, direct_block_threads, 0, stream>>>(program, n, counts);
-      MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel (slice)");
-      return;
-    }
-    if constexpr (!Policy::switches_contexts) {
-      using global_variant = kernel_variant<pool_strategy::global, false>;
-      if (s.strategy == pool_strategy::budgeted) {
-        if constexpr (budgetable) {
-          survivors_.reserve(survivor_capacity(n), stream);
-          const survivor_queue_ref<context> queue = survivors_.ref();
-          const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
-          budgeted_pass<sliced, direct_block_threads, std::uint32_t>
-              <<<blocks, direct_block_threads, 0, stream>>>(program, n, budget_of(s), queue);
-          MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass (slice)");
-          survivors_.launched();
-          auto* tail = persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>;
-          launch_one_block(reinterpret_cast<const void*>(tail), s, queue.capacity, stream,
-                           [&](auto grid) {
-                             tail<<<grid, one_block_threads, 0, stream>>>(
-                                 resumed_program<sliced>{program, queue},
-                                 make_params(s, queue.capacity), policy_params(s));
-                           });
-          return;
-        }
-      }
-      // Private pools of one task for every other strategy: the form a first call predicts.
-      auto* pooled = persistent_kernel<sliced, one_block_policy, global_variant>;
-      launch_one_block(reinterpret_cast<const void*>(pooled), s, n, stream, [&](auto grid) {
-        pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n),
-                                                       policy_params(s));
-      });
-    }
-  }
+                    step_counts* counts, cudaStream_t stream) requires(!Policy::switches_contexts);
 
   //! Loads the kernels launch_slice() runs for `s` (a kernel loads at its first use, a cost that
   //! must not fall inside a timed slice).
-  void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts) {
-    using sliced = sliced_program<Program>;
-    using global_variant = kernel_variant<pool_strategy::global, false>;
-    const auto load = [&](const void* kernel, int threads) {
-      (void)resources_of(kernel, threads, 0);
-    };
-    if (is_direct_form(s.strategy)) {  // the counting form: the slice the events time
-      load(reinterpret_cast<const void*>(direct_kernel_counting<sliced, direct_block_threads>),
-           direct_block_threads);
-    } else if (s.strategy == pool_strategy::budgeted) {
-      if constexpr (budgetable) {
-        load(reinterpret_cast<const void*>(
-                 budgeted_pass<sliced, direct_block_threads, std::uint32_t>),
-             direct_block_threads);
-        load(reinterpret_cast<const void*>(
-                 persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>),
-             one_block_threads);
-      }
-    } else {
-      load(reinterpret_cast<const void*>(
-               persistent_kernel<sliced, one_block_policy, global_variant>),
-           one_block_threads);
-    }
-  }
+  void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts);
 
   //! Primes the pool, runs `enqueue(grid)` with the grid of one block of one_block_threads per
   //! SM for `kernel`, and hands the pool's counter on.
@@ -340,60 +206,14 @@ class scheduler {
   }
   //! `one`: one_block_launch(s), which the launches decide once and pass on.
   [[nodiscard]] launch_plan plan_of(const schedule_arguments& s, task_id num_tasks,
-                                    const one_block_form& one) const {
-    if (is_direct_form(s.strategy)) {
-      return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
-              resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),
-                           direct_block_threads, 0)};
-    }
-    if (one.kernel != nullptr) {
-      const kernel_resources r = resources_of(one.kernel, one_block_threads, one.shared);
-      return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
-              one.shared, r};
-    }
-    const void* persistent =
-        s.strategy == pool_strategy::budgeted
-            ? reinterpret_cast<const void*>(select::template tail_for<Policy>(s))
-            : reinterpret_cast<const void*>(select::kernel(s));
-    const std::size_t shared =
-        s.strategy == pool_strategy::budgeted
-            ? survivors_shared_bytes(s, persistent, block_threads, s.blocks_per_sm)
-            : dynamic_shared_bytes;
-    const kernel_resources r = resources_of(persistent, block_threads, shared);
-    return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
-                        Policy::auto_blocks(num_tasks, sm_count_)),
-            block_threads, shared, r};
-  }
+                                    const one_block_form& one) const;
 
   //! How persistent schedule `s` runs as one block of one_block_threads per SM, or no kernel
   //! where `s` keeps the policy's blocks: explicit blocks per SM, the local and remapped
   //! strategies (whose blocks are units of work), managed-branch programs (their contexts live
   //! in shared memory per block), and a program the one-block kernel would serve worse
   //! (serves_as_one_block: its launch bounds allow 64 registers a thread).
-  [[nodiscard]] one_block_form one_block_launch(const schedule_arguments& s) const {
-    if constexpr (Policy::switches_contexts) {
-      return {};
-    } else {
-      if (s.blocks_per_sm != 0) return {};
-      const void* one = nullptr;
-      const void* own = nullptr;
-      if (s.strategy == pool_strategy::budgeted) {
-        if constexpr (budgetable) {
-          one = reinterpret_cast<const void*>(select::template tail_for<one_block_policy>(s));
-          own = reinterpret_cast<const void*>(select::template tail_for<Policy>(s));
-        }
-      } else if (kernel_t* k = select::one_block_kernel(s)) {
-        one = reinterpret_cast<const void*>(k);
-        own = reinterpret_cast<const void*>(select::kernel(s));
-      }
-      if (one == nullptr) return {};
-      const std::size_t shared = survivors_shared_bytes(s, one, one_block_threads, 1);
-      const bool serves =
-          serves_as_one_block(resources_of(one, one_block_threads, shared),
-                              resources_of(own, block_threads, dynamic_shared_bytes));
-      return serves ? one_block_form{one, shared} : one_block_form{};
-    }
-  }
+  [[nodiscard]] one_block_form one_block_launch(const schedule_arguments& s) const;
 
   //! Dynamic shared memory of the budgeted strategy's survivors' launch of `kernel` in blocks of
   //! `threads`, `blocks` of them per SM (0: the policy's automatic grid): enough that no more
@@ -402,38 +222,10 @@ class scheduler {
   //! GPUs below compute capability 9.0, where the bound does not fit, and for a kernel compiled
   //! from PTX below 9.0 (its wait for the direct pass compiles to nothing).
   [[nodiscard]] std::size_t survivors_shared_bytes(const schedule_arguments& s, const void* kernel,
-                                                   int threads, int blocks) const {
-    if (s.strategy != pool_strategy::budgeted || blocks < 1 || dependent_shared_.per_sm == 0) {
-      return 0;
-    }
-    const kernel_resources own = resources_of(kernel, threads, 0);
-    if (own.ptx_version < 90) return 0;
-    return shared_bytes_for_blocks(blocks, dependent_shared_, own.static_shared_bytes);
-  }
+                                                   int threads, int blocks) const;
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
-              cudaStream_t stream) {
-    if (is_direct_form(s.strategy)) {
-      const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-      select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
-      MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
-      return;
-    }
-    if (s.strategy == pool_strategy::budgeted) {
-      launch_budgeted(s, program, num_tasks, stream);
-      return;
-    }
-    const one_block_form one = one_block_launch(s);
-    const launch_plan p = plan_of(s, num_tasks, one);
-    pool_.prime(stream);
-    kernel_t* const persistent =
-        one.kernel != nullptr ? select::one_block_kernel(s) : select::kernel(s);
-    persistent<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block),
-                 p.dynamic_shared_bytes, stream>>>(program, make_params(s, num_tasks),
-                                                   policy_params(s));
-    MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
-    pool_.launched();
-  }
+              cudaStream_t stream);
 
   //! The direct pass, then the persistent warps over its survivors. The second launch's grid is
   //! sized on the host; its task count is read on the device (resumed_program). On compute
@@ -444,33 +236,7 @@ class scheduler {
   //! whose blocks crowd the SMs that free first runs slower than the ordinary launch
   //! (docs/decisions.md, "The survivors' dependent launch").
   void launch_budgeted(const schedule_arguments& s, const Program& program, task_id num_tasks,
-                       cudaStream_t stream) {
-    if constexpr (budgetable) {
-      const one_block_form one = one_block_launch(s);
-      const launch_plan p = plan_of(s, num_tasks, one);
-      survivors_.reserve(survivor_capacity(num_tasks), stream);
-      pool_.prime(stream);  // before the pass: nothing may come between it and its dependent
-      const survivor_queue_ref<context> queue = survivors_.ref();
-      const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-      select::budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
-                                                                               budget_of(s), queue);
-      MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
-      survivors_.launched();
-      tail_t* const resume = one.kernel != nullptr ? select::template tail_for<one_block_policy>(s)
-                                                   : select::template tail_for<Policy>(s);
-      const resumed_program<Program> resumed{program, queue};
-      if (p.dynamic_shared_bytes > 0) {
-        detail::launch_dependent(resume, static_cast<unsigned>(p.blocks),
-                                 static_cast<unsigned>(p.threads_per_block), p.dynamic_shared_bytes,
-                                 stream, resumed, make_params(s, queue.capacity), policy_params(s));
-      } else {
-        resume<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block), 0,
-                 stream>>>(resumed, make_params(s, queue.capacity), policy_params(s));
-      }
-      MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel (budgeted survivors)");
-      pool_.launched();
-    }
-  }
+                       cudaStream_t stream);
 
   [[nodiscard]] driver_params make_params(const schedule_arguments& s, task_id num_tasks) const {
     driver_params params;
@@ -515,3 +281,5 @@ class scheduler {
 };
 
 }  // namespace microsched
+
+#include "microsched/detail/scheduler.inl"  // IWYU pragma: export

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+//! @file scheduler.inl
+//! The scheduler's construction and launches (scheduler.cuh declares them; this file is
+//! included at its end): the automatic schedule's runs, the fixed schedules' launches, the
+//! budgeted strategy's two launches, and the slices of a first call.
+
+namespace microsched {
+
+template <class Program, class Policy>
+scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(args) {
+  validate(args_);
+  if (Policy::switches_contexts && args_.strategy == pool_strategy::stream) {
+    throw std::invalid_argument(
+        "strategy stream: runs plain task programs only; a managed-branch program parks "
+        "contexts, use local, global or hybrid");
+  }
+  if (!budgetable && args_.strategy == pool_strategy::budgeted) {
+    throw std::invalid_argument(
+        "strategy budgeted: runs plain task programs whose context is trivially copyable (it "
+        "saves the contexts of the tasks still running after the budget to device memory)");
+  }
+  if (!routed && args_.strategy == pool_strategy::remapped) {
+    throw std::invalid_argument(
+        "strategy remapped: the program must say which path each task takes (`static "
+        "constexpr unsigned paths` and `unsigned path(task_id) const`, task_program.hpp)");
+  }
+  const device_info device = current_device();
+  sm_count_ = device.sm_count;
+  if (device.compute_major >= 9) {
+    dependent_shared_ = {device.shared_per_sm, device.shared_per_block_optin,
+                         device.shared_reserved_per_block};
+  }
+  if (args_.strategy == pool_strategy::automatic) {
+    // The driver is part of the key: a new driver may compile and schedule differently.
+    int driver = 0;
+    MICROSCHED_CUDA_TRY(cudaDriverGetVersion(&driver));
+    automatic_.configure(
+        detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" + device.name +
+                                               "|driver " + std::to_string(driver)),
+        candidates(), !Policy::switches_contexts);
+  }
+  if constexpr (dynamic_shared_bytes > 0) {
+    switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
+                                Policy::contexts_per_warp, sizeof(typename Program::context),
+                                block_threads);
+  }
+  // A fixed schedule is validated against occupancy now, before any launch, and its kernel
+  // opted in to its dynamic shared memory (resources_of). Under automatic nothing is queried
+  // here: each query loads a kernel, a cost the first call would pay for candidates it never
+  // runs; a candidate that cannot launch is dropped at its first run instead (with the reason).
+  if (args_.strategy != pool_strategy::automatic && !is_direct_form(args_.strategy)) {
+    (void)plan_of(args_, 1);
+  }
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
+                                     cudaStream_t stream) {
+  if (num_tasks == 0) return;
+  if (args_.strategy != pool_strategy::automatic) {
+    launch(args_, program, num_tasks, stream);
+    return;
+  }
+  // The survivor queue is allocated before any candidate is timed, so that no run's time holds
+  // the allocation (an eighth of the tasks' contexts; survivor_capacity()). Without the
+  // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
+  if constexpr (budgetable) {
+    try {
+      if (automatic_.may_run_budgeted(num_tasks))
+        survivors_.reserve(survivor_capacity(num_tasks), stream);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  automatic_.run(
+      num_tasks, stream,
+      [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
+      [&](const schedule_arguments& chosen, const task_slice& slice, step_counts* counts) {
+        // Managed-branch programs are not cut (automatic_schedule::configure): no slice kernels.
+        if constexpr (!Policy::switches_contexts) {
+          launch_slice(chosen, sliced_program<Program>{program, slice}, counts, stream);
+        }
+      },
+      [&](const schedule_arguments& chosen) {
+        if constexpr (!Policy::switches_contexts) load_slice_kernels(chosen);
+      });
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::launch_slice(
+    const schedule_arguments& s, const sliced_program<Program>& program, step_counts* counts,
+    cudaStream_t stream) requires(!Policy::switches_contexts) {
+  using sliced = sliced_program<Program>;
+  const task_id n = program.slice.size();
+  if (n == 0) return;
+  if (is_direct_form(s.strategy)) {  // slices hold at most 2^27 tasks: 32-bit ids
+    const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
+    direct_kernel_counting<sliced, direct_block_threads>
+        <<<blocks, direct_block_threads, 0, stream>>>(program, n, counts);
+    MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel (slice)");
+    return;
+  }
+  if constexpr (!Policy::switches_contexts) {
+    using global_variant = kernel_variant<pool_strategy::global, false>;
+    if (s.strategy == pool_strategy::budgeted) {
+      if constexpr (budgetable) {
+        survivors_.reserve(survivor_capacity(n), stream);
+        const survivor_queue_ref<context> queue = survivors_.ref();
+        const auto blocks = static_cast<unsigned>(direct_blocks(n, direct_block_threads));
+        budgeted_pass<sliced, direct_block_threads, std::uint32_t>
+            <<<blocks, direct_block_threads, 0, stream>>>(program, n, budget_of(s), queue);
+        MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass (slice)");
+        survivors_.launched();
+        auto* tail = persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>;
+        launch_one_block(
+            reinterpret_cast<const void*>(tail), s, queue.capacity, stream, [&](auto grid) {
+              tail<<<grid, one_block_threads, 0, stream>>>(resumed_program<sliced>{program, queue},
+                                                           make_params(s, queue.capacity),
+                                                           policy_params(s));
+            });
+        return;
+      }
+    }
+    // Private pools of one task for every other strategy: the form a first call predicts.
+    auto* pooled = persistent_kernel<sliced, one_block_policy, global_variant>;
+    launch_one_block(reinterpret_cast<const void*>(pooled), s, n, stream, [&](auto grid) {
+      pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n), policy_params(s));
+    });
+  }
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::load_slice_kernels(const schedule_arguments& s) const
+    requires(!Policy::switches_contexts) {
+  using sliced = sliced_program<Program>;
+  using global_variant = kernel_variant<pool_strategy::global, false>;
+  const auto load = [&](const void* kernel, int threads) {
+    (void)resources_of(kernel, threads, 0);
+  };
+  if (is_direct_form(s.strategy)) {  // the counting form: the slice the events time
+    load(reinterpret_cast<const void*>(direct_kernel_counting<sliced, direct_block_threads>),
+         direct_block_threads);
+  } else if (s.strategy == pool_strategy::budgeted) {
+    if constexpr (budgetable) {
+      load(
+          reinterpret_cast<const void*>(budgeted_pass<sliced, direct_block_threads, std::uint32_t>),
+          direct_block_threads);
+      load(reinterpret_cast<const void*>(
+               persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>),
+           one_block_threads);
+    }
+  } else {
+    load(reinterpret_cast<const void*>(persistent_kernel<sliced, one_block_policy, global_variant>),
+         one_block_threads);
+  }
+}
+
+template <class Program, class Policy>
+launch_plan scheduler<Program, Policy>::plan_of(const schedule_arguments& s, task_id num_tasks,
+                                                const one_block_form& one) const {
+  if (is_direct_form(s.strategy)) {
+    return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
+            resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),
+                         direct_block_threads, 0)};
+  }
+  if (one.kernel != nullptr) {
+    const kernel_resources r = resources_of(one.kernel, one_block_threads, one.shared);
+    return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
+            one.shared, r};
+  }
+  const void* persistent = s.strategy == pool_strategy::budgeted
+                               ? reinterpret_cast<const void*>(select::template tail_for<Policy>(s))
+                               : reinterpret_cast<const void*>(select::kernel(s));
+  const std::size_t shared =
+      s.strategy == pool_strategy::budgeted
+          ? survivors_shared_bytes(s, persistent, block_threads, s.blocks_per_sm)
+          : dynamic_shared_bytes;
+  const kernel_resources r = resources_of(persistent, block_threads, shared);
+  return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm,
+                      Policy::auto_blocks(num_tasks, sm_count_)),
+          block_threads, shared, r};
+}
+
+template <class Program, class Policy>
+auto scheduler<Program, Policy>::one_block_launch(const schedule_arguments& s) const
+    -> one_block_form {
+  if constexpr (Policy::switches_contexts) {
+    return {};
+  } else {
+    if (s.blocks_per_sm != 0) return {};
+    const void* one = nullptr;
+    const void* own = nullptr;
+    if (s.strategy == pool_strategy::budgeted) {
+      if constexpr (budgetable) {
+        one = reinterpret_cast<const void*>(select::template tail_for<one_block_policy>(s));
+        own = reinterpret_cast<const void*>(select::template tail_for<Policy>(s));
+      }
+    } else if (kernel_t* k = select::one_block_kernel(s)) {
+      one = reinterpret_cast<const void*>(k);
+      own = reinterpret_cast<const void*>(select::kernel(s));
+    }
+    if (one == nullptr) return {};
+    const std::size_t shared = survivors_shared_bytes(s, one, one_block_threads, 1);
+    const bool serves = serves_as_one_block(resources_of(one, one_block_threads, shared),
+                                            resources_of(own, block_threads, dynamic_shared_bytes));
+    return serves ? one_block_form{one, shared} : one_block_form{};
+  }
+}
+
+template <class Program, class Policy>
+std::size_t scheduler<Program, Policy>::survivors_shared_bytes(const schedule_arguments& s,
+                                                               const void* kernel, int threads,
+                                                               int blocks) const {
+  if (s.strategy != pool_strategy::budgeted || blocks < 1 || dependent_shared_.per_sm == 0) {
+    return 0;
+  }
+  const kernel_resources own = resources_of(kernel, threads, 0);
+  if (own.ptx_version < 90) return 0;
+  return shared_bytes_for_blocks(blocks, dependent_shared_, own.static_shared_bytes);
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::launch(const schedule_arguments& s, const Program& program,
+                                        task_id num_tasks, cudaStream_t stream) {
+  if (is_direct_form(s.strategy)) {
+    const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
+    select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
+    MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
+    return;
+  }
+  if (s.strategy == pool_strategy::budgeted) {
+    launch_budgeted(s, program, num_tasks, stream);
+    return;
+  }
+  const one_block_form one = one_block_launch(s);
+  const launch_plan p = plan_of(s, num_tasks, one);
+  pool_.prime(stream);
+  kernel_t* const persistent =
+      one.kernel != nullptr ? select::one_block_kernel(s) : select::kernel(s);
+  persistent<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block),
+               p.dynamic_shared_bytes, stream>>>(program, make_params(s, num_tasks),
+                                                 policy_params(s));
+  MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
+  pool_.launched();
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::launch_budgeted(const schedule_arguments& s,
+                                                 const Program& program, task_id num_tasks,
+                                                 cudaStream_t stream) {
+  if constexpr (budgetable) {
+    const one_block_form one = one_block_launch(s);
+    const launch_plan p = plan_of(s, num_tasks, one);
+    survivors_.reserve(survivor_capacity(num_tasks), stream);
+    pool_.prime(stream);  // before the pass: nothing may come between it and its dependent
+    const survivor_queue_ref<context> queue = survivors_.ref();
+    const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
+    select::budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
+                                                                             budget_of(s), queue);
+    MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
+    survivors_.launched();
+    tail_t* const resume = one.kernel != nullptr ? select::template tail_for<one_block_policy>(s)
+                                                 : select::template tail_for<Policy>(s);
+    const resumed_program<Program> resumed{program, queue};
+    if (p.dynamic_shared_bytes > 0) {
+      detail::launch_dependent(resume, static_cast<unsigned>(p.blocks),
+                               static_cast<unsigned>(p.threads_per_block), p.dynamic_shared_bytes,
+                               stream, resumed, make_params(s, queue.capacity), policy_params(s));
+    } else {
+      resume<<<static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.threads_per_block), 0,
+               stream>>>(resumed, make_params(s, queue.capacity), policy_params(s));
+    }
+    MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel (budgeted survivors)");
+    pool_.launched();
+  }
+}
+
+}  // namespace microsched
