@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_main.hpp"
 #include "microsched/check/prize_report.hpp"
 #include "microsched/device.hpp"
 #include "program_main.hpp"
@@ -276,12 +277,9 @@ void register_rows() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --help and unknown arguments are answered before the GPU is looked for; without a GPU the
-  // program says so and exits with programs::no_gpu_exit_code (77).
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
-    return programs::bad_arguments_exit_code;
-  }
+  // --help, --version and bad arguments are answered before the GPU is looked for; without a
+  // GPU the program says so and exits with programs::no_gpu_exit_code (77).
+  MICROSCHED_PARSE_BENCHMARK_ARGUMENTS("bench_termination", argc, argv);
   return programs::run_main("bench_termination", [] {
     programs::require_gpu();
     const auto info = current_device();

@@ -11,6 +11,7 @@
 #include "microsched/error.hpp"
 #include "microsched/io/atomic_file.hpp"
 #include "microsched/tuning/tuning_file.hpp"
+#include "microsched/version.hpp"
 #include "sweep/plots.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/report.hpp"
@@ -166,7 +167,7 @@ bool draw_plots(const std::string& folder, const heatmap_axes& axes, const cli_e
              << "\n";
     return true;
   }
-  *env.err << "error: the plots failed (exit " << rc << "): " << shell_line(command) << "\n";
+  *env.err << "sweep: error: the plots failed (exit " << rc << "): " << shell_line(command) << "\n";
   return false;
 }
 
@@ -264,16 +265,20 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
   app.add_flag("--list", list, "List the workloads and their options, then exit");
   app.add_flag("--dry-run", dry_run, "Print the plan (scenarios, schedules, points), then exit");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
+  app.set_version_flag("--version", std::string("sweep (microsched) ") + version_string);
 
   std::vector<std::string> argv_reversed(args.rbegin(), args.rend());
   try {
     app.parse(argv_reversed);
   } catch (const CLI::ParseError& e) {
-    std::ostringstream o, err;
-    const int rc = app.exit(e, o, err);
-    *env.out << o.str();
-    *env.err << err.str();
-    return rc == 0 ? exit_ok : exit_bad_input;
+    if (e.get_exit_code() == 0) {  // --help, --version
+      std::ostringstream o, err;
+      (void)app.exit(e, o, err);
+      *env.out << o.str();
+      return exit_ok;
+    }
+    *env.err << "sweep: error: " << e.what() << " (see --help)\n";
+    return exit_bad_input;
   }
 
   bool running = false;
@@ -333,7 +338,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       complete = run_sweep(plan, env.factory, log, options);
     } catch (const check_failed_error& e) {
       bar.finish();
-      *env.err << "error: " << e.what() << " in " << journal_path.string()
+      *env.err << "sweep: error: " << e.what() << " in " << journal_path.string()
                << "; no CSV, JSON or plots were written.\n";
       return exit_check_failed;
     } catch (...) {
@@ -363,12 +368,12 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     *env.err << "sweep: no GPU: " << e.what() << "; nothing was run (exit " << exit_no_gpu << ")\n";
     return exit_no_gpu;
   } catch (const std::invalid_argument& e) {
-    *env.err << "error: " << e.what() << "\n";
+    *env.err << "sweep: error: " << e.what() << "\n";
     return exit_bad_input;
   } catch (const std::exception& e) {
     // Before the first point: an output place or journal that cannot be used (bad input);
     // after it: a CUDA error or a file that cannot be written (a failed run).
-    *env.err << "error: " << e.what() << "\n";
+    *env.err << "sweep: error: " << e.what() << "\n";
     return running ? exit_failed : exit_bad_input;
   }
 }
