@@ -6,34 +6,18 @@ the floor (rows of another shape, such as host/, and rows that failed are left o
 
 Usage: scripts/bench_table.py bench_termination.json
 Exit status: 0 done, 2 bad usage or a file that is not bench_termination JSON (one line on stderr)."""
-import json
 import os
 import sys
 
-PROG = os.path.basename(sys.argv[0])
+sys.dont_write_bytecode = True  # leave no __pycache__ behind
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+
 COUNTERS = ("vanilla_ms", "persistent_ms", "default_ms", "best_ms", "floor_ms",
             "default_x_vanilla", "best_x_vanilla", "best_x_persistent", "floor_over_best",
             "vanilla_over_floor")
 
 
-def fail(message, code=2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    sys.exit(code)
-
-
-def read_benchmarks(path):
-    """The JSON's context and benchmark rows; exits 2 naming the file when it has none."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read '{path}': {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
-    context = data.get("context") if isinstance(data.get("context"), dict) else {}
-    return context, [b for b in data["benchmarks"] if isinstance(b, dict)]
 
 
 def main(argv):
@@ -46,7 +30,7 @@ def main(argv):
     if len(argv) != 2:
         fail("usage: bench_table.py BENCH_TERMINATION.json (see --help)")
     path = argv[1]
-    ctx, benchmarks = read_benchmarks(path)
+    ctx, benchmarks = read_benchmark_json(path)
     rows = [b for b in benchmarks if not b.get("error_occurred")
             and all(isinstance(b.get(k), (int, float)) for k in COUNTERS)]
     if not rows:

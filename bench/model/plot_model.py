@@ -8,19 +8,17 @@ time ratios (both metrics) and a markdown table with the errors and speedups.
 Exit status: 0 done; 1 an output could not be written after all; 2 bad usage, a file without
 bm_model rows, or an output that cannot be written (one line on stderr)."""
 import argparse
-import json
 import os
 import statistics
 import sys
 
-PROG = os.path.basename(sys.argv[0])
+sys.dont_write_bytecode = True  # leave no __pycache__ behind
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+
 NUMBERS = ("meas_ratio", "pred_w", "err_w_pct", "pred_ws", "err_ws_pct", "pred_ws_plain",
            "err_ws_plain_pct", "speedup", "host_ms", "breakeven", "e2e_speedup")
 
-
-def fail(message, code=2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    sys.exit(code)
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,17 +40,9 @@ def check_output(option, path):
 
 
 def rows(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read '{path}': {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
+    context, benchmarks = read_benchmark_json(path)
     out = []
-    for b in data["benchmarks"]:
+    for b in benchmarks:
         name = str(b.get("name", "")) if isinstance(b, dict) else ""
         if not name.startswith("bm_model/") or "meas_ratio" not in b:
             continue
@@ -61,7 +51,6 @@ def rows(path):
         if len(parts) < 3 or missing:
             fail(f"'{path}': row '{name}' lacks {', '.join(missing) or 'a workload and an order'}")
         out.append(dict(b, workload=parts[1], method=parts[2]))
-    context = data.get("context") if isinstance(data.get("context"), dict) else {}
     return context, out
 
 

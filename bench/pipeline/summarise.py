@@ -4,18 +4,16 @@
 --benchmark_out): original and pipelined loop times, speedup (mean and median of the pairs),
 optimised share, and the host gather's frame times. Usage: summarise.py bench_pipeline.json
 Exit status: 0 done, 2 bad usage or a file that is not Google Benchmark JSON (one line on stderr)."""
-import json
 import os
 import sys
 
-PROG = os.path.basename(sys.argv[0])
+sys.dont_write_bytecode = True  # leave no __pycache__ behind
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+
 KEYS = ("original_ms", "pipelined_ms", "speedup", "speedup_median", "optimised_share",
         "frame_ms_mean", "frame_ms_median", "frame_ms_max")
 
-
-def fail(message, code=2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    sys.exit(code)
 
 
 def main():
@@ -28,16 +26,7 @@ def main():
     if len(sys.argv) != 2:
         fail("usage: summarise.py BENCH_PIPELINE.json (see --help)")
     path = sys.argv[1]
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read '{path}': {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
-    for b in data["benchmarks"]:
+    for b in read_benchmark_json(path)[1]:
         if not isinstance(b, dict) or b.get("run_type") != "iteration":
             continue
         print(b.get("name", "?"), " ".join(f"{k}={b[k]:.3f}" for k in KEYS

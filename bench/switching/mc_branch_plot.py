@@ -13,10 +13,13 @@ The output's suffix (.svg, .png, .pdf) picks the format. Needs python3-matplotli
 Exit status: 0 done; 1 the plot could not be written after all; 2 bad usage, a file that is not
 bench_switching JSON with mc_branch rows, or an output that cannot be written (one line on stderr).
 """
-import json
 import os
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # leave no __pycache__ behind
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
 
 SERIES = [  # (bench variant, legend, colour, line style)
     ("vanilla", "vanilla (one thread per task)", "tab:red", "-"),
@@ -26,13 +29,8 @@ SERIES = [  # (bench variant, legend, colour, line style)
      "-"),
 ]
 IDEAL = ("ideal: vanilla at p = 1 x work done at p", "0.35")
-PROG = os.path.basename(sys.argv[0])
 FORMATS = ("svg", "png", "pdf")
 
-
-def fail(message, code=2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    sys.exit(code)
 
 
 def check_output(out):
@@ -50,17 +48,9 @@ def check_output(out):
 
 def read_rows(path):
     """{variant: {p: (ms, ideal_ms)}} from the JSON; exits 2 with a message if there are none."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read '{path}': {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
+    context, benchmarks = read_benchmark_json(path)
     rows = {}
-    for b in data["benchmarks"]:
+    for b in benchmarks:
         if not isinstance(b, dict):
             continue
         name = str(b.get("name", ""))
@@ -74,7 +64,6 @@ def read_rows(path):
             fail(f"'{path}': row '{name}' lacks the numbers p, ms and ideal_ms")
     if "vanilla" not in rows or "microsched" not in rows:
         fail(f"'{path}' has no mc_branch/vanilla and mc_branch/microsched rows")
-    context = data.get("context") if isinstance(data.get("context"), dict) else {}
     return rows, context.get("device", "")
 
 

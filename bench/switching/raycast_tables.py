@@ -8,31 +8,16 @@ kernel) and at its fastest window, context switching immediate and deferred, and
 
 Exit status: 0 done, 2 bad usage or a file without such rows (one line on stderr).
 """
-import json
 import os
 import re
 import sys
 
-PROG = os.path.basename(sys.argv[0])
+sys.dont_write_bytecode = True  # leave no __pycache__ behind
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
 
 
-def fail(message, code=2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    sys.exit(code)
 
-
-def read_benchmarks(path):
-    """The benchmark rows of a Google Benchmark JSON file; exits 2 naming the file otherwise."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read '{path}': {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
-    return [b for b in data["benchmarks"] if isinstance(b, dict)]
 
 
 def main():
@@ -45,7 +30,7 @@ def main():
     if len(sys.argv) != 2:
         fail("usage: raycast_tables.py BENCH_SWITCHING.json (see --help)")
     rows = {}
-    for b in read_benchmarks(sys.argv[1]):
+    for b in read_benchmark_json(sys.argv[1])[1]:
         if b.get("error_occurred") or not isinstance(b.get("ms"), (int, float)):
             continue
         m = re.match(r"(raycast_hessian(?:_skip)?)/(\d+)/(\w+)_w(\d+)/step=([\d.]+)",

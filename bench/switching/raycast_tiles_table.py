@@ -6,32 +6,21 @@ cap, with speedups against the textbook vanilla (window 1, row-major), vanilla a
 same order, and the best vanilla of every order and window.
   python3 bench/switching/raycast_tiles_table.py bench.json [top]
 Exit status: 0 done, 2 bad usage or a file without such rows (one line on stderr)."""
-import json
 import os
 import sys
 from collections import defaultdict
 
-PROG = os.path.basename(sys.argv[0])
+sys.dont_write_bytecode = True  # leave no __pycache__ behind
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
 
 
-def fail(message, code=2):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    sys.exit(code)
 
 
 def read_rows(path):
     """The raycast_tiles* rows that ran; exits 2 naming the file when there are none."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read '{path}': {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
-        fail(f"'{path}' is not JSON: {e}")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        fail(f"'{path}' is not Google Benchmark JSON (no \"benchmarks\" list)")
-    rows = [b for b in data["benchmarks"] if isinstance(b, dict)
-            and str(b.get("name", "")).startswith("raycast_tiles") and "error_message" not in b
+    rows = [b for b in read_benchmark_json(path)[1]
+            if str(b.get("name", "")).startswith("raycast_tiles") and "error_message" not in b
             and len(str(b["name"]).split("/")) >= 4 and isinstance(b.get("ms"), (int, float))]
     if not rows:
         fail(f"'{path}' has no raycast_tiles rows")
