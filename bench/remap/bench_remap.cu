@@ -236,12 +236,19 @@ void bm_driver(benchmark::State& state, path_distribution dist) {
   remapped_args.strategy = pool_strategy::remapped;
   scheduler<routed_micro> direct(direct_args);
   scheduler<routed_micro> remapped(remapped_args);
+  scheduler<routed_micro> automatic;  // the default schedule, calibrated before it is timed
   direct.run(program, micro_n);
   const std::vector<float> want = d.out.to_host();
   d.out.fill_bytes(0xff);
   remapped.run(program, micro_n);
   if (d.out.to_host() != want) {
     state.SkipWithError("remapped outputs differ from the direct mapping");
+    return;
+  }
+  d.out.fill_bytes(0xff);
+  automatic.calibrate(program, micro_n);
+  if (d.out.to_host() != want) {
+    state.SkipWithError("the default schedule's outputs differ from the direct mapping");
     return;
   }
   event_timer timer;
@@ -251,12 +258,18 @@ void bm_driver(benchmark::State& state, path_distribution dist) {
       timer.time([&](cudaStream_t s) { remapped.run(program, micro_n, s); }, baseline_timing);
   const timing_stats floor =
       timer.time([&](cudaStream_t s) { direct.run(flat, micro_n, s); }, baseline_timing);
+  const timing_stats chosen =
+      timer.time([&](cudaStream_t s) { automatic.run(program, micro_n, s); }, baseline_timing);
   for (auto _ : state) state.SetIterationTime(regrouped.median_ms * 1e-3);
   state.counters["orig_ms"] = base.median_ms;
   state.counters["remap_ms"] = regrouped.median_ms;
   state.counters["floor_ms"] = floor.median_ms;
   state.counters["speedup"] = base.median_ms / regrouped.median_ms;
   state.counters["remap_vs_floor"] = regrouped.median_ms / floor.median_ms;
+  state.counters["default_ms"] = chosen.median_ms;
+  state.counters["default_x_remap"] = regrouped.median_ms / chosen.median_ms;
+  state.counters["default_x_direct"] = base.median_ms / chosen.median_ms;
+  state.SetLabel("default: " + automatic.report(micro_n));
 }
 
 void register_all() {
@@ -284,7 +297,8 @@ void register_all() {
     add("micro/paths:8/" + d + "/block:256/dgi/N:16", bm_micro,
         micro_config{8, 256, 16, micro_work, remap_variant::data_group_index}, dist);
   }
-  for (const auto dist : {path_distribution::balanced, path_distribution::iid}) {
+  for (const auto dist :
+       {path_distribution::balanced, path_distribution::iid, path_distribution::uniform}) {
     benchmark::RegisterBenchmark(
         ("driver/paths:4/" + std::string(distribution_name(dist)) + "/remapped").c_str(), bm_driver,
         dist)
