@@ -3,8 +3,10 @@
 // of the rule, on the host.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "microsched/config.hpp"
 #include "microsched/fetch/fetch_control.hpp"
@@ -56,5 +58,32 @@ TEST_CASE("fetch control: bad thresholds and bad text are refused, named") {
                            "atomic:x", "any:1", "ballot:8x"}) {
     CAPTURE(text);
     CHECK_THROWS_AS((void)parse_fetch_control(text), std::invalid_argument);
+  }
+}
+
+TEST_CASE("should_leave over a warp's windows: the threshold-th finished lane, or the last") {
+  // Lane i's task needs steps[i] steps; windows of `deferral` steps; the warp checks after each.
+  std::vector<int> steps(warp_size);
+  for (int i = 0; i < warp_size; ++i) steps[i] = 1 + (i * 37) % 300;
+  std::vector<int> sorted = steps;
+  std::sort(sorted.begin(), sorted.end());
+  for (const int deferral : {1, 8, 64}) {
+    for (const int threshold : {1, 4, 16, 32}) {
+      for (const bool drained : {false, true}) {
+        CAPTURE(deferral);
+        CAPTURE(threshold);
+        CAPTURE(drained);
+        int windows = 0;
+        for (;;) {
+          ++windows;
+          int idle = 0;
+          for (const int s : steps) idle += s <= windows * deferral ? 1 : 0;
+          if (should_leave(idle, threshold, drained)) break;
+        }
+        // The warp leaves in the window in which its n-th shortest task ends (n = 32 once drained).
+        const int nth = sorted[(drained ? warp_size : threshold) - 1];
+        CHECK(windows == (nth + deferral - 1) / deferral);
+      }
+    }
   }
 }
