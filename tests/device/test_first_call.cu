@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/scheduler.cuh"
@@ -18,8 +19,8 @@ using namespace microsched;
 
 namespace {
 
-//! Task t takes length(t) steps (a hash, so lengths mix within warps); end() counts its visits
-//! and writes the steps it took.
+//! Task t takes length(t) steps (a hash, so lengths mix within warps); end() writes the steps it
+//! took. The tests run it counted (counted_program) to see each task end once.
 template <std::uint32_t Longest>
 struct hashed_lengths {
   struct context {
@@ -27,7 +28,6 @@ struct hashed_lengths {
     std::uint32_t length = 0;
     float value = 0;
   };
-  std::uint32_t* visits = nullptr;
   std::uint32_t* steps = nullptr;
 
   __host__ __device__ static std::uint32_t length(task_id t) {
@@ -41,34 +41,52 @@ struct hashed_lengths {
     return ++c.steps >= c.length;
   }
   __device__ void end(task_id t, const context& c) const {
-    atomicAdd(visits + t, 1u);
     steps[t] = c.steps + (c.value < 0 ? 1 : 0);  // keeps the arithmetic alive
   }
 };
 
 template <class Program>
-void check_runs(scheduler<Program>& sched, task_id n, int runs) {
-  device_buffer<std::uint32_t> visits(n > 0 ? n : 1), steps(n > 0 ? n : 1);
-  std::vector<std::uint32_t> v(n), s(n);
+void check_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs) {
+  task_counters visits(n);
+  device_buffer<std::uint32_t> steps(n > 0 ? n : 1);
+  std::vector<std::uint32_t> s(n);
   for (int r = 0; r < runs; ++r) {
     CAPTURE(r);
     CAPTURE(n);
-    visits.fill_bytes(0);
+    visits.reset();
     steps.fill_bytes(0xff);  // poison: a task that never ends leaves it
-    sched.run(Program{visits.data(), steps.data()}, n);
+    sched.run({Program{steps.data()}, visits.data()}, n);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    const exactly_once_count once = visits.check();
+    CHECK(once.missing == 0);
+    CHECK(once.duplicated == 0);
     if (n == 0) continue;
-    MICROSCHED_CUDA_TRY(cudaMemcpy(v.data(), visits.data(), n * 4, cudaMemcpyDeviceToHost));
     MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
-    std::size_t wrong_visits = 0, wrong_steps = 0;
-    for (task_id t = 0; t < n; ++t) {
-      wrong_visits += v[t] != 1;
-      wrong_steps += s[t] != Program::length(t);
-    }
-    CHECK(wrong_visits == 0);
+    std::size_t wrong_steps = 0;
+    for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != Program::length(t);
     CHECK(wrong_steps == 0);
   }
 }
+
+//! Task t takes 1 + hash(t) % longest steps, `longest` set per call: one program type whose
+//! work changes between calls, as an animation's does.
+struct varying_lengths {
+  struct context {
+    std::uint32_t steps = 0;
+    std::uint32_t length = 0;
+  };
+  std::uint32_t* steps = nullptr;
+  std::uint32_t longest = 1;
+
+  __host__ __device__ static std::uint32_t length(task_id t, std::uint32_t longest) {
+    std::uint32_t h = static_cast<std::uint32_t>(t) * 2654435761u;
+    h ^= h >> 15;
+    return 1 + h % longest;
+  }
+  __device__ context begin(task_id t) const { return {0, length(t, longest)}; }
+  __device__ bool step(context& c) const { return ++c.steps >= c.length; }
+  __device__ void end(task_id t, const context& c) const { steps[t] = c.steps; }
+};
 
 struct no_cache {
   no_cache() {
@@ -90,12 +108,12 @@ TEST_CASE("a long first call runs in slices, each task once; later calls check i
   no_cache guard;
   const task_id n = (task_id{1} << 20) + 7;
   if (sanitizing()) {
-    scheduler<hashed_lengths<100>> sched;
+    scheduler<counted_program<hashed_lengths<100>>> sched;
     check_runs(sched, n, 1);
     return;
   }
-  using program = hashed_lengths<16384>;  // a first call of several ms: the counted slice
-  scheduler<program> sched;
+  using program = hashed_lengths<65536>;  // a first call of several ms: the counted slice
+  scheduler<counted_program<program>> sched;
   check_runs(sched, n, 3);
   const std::string report = sched.report(n);
   CAPTURE(report);
@@ -106,7 +124,7 @@ TEST_CASE("a long first call runs in slices, each task once; later calls check i
 TEST_CASE("a short first call of many tasks runs its first slice direct, then the rest") {
   no_cache guard;
   using program = hashed_lengths<2>;
-  scheduler<program> sched;
+  scheduler<counted_program<program>> sched;
   const task_id n = (task_id{1} << 20) + 7;
   check_runs(sched, n, 2);
   if (sanitizing()) return;
@@ -117,12 +135,46 @@ TEST_CASE("the automatic schedule and every candidate run each task once at ever
   no_cache guard;
   using program = hashed_lengths<300>;
   for (const task_id n : {task_id{0}, task_id{1}, task_id{31}, task_id{33}, task_id{4099}}) {
-    scheduler<program> automatic;
+    scheduler<counted_program<program>> automatic;
     check_runs(automatic, n, 30);  // through the whole calibration
     for (const schedule_arguments& s : automatic_candidates(false)) {
       CAPTURE(to_string(s));
-      scheduler<program> fixed(s);
+      scheduler<counted_program<program>> fixed(s);
       check_runs(fixed, n, 1);
     }
   }
+}
+
+TEST_CASE("longer work under a direct choice cuts one call in slices, each task once") {
+  no_cache guard;
+  if (sanitizing()) return;  // the long calls take minutes under the sanitizer
+  const task_id n = (task_id{1} << 20) + 7;
+  scheduler<counted_program<varying_lengths>> sched;
+  task_counters visits(n);
+  device_buffer<std::uint32_t> steps(n);
+  std::vector<std::uint32_t> s(n);
+  const auto call = [&](std::uint32_t longest) {
+    visits.reset();
+    steps.fill_bytes(0xff);
+    sched.run({varying_lengths{steps.data(), longest}, visits.data()}, n);
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    const exactly_once_count once = visits.check();
+    CHECK(once.missing == 0);
+    CHECK(once.duplicated == 0);
+    MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
+    std::size_t wrong = 0;
+    for (task_id t = 0; t < n; ++t) wrong += s[t] != varying_lengths::length(t, longest);
+    CHECK(wrong == 0);
+  };
+  for (int i = 0; i < 40; ++i) call(2);  // short work: direct, timed now and then
+  REQUIRE(sched.report(n).find("longer work") == std::string::npos);
+  bool cut = false;
+  for (int i = 0; i < 200 && !cut; ++i) {  // long work until a timed run notices it
+    call(65536);
+    cut = sched.report(n).find("longer work: a counted 1/16 slice ran direct") != std::string::npos;
+  }
+  CAPTURE(sched.report(n));
+  CHECK(cut);
+  CHECK(sched.report(n).find("the rest ran global") != std::string::npos);
+  for (int i = 0; i < 8; ++i) call(65536);  // the adopted choice's reference run and its check
 }
