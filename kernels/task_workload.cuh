@@ -35,7 +35,7 @@ class task_workload : public Base {
       reference_[i] = device_buffer<std::uint32_t>(num_tasks);
       run_[i] = device_buffer<std::uint32_t>(num_tasks);
     }
-    counts_ = device_buffer<std::uint32_t>(num_tasks);
+    counts_ = task_counters(num_tasks);
   }
 
   [[nodiscard]] std::uint64_t num_tasks() const override { return num_tasks_; }
@@ -90,7 +90,7 @@ class task_workload : public Base {
     ensure_reference();
     scheduler<counted_program<Program>, termination_policy<scheduler_block_threads>> sched(args);
     for (auto& buffer : run_) buffer.fill_bytes(0xff, stream_.get());  // poison
-    counts_.fill_bytes(0, stream_.get());
+    counts_.reset(stream_.get());
     sched.run({make_program(run_pointers()), counts_.data()}, num_tasks_, stream_.get());
     stream_.synchronize();
     return compare_with_reference();
@@ -161,15 +161,10 @@ class task_workload : public Base {
   check_report compare_with_reference() {
     check_report r;
     r.tasks = num_tasks_;
-    const auto counts = counts_.to_host(stream_.get());
-    for (task_id t = 0; t < num_tasks_; ++t) {
-      if (counts[t] == 0) ++r.missing;
-      if (counts[t] > 1) ++r.duplicated;
-      if (counts[t] != 1 && r.detail.size() < 200) {
-        r.detail +=
-            "task " + std::to_string(t) + " processed " + std::to_string(counts[t]) + " times; ";
-      }
-    }
+    const exactly_once_count once = counts_.check(stream_.get(), 200);
+    r.missing = once.missing;
+    r.duplicated = once.duplicated;
+    r.detail = once.detail;
     for (int i = 0; i < Outputs; ++i) {
       const auto got = run_[i].to_host(stream_.get());
       const auto want = reference_[i].to_host(stream_.get());
@@ -191,7 +186,7 @@ class task_workload : public Base {
   event_timer timer_;
   std::array<device_buffer<std::uint32_t>, Outputs> reference_;
   std::array<device_buffer<std::uint32_t>, Outputs> run_;
-  device_buffer<std::uint32_t> counts_;
+  task_counters counts_;
   device_buffer<unsigned long long> steps_;
   baselines::warp_persistent_runner<Program> persistent_;
   bool have_reference_ = false;

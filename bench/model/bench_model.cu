@@ -282,22 +282,15 @@ void bm_model(benchmark::State& state, const std::string& workload, row kind) {
   }
   for (int i = 0; i < kernel_timing.warmup; ++i)
     w.launch({probe_mode::off, d_order.data(), n32, {}, nullptr, nullptr});
-  cudaEvent_t begin{}, end{};
-  MICROSCHED_CUDA_TRY(cudaEventCreate(&begin));
-  MICROSCHED_CUDA_TRY(cudaEventCreate(&end));
+  event_timer timer;
   std::vector<double> samples;
   for (auto _ : state) {
-    MICROSCHED_CUDA_TRY(cudaEventRecord(begin));
-    w.launch({probe_mode::off, d_order.data(), n32, {}, nullptr, nullptr});
-    MICROSCHED_CUDA_TRY(cudaEventRecord(end));
-    MICROSCHED_CUDA_TRY(cudaEventSynchronize(end));
-    float ms = 0;
-    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, begin, end));
+    const double ms = timer.time_once([&](cudaStream_t s) {
+      w.launch({probe_mode::off, d_order.data(), n32, {}, nullptr, s});
+    });
     state.SetIterationTime(ms * 1e-3);
     samples.push_back(ms);
   }
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
   const double kernel_ms = summarize(samples).median_ms;
   const double measured = kernel_ms / p.original_ms;  // time ratio: < 1 is faster
   // Predictions. An order built from predicted BBVs is rated on the expected ones (the

@@ -56,22 +56,12 @@ void run_side_by_side(benchmark::State& state, const launch_fn& original, const 
   const double cfe_remapped = count_cfe(remapped);
   for (int i = 0; i < 2; ++i) remapped(nullptr, nullptr);  // warm-up
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-  cudaEvent_t start{}, stop{};
-  MICROSCHED_CUDA_TRY(cudaEventCreate(&start));
-  MICROSCHED_CUDA_TRY(cudaEventCreate(&stop));
   std::vector<double> samples;
   for (auto _ : state) {
-    MICROSCHED_CUDA_TRY(cudaEventRecord(start));
-    remapped(nullptr, nullptr);
-    MICROSCHED_CUDA_TRY(cudaEventRecord(stop));
-    MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop));
-    float ms = 0;
-    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+    const double ms = timer.time_once(plain(remapped));
     state.SetIterationTime(ms * 1e-3);
     samples.push_back(ms);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   const timing_stats remap = summarize(samples);
   const double speedup = base.median_ms / remap.median_ms;
   const double potential = 1.0 / cfe_original;

@@ -9,7 +9,6 @@
 // P is fixed: each block of 256 jobs (8 radii x 32 angles) is regrouped so a warp's img
 // references fall in few 32-byte segments; the kernel exchanges jobs through shared memory, reads
 // no copy of the frame, and the pipeline adds one byte per sample on the device.
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -21,6 +20,7 @@
 #include "equal_cost_pieces.hpp"
 #include "microsched/error.hpp"
 #include "microsched/measure/event_timer.hpp"
+#include "microsched/measure/host_timer.hpp"
 #include "microsched/pipeline/cuda_memory.hpp"
 #include "microsched/pipeline/job_swap.hpp"
 #include "microsched/pipeline/reorder.hpp"
@@ -559,21 +559,19 @@ std::vector<double> time_unwrap_gather(const unwrap_options& options, int thread
   const auto pieces = static_cast<std::size_t>(threads);
   std::vector<std::size_t> bounds = p.piece_bounds(0, n, threads, g);
   if (!valid_piece_bounds(bounds, n, threads, g)) bounds = equal_piece_bounds(n, threads, g);
-  std::vector<double> ms;
   const int warm = 2 * options.frames;  // the first sweep of each piece builds its plan
-  for (int f = 0; f < warm + frames; ++f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t k = 0; k < pieces; ++k)
-      pool.submit([&, k, f] {
-        transform_job job{static_cast<std::size_t>(f), 0, 0, bounds[k], bounds[k + 1], n, n};
-        (void)p.transform(job);
-      });
-    pool.wait_idle();
-    if (f >= warm)
-      ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return ms;
+  int next_frame = 0;
+  return host_samples(
+      [&] {
+        const int f = next_frame++;
+        for (std::size_t k = 0; k < pieces; ++k)
+          pool.submit([&, k, f] {
+            transform_job job{static_cast<std::size_t>(f), 0, 0, bounds[k], bounds[k + 1], n, n};
+            (void)p.transform(job);
+          });
+        pool.wait_idle();
+      },
+      {.warmup = warm, .repetitions = frames});
 }
 
 }  // namespace microsched::pipeline::workloads

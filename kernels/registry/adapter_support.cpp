@@ -82,24 +82,6 @@ check_report compare_outputs(const std::vector<std::uint32_t>& got,
   return r;
 }
 
-timing_stats time_on_host(const std::function<void()>& run, const timing_options& options,
-                          const std::function<void()>& before) {
-  if (options.repetitions < 1) throw_invalid("repetitions", options.repetitions, "must be >= 1");
-  for (int i = 0; i < options.warmup; ++i) {
-    if (before) before();
-    run();
-  }
-  std::vector<double> samples;
-  for (int i = 0; i < options.repetitions; ++i) {
-    if (before) before();
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    samples.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return summarize(std::move(samples));
-}
-
 void no_reference(const std::string& workload, const char* reference, const std::string& why) {
   throw std::invalid_argument(workload + " has no " + reference + " reference: " + why);
 }

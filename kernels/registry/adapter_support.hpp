@@ -5,7 +5,6 @@
 //! workload is described to the registry, option helpers over a fixed set of values, the
 //! output comparison behind their checks, and host-clock timing for the pipeline.
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -63,13 +62,6 @@ struct entry {
 [[nodiscard]] check_report compare_outputs(const std::vector<std::uint32_t>& got,
                                            const std::vector<std::uint32_t>& want,
                                            std::uint64_t tasks, std::uint64_t words_per_task);
-
-//! Times `run` (which must wait for its own GPU work) on the host clock: warm-up runs, then
-//! repetitions, median; `before` (untimed, may be empty) runs before each of them. For the
-//! pipeline, whose time is the whole loop's, helpers included.
-[[nodiscard]] timing_stats time_on_host(const std::function<void()>& run,
-                                        const timing_options& options,
-                                        const std::function<void()>& before = {});
 
 //! Throws std::invalid_argument saying the workload has no such reference and why.
 [[noreturn]] void no_reference(const std::string& workload, const char* reference,

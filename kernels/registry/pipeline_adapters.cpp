@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "microsched/error.hpp"
+#include "microsched/measure/host_timer.hpp"
 #include "microsched/pipeline/chunk_pipeline.hpp"
 #include "microsched/pipeline/cuda_backend.hpp"
 #include "microsched/pipeline/kernel_split.hpp"

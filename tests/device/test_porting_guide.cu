@@ -142,24 +142,19 @@ void render_julia(std::uint32_t* out, int width, int height, float pixel_size, f
 // example-end render-julia
 
 // example-begin counted
-#include <algorithm>
-#include <cstdint>
 #include <microsched/check/counted_program.cuh>
-#include <microsched/device_buffer.hpp>
 #include <microsched/scheduler.cuh>
-#include <vector>
 
 //! True when every task in [0, num_tasks) began and ended exactly once under `args`. Works for
 //! plain and managed-branch programs alike (the policy follows from the program).
 template <class Program>
 bool runs_each_task_once(const Program& program, microsched::task_id num_tasks,
                          const microsched::schedule_arguments& args = {}) {
-  microsched::device_buffer<std::uint32_t> counts(num_tasks);
-  counts.fill_bytes(0);  // one counter per task
+  microsched::task_counters counts(num_tasks);
+  counts.reset();  // one counter per task
   microsched::scheduler<microsched::counted_program<Program>> sched(args);
   sched.run({program, counts.data()}, num_tasks);
-  const std::vector<std::uint32_t> seen = counts.to_host();  // waits for the run
-  return std::all_of(seen.begin(), seen.end(), [](std::uint32_t n) { return n == 1; });
+  return counts.check().passed();  // waits for the run; .missing and .duplicated say what failed
 }
 // example-end counted
 

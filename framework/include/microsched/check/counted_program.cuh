@@ -6,14 +6,19 @@
 //! schedule processes each task once.
 //!
 //! \code
-//! device_buffer<std::uint32_t> counts(n);  // zeroed before the run
-//! counts.fill_bytes(0, stream);
+//! task_counters counts(n);
+//! counts.reset(stream);  // zeroed before the run
 //! sched_of_counted.run(counted_program<my_program>{program, counts.data()}, n, stream);
-//! // every counts[t] == 1: each task began and ended exactly once
+//! assert(counts.check(stream).passed());  // each task began and ended exactly once
 //! \endcode
 
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
 #include <cstdint>
 
+#include "microsched/check/exactly_once.hpp"
+#include "microsched/device_buffer.hpp"
 #include "microsched/switching/managed_program.hpp"
 #include "microsched/task_program.hpp"
 
@@ -71,6 +76,23 @@ struct counted_program<Program> {
     inner.end(t, c);
     atomicAdd(counts + t, 1u);
   }
+};
+
+//! One counter per task on the device, for counted_program: reset before a run, check after.
+class task_counters {
+ public:
+  task_counters() = default;
+  explicit task_counters(task_id num_tasks) : counts_(num_tasks) {}
+  [[nodiscard]] std::uint32_t* data() const { return counts_.data(); }
+  void reset(cudaStream_t stream = nullptr) { counts_.fill_bytes(0, stream); }
+  //! After the work queued on `stream`: the tally (count_exactly_once).
+  [[nodiscard]] exactly_once_count check(cudaStream_t stream = nullptr,
+                                         std::size_t detail_limit = 0) const {
+    return count_exactly_once(counts_.to_host(stream), detail_limit);
+  }
+
+ private:
+  device_buffer<std::uint32_t> counts_;
 };
 
 }  // namespace microsched

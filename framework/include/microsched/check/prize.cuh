@@ -62,14 +62,16 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
   scheduler<Program, Policy> sched(args);
   sched.calibrate(program, num_tasks, stream);
   {
-    device_buffer<std::uint32_t> counts(num_tasks);
+    task_counters counts(num_tasks);
     scheduler<counted_program<Program>, Policy> checked(sched.schedule_for(num_tasks));
     const counted_program<Program> counted{program, counts.data()};
     detail::restore_state(outputs, state, stream);
     detail::poison(outputs, stream);
-    counts.fill_bytes(0, stream);
+    counts.reset(stream);
     checked.run(counted, num_tasks, stream);
-    detail::count_tasks(counts.to_host(stream), r);
+    const exactly_once_count once = counts.check(stream);
+    r.missing = once.missing;
+    r.duplicated = once.duplicated;
     r.differing_bytes = detail::count_differing_bytes(want, outputs, stream);
   }
   event_timer timer;

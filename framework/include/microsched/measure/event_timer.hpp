@@ -2,7 +2,7 @@
 #pragma once
 //! @file event_timer.hpp
 //! Times a launch with CUDA events on one stream: warm-up runs, then repetitions, median; or two
-//! launches in turns.
+//! launches in turns; or one launch, for a caller that owns the loop (a benchmark's iterations).
 
 #include <cuda_runtime_api.h>
 
@@ -36,7 +36,7 @@ class event_timer {
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(options.repetitions));
-    for (int i = 0; i < options.repetitions; ++i) samples.push_back(once(launch, stream));
+    for (int i = 0; i < options.repetitions; ++i) samples.push_back(time_once(launch, stream));
     return summarize(std::move(samples));
   }
 
@@ -57,16 +57,15 @@ class event_timer {
     samples_a.reserve(static_cast<std::size_t>(options.repetitions));
     samples_b.reserve(static_cast<std::size_t>(options.repetitions));
     for (int i = 0; i < options.repetitions; ++i) {
-      samples_a.push_back(once(a, stream));
-      samples_b.push_back(once(b, stream));
+      samples_a.push_back(time_once(a, stream));
+      samples_b.push_back(time_once(b, stream));
     }
     return {summarize(std::move(samples_a)), summarize(std::move(samples_b))};
   }
 
- private:
-  //! One launch between the two events, waited for: milliseconds.
+  //! One launch between the two events, waited for: milliseconds. No warm-up: the caller's.
   template <class Launch>
-  double once(Launch& launch, cudaStream_t stream) {
+  [[nodiscard]] double time_once(Launch&& launch, cudaStream_t stream = nullptr) {
     MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
     launch(stream);
     MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
@@ -76,6 +75,7 @@ class event_timer {
     return ms;
   }
 
+ private:
   cudaEvent_t start_{};
   cudaEvent_t stop_{};
 };
