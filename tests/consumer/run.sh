@@ -35,6 +35,14 @@ project_folder() {
   cp "$here/$1/CMakeLists.txt" "$here"/src/*.cu "$here"/src/*.cpp "$work/$1-src/"
   echo "$work/$1-src"
 }
+# Configures project folder SRC into $work/NAME, a Release build, its output in $work/NAME.log.
+# Usage: configure_project NAME SRC [CMAKE_ARGUMENT ...]
+configure_project() {
+  local name=$1 src=$2
+  shift 2
+  cmake -S "$src" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES="$archs" "$@" >"$work/$name.log"
+}
 # The link command of TARGET in the ninja build BUILD_DIR.
 link_command() { ninja -C "$1" -t commands "$2" | tail -n 1; }
 
@@ -55,8 +63,7 @@ fi
 
 echo "== consumer with find_package"
 src=$(project_folder installed)
-cmake -S "$src" -B "$work/installed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$work/installed.log"
+configure_project installed "$src" -DCMAKE_PREFIX_PATH="$work/prefix"
 cmake --build "$work/installed" -j "$(nproc)"
 # One CUDA runtime, the consumer's: CMake's default for CUDA targets is the static one.
 link=$(link_command "$work/installed" port)
@@ -67,8 +74,7 @@ link=$(link_command "$work/installed" port)
 
 echo "== consumer with CMAKE_{CXX,CUDA}_STANDARD_REQUIRED, COMPONENTS and the shared CUDA runtime"
 src=$(project_folder strict)
-cmake -S "$src" -B "$work/strict" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$work/strict.log"
+configure_project strict "$src" -DCMAKE_PREFIX_PATH="$work/prefix"
 cmake --build "$work/strict" -j "$(nproc)"
 for program in port version; do
   link=$(link_command "$work/strict" $program)
@@ -91,8 +97,7 @@ grep -q no_such_library "$work/missing_component.log" ||
 echo "== consumer with add_subdirectory"
 src=$(project_folder subdirectory)
 ln -s "$root" "$src/microsched"
-cmake -S "$src" -B "$work/subdirectory" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$work/subdirectory.log"
+configure_project subdirectory "$src"
 cmake --build "$work/subdirectory" -j "$(nproc)"
 # As a subproject only the libraries are targets: no samples, benchmarks, tests or workloads.
 if ninja -C "$work/subdirectory" -t targets all | grep -E '^(julia|bench_[a-z]+|test_[a-z_]+|sweep|microsched_workloads)[:.]'; then
@@ -106,8 +111,7 @@ unexpected=$(grep -E '^[A-Za-z_][A-Za-z0-9_]*:[A-Z]+=' "$work/subdirectory/CMake
 
 echo "== consumer with FetchContent, C++20 required"
 src=$(project_folder fetchcontent)
-cmake -S "$src" -B "$work/fetchcontent" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DMICROSCHED_GIT="$root" -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$work/fetchcontent.log"
+configure_project fetchcontent "$src" -DMICROSCHED_GIT="$root"
 cmake --build "$work/fetchcontent" -j "$(nproc)" --target port
 
 echo "== plain nvcc"

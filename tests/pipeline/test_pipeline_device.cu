@@ -167,15 +167,22 @@ TEST_CASE("documentation example: the same loop before and after the pipeline") 
 
 namespace {
 
+//! The original loop's outputs from a fresh population; the population is fresh again after.
+std::vector<std::uint32_t> original_outputs(cuda_backend& backend, split_program_base& program) {
+  any_split_program p{program};
+  program.reset();
+  split_loop<cuda_backend>::run_original(backend, p);
+  auto reference = program.outputs();
+  program.reset();
+  return reference;
+}
+
 //! The split loop against the original loop on the same population: every iteration's outputs
 //! and the final population bit-exact (outputs poisoned before each run).
 void check_split_equal_to_original(split_program_base& program, const split_arguments& args) {
   cuda_backend backend;
+  const auto reference = original_outputs(backend, program);
   any_split_program p{program};
-  program.reset();
-  split_loop<cuda_backend>::run_original(backend, p);
-  const auto reference = program.outputs();
-  program.reset();
   split_loop loop(backend, args);
   const auto& stats = loop.run(p);
   const auto result = program.outputs();
@@ -189,11 +196,8 @@ void check_split_equal_to_original(split_program_base& program, const split_argu
 //! Every iteration's second part through the remapped kernel, against the original loop.
 void check_split_remapped_equal_to_original(split_program_base& program, double ratio) {
   cuda_backend backend;
+  const auto reference = original_outputs(backend, program);
   any_split_program p{program};
-  program.reset();
-  split_loop<cuda_backend>::run_original(backend, p);
-  const auto reference = program.outputs();
-  program.reset();
   split_loop<cuda_backend>::run_remapped(backend, p, ratio);
   INFO(program.describe() << " r=" << ratio);
   CHECK(mismatches(program.outputs(), reference) == 0);

@@ -5,8 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cli_runner.hpp"
 #include "sweep/cli.hpp"
@@ -17,16 +15,9 @@
 using namespace microsched;
 using namespace microsched::sweep;
 namespace fs = std::filesystem;
-using microsched::sweep::testing::run_cli;
-using microsched::sweep::testing::temp_folder;
+using namespace microsched::sweep::testing;  // run_cli, read_file, temp_folder
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 const auto area_tunables = testing::fake_area_workload::tunables();
 }  // namespace
 
@@ -138,7 +129,7 @@ TEST_CASE("an area sweep: tunables per point, combinations not compiled skipped,
   CHECK(r.out.find("skipped 1 point(s): method b is not compiled for level 8") !=
         std::string::npos);
 
-  const auto results = results_from_json_text(slurp(fs::path(out) / "sweep.json"));
+  const auto results = results_from_json_text(read_file(fs::path(out) / "sweep.json"));
   CHECK_FALSE(results.takes_schedule);
   CHECK(results.tunable_names == std::vector<std::string>{"method", "level"});
   REQUIRE(results.scenarios.size() == 1);
@@ -154,12 +145,12 @@ TEST_CASE("an area sweep: tunables per point, combinations not compiled skipped,
   CHECK(sc.points[*best].tunables == options_map{{"method", "b"}, {"level", "3"}});
   CHECK(ratios(sc.points[*best], sc.baseline).speedup_vs_vanilla == doctest::Approx(2.0));
   CHECK(ratios(sc.points[*best], sc.baseline).over_floor == 0);
-  const std::string json = slurp(fs::path(out) / "sweep.json");
+  const std::string json = read_file(fs::path(out) / "sweep.json");
   CHECK(json.find("\"floor\": null") != std::string::npos);
   CHECK(json.find("\"over_floor\": null") != std::string::npos);
 
   // CSV: empty reference fields (never a number), one column per tunable.
-  const auto rows = parse_csv(slurp(fs::path(out) / "sweep.csv"));
+  const auto rows = parse_csv(read_file(fs::path(out) / "sweep.csv"));
   REQUIRE(rows.size() == 7);
   const auto& header = rows[0];
   const auto column = [&](const std::string& name) {
@@ -174,10 +165,10 @@ TEST_CASE("an area sweep: tunables per point, combinations not compiled skipped,
   CHECK(rows[6][column("level")] == "8");
 
   // Resume: nothing left to do, no new journal line.
-  const auto lines = slurp(fs::path(out) / "results.jsonl");
+  const auto lines = read_file(fs::path(out) / "results.jsonl");
   auto again = args;
   again.push_back("--resume");
   CHECK(run_cli(again, counters).rc == exit_ok);
-  CHECK(slurp(fs::path(out) / "results.jsonl") == lines);
+  CHECK(read_file(fs::path(out) / "results.jsonl") == lines);
   CHECK(counters->checks == 5);
 }

@@ -18,16 +18,10 @@
 using namespace microsched;
 using namespace microsched::sweep;
 namespace fs = std::filesystem;
+using microsched::sweep::testing::read_file;
 using microsched::sweep::testing::temp_folder;
 
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 sweep_header header_for(const std::string& gpu = "Fake GPU") {
   return {"fake", gpu, timing_options{1, 3}, "2024-01-01T00:00:00Z"};

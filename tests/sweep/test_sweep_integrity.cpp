@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -20,16 +19,9 @@
 using namespace microsched;
 using namespace microsched::sweep;
 namespace fs = std::filesystem;
-using microsched::sweep::testing::run_cli;
-using microsched::sweep::testing::temp_folder;
+using namespace microsched::sweep::testing;  // run_cli, read_file, temp_folder
 
 namespace {
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::size_t count_of(const std::string& text, const std::string& part) {
   std::size_t n = 0;
