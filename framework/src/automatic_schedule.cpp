@@ -130,12 +130,12 @@ int candidate_for(predicted_form form, const std::vector<schedule_arguments>& ca
 
 std::string automatic_schedule::describe_first_call(const calibration& tuning,
                                                     const step_counts& seen, task_id tasks,
-                                                    double whole_ms, int chosen, bool longer) {
+                                                    double whole_ms, int chosen) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.3f ms", whole_ms);
-  std::string out = std::string(longer ? "longer work" : "first call") + ": a counted 1/" +
-                    std::to_string(in_call_plan::period) + " slice ran direct (" +
-                    describe(seen, tasks) + "; the whole call at its pace " + buffer + ")";
+  std::string out = "first call: a counted 1/" + std::to_string(in_call_plan::period) +
+                    " slice ran direct (" + describe(seen, tasks) +
+                    "; the whole call at its pace " + buffer + ")";
   if (whole_ms < in_call_plan::long_call_ms) return out + ", a short call: the rest ran direct";
   return out + "; the rest ran " + to_string(tuning.candidate(chosen));
 }

@@ -135,13 +135,6 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     const double calibrated = chosen.best_ms;
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
-    // Longer work under direct: one counted call predicts the form at once, where confirming
-    // and calibrating would spend the calls of a short phase on runs of the wrong schedule.
-    if (off && ms > calibrated && slices_allowed_ && is_direct_form(candidate(chosen_).strategy)) {
-      wants_slices_ = true;
-      drift_streak_ = 0;
-      return;
-    }
     drift_streak_ = off ? drift_streak_ + 1 : 0;
     // One run off: the next is timed at once to confirm, not timed_every() runs later.
     if (off && drift_streak_ < drift_runs) untimed_ = timed_every();
@@ -305,7 +298,6 @@ void calibration::adopt(int i, double ms, std::uint64_t tasks, bool verify) {
   drift_streak_ = 0;
   validating_ = false;
   verify_ = verify && i != 0;
-  wants_slices_ = false;
 }
 
 void calibration::fail(int i, const std::string& why) {

@@ -68,26 +68,6 @@ void check_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs)
   }
 }
 
-//! Task t takes 1 + hash(t) % longest steps, `longest` set per call: one program type whose
-//! work changes between calls, as an animation's does.
-struct varying_lengths {
-  struct context {
-    std::uint32_t steps = 0;
-    std::uint32_t length = 0;
-  };
-  std::uint32_t* steps = nullptr;
-  std::uint32_t longest = 1;
-
-  __host__ __device__ static std::uint32_t length(task_id t, std::uint32_t longest) {
-    std::uint32_t h = static_cast<std::uint32_t>(t) * 2654435761u;
-    h ^= h >> 15;
-    return 1 + h % longest;
-  }
-  __device__ context begin(task_id t) const { return {0, length(t, longest)}; }
-  __device__ bool step(context& c) const { return ++c.steps >= c.length; }
-  __device__ void end(task_id t, const context& c) const { steps[t] = c.steps; }
-};
-
 struct no_cache {
   no_cache() {
     ::setenv("MICROSCHED_CACHE", "off", 1);  // tests never read or write the user's cache
@@ -143,38 +123,4 @@ TEST_CASE("the automatic schedule and every candidate run each task once at ever
       check_runs(fixed, n, 1);
     }
   }
-}
-
-TEST_CASE("longer work under a direct choice cuts one call in slices, each task once") {
-  no_cache guard;
-  if (sanitizing()) return;  // the long calls take minutes under the sanitizer
-  const task_id n = (task_id{1} << 20) + 7;
-  scheduler<counted_program<varying_lengths>> sched;
-  task_counters visits(n);
-  device_buffer<std::uint32_t> steps(n);
-  std::vector<std::uint32_t> s(n);
-  const auto call = [&](std::uint32_t longest) {
-    visits.reset();
-    steps.fill_bytes(0xff);
-    sched.run({varying_lengths{steps.data(), longest}, visits.data()}, n);
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    const exactly_once_count once = visits.check();
-    CHECK(once.missing == 0);
-    CHECK(once.duplicated == 0);
-    MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
-    std::size_t wrong = 0;
-    for (task_id t = 0; t < n; ++t) wrong += s[t] != varying_lengths::length(t, longest);
-    CHECK(wrong == 0);
-  };
-  for (int i = 0; i < 40; ++i) call(2);  // short work: direct, timed now and then
-  REQUIRE(sched.report(n).find("longer work") == std::string::npos);
-  bool cut = false;
-  for (int i = 0; i < 200 && !cut; ++i) {  // long work until a timed run notices it
-    call(65536);
-    cut = sched.report(n).find("longer work: a counted 1/16 slice ran direct") != std::string::npos;
-  }
-  CAPTURE(sched.report(n));
-  CHECK(cut);
-  CHECK(sched.report(n).find("the rest ran global") != std::string::npos);
-  for (int i = 0; i < 8; ++i) call(65536);  // the adopted choice's reference run and its check
 }

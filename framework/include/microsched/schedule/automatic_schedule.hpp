@@ -182,15 +182,8 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     calibration& tuning = state->tuning;
-    const bool sliceable =
-        in_call_ && num_tasks >= in_call_plan::least_tasks && num_tasks <= in_call_plan::most_tasks;
-    if (sliceable) tuning.allow_slices();
-    if (sliceable && state->fresh()) {
-      run_in_slices(*state, num_tasks, stream, launch_slice, prepare);
-      return;
-    }
-    if (tuning.decided()) (void)state->collect(false);  // a drift read now cuts this call
-    if (sliceable && state->pending < 0 && tuning.wants_slices()) {
+    if (in_call_ && state->fresh() && num_tasks >= in_call_plan::least_tasks &&
+        num_tasks <= in_call_plan::most_tasks) {
       run_in_slices(*state, num_tasks, stream, launch_slice, prepare);
       return;
     }
@@ -252,8 +245,7 @@ class automatic_schedule {
     const task_slice first = task_slice::residues(n, shift, in_call_plan::period, 0, 1);
     const task_slice rest =
         task_slice::residues(n, shift, in_call_plan::period, 1, in_call_plan::period);
-    const bool longer = tuning.wants_slices();  // not the first call: a direct choice's drift
-    const auto events = ensure_slice_events(state, 4);
+    const auto events = ensure_slice_events(state, 2);
     step_counts* counts = ensure_counts(state, stream);
     prepare(tuning.candidate(0));  // a kernel loads before its events, not inside them
     record_event(events[0], stream);
@@ -264,7 +256,6 @@ class automatic_schedule {
     const step_counts seen = read_counts(counts);
     const predicted_form form = predict(seen, first.size());
     int chosen = whole_ms >= in_call_plan::long_call_ms ? candidate_for(form, candidates_) : 0;
-    record_event(events[2], stream);
     if (chosen != 0) {
       try {
         launch_slice(tuning.candidate(chosen), rest, nullptr);
@@ -274,18 +265,13 @@ class automatic_schedule {
       }
     }
     if (chosen == 0) launch_slice(tuning.candidate(0), rest, nullptr);
-    state.in_call = describe_first_call(tuning, seen, first.size(), whole_ms, chosen, longer);
-    if (chosen != 0) {
-      tuning.adopt(chosen, 0, n, true);
-    } else if (longer) {  // direct stays, its reference the time of this longer work
-      record_event(events[3], stream);
-      tuning.adopt(0, elapsed_ms(events[0], events[1]) + elapsed_ms(events[2], events[3]), n);
-    }
+    state.in_call = describe_first_call(tuning, seen, first.size(), whole_ms, chosen);
+    if (chosen != 0) tuning.adopt(chosen, 0, n, true);
   }
 
   [[nodiscard]] static std::string describe_first_call(const calibration& tuning,
                                                        const step_counts& seen, task_id tasks,
-                                                       double whole_ms, int chosen, bool longer);
+                                                       double whole_ms, int chosen);
   [[nodiscard]] static step_counts* ensure_counts(calibration_state& state, cudaStream_t stream);
   [[nodiscard]] static step_counts read_counts(const step_counts* counts);
 

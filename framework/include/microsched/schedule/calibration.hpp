@@ -29,8 +29,7 @@
 //!   its new time as the reference; otherwise, and where direct itself got slower, the
 //!   calibration starts over, timing only the
 //!   candidates that were within `restart_keep` of direct (all of them every
-//!   `full_restart_every`-th time). Where direct got faster it stays; where it got slower and
-//!   the caller can cut calls (allow_slices()), one off run asks for a counted call instead.
+//!   `full_restart_every`-th time). Where direct got faster it stays.
 //! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
 //!   CUDA event before its launch, which the host pays before the kernel starts: a few
 //!   microseconds, a large share of the shortest runs, so short runs are timed more rarely
@@ -62,8 +61,8 @@ struct calibration_settings {
   int short_rounds = 4;  //!< runs of each direct form on short runs (at least `rounds` count)
   //! Once decided, runs are timed rarely enough that their events cost at most this share of the
   //! chosen schedule's time on average, taking `timed_cost_ms` per timed run.
-  double timed_share = 0.01;
-  double timed_cost_ms = 0.002;  //!< what one timed run costs the caller
+  double timed_share = 0.005;
+  double timed_cost_ms = 0.005;  //!< what one timed run costs the caller, at most
   //! A calibration started over after a drift times again only the candidates within this
   //! factor of direct in the last calibration, so changing work costs no run of a candidate
   //! known to be far slower; every `full_restart_every`-th restart times them all.
@@ -113,7 +112,7 @@ class calibration {
   [[nodiscard]] bool next_run_timed();
   //! Once decided, one run in this many is timed: timed_cost_ms over timed_share of the chosen
   //! schedule's calibrated time, within [least_timed_every, most_timed_every] (4 for runs of
-  //! 0.05 ms or more, 9 for 0.024 ms, 17 for 0.012 ms with the default settings).
+  //! 0.25 ms or more, 12 for 0.09 ms, 84 for 0.012 ms with the default settings).
   [[nodiscard]] int timed_every() const;
 
   //! The run of candidate `i` took `ms` milliseconds for `tasks` tasks (times are compared per
@@ -140,12 +139,6 @@ class calibration {
   //! With `verify`, once its first timed run sets the reference, one run of direct checks it
   //! (as after a drift).
   void adopt(int i, double ms = 0, std::uint64_t tasks = 1, bool verify = false);
-  //! Lets a decided direct choice whose timed run shows longer work ask for a call cut into
-  //! slices (wants_slices()) instead of starting over: the caller can count that call's steps.
-  void allow_slices() { slices_allowed_ = true; }
-  //! A direct choice saw longer work: the next call should run in slices and adopt what its
-  //! counts predict (the caller clears this through adopt()).
-  [[nodiscard]] bool wants_slices() const { return wants_slices_; }
 
   //! Runs so far, and the time they took beyond what the best candidate would have taken.
   [[nodiscard]] int runs() const { return runs_; }
@@ -188,9 +181,7 @@ class calibration {
   double drifted_ms_ = 0;    //!< the choice's time that started the validation
   int revalidations_ = 0;    //!< drifts after which the choice still won
   bool verify_ = false;      //!< an adopted choice: check it once its time is known
-  bool slices_allowed_ = false;
-  bool wants_slices_ = false;
-  int checked_ = 0;  //!< runs of the check done (direct, then challenger)
+  int checked_ = 0;          //!< runs of the check done (direct, then challenger)
   int challenger_ = -1;
   double direct_check_ms_ = 0;
   int switches_ = 0;                   //!< checks after which the challenger took over
