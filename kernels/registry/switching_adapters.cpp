@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The switching workloads (Monte Carlo branch test, isosurface ray caster) behind the workload
 // interface, through their runners' public API (switching_runners.hpp). The schedule applies;
-// the tunables are the pool, the register cap, deferred switching, the vote threshold and
-// (ray caster) the march quorum.
+// the tunables are the pool and deferred switching.
 #include <stdexcept>
 
 #include "options.hpp"
@@ -20,49 +19,25 @@ namespace sw = switching_workloads;
 constexpr int raycast_tolerance = 2;
 constexpr double raycast_allowed_fraction = 0.001;
 
-std::vector<parameter> switching_tunables(bool raycast) {
-  std::vector<parameter> t = {
-      {"contexts", "64",
-       "contexts per warp in the pool: one of the compiled sizes, " +
-           spell_list(sw::compiled_pool_sizes())},
-      {"register-cap", "0",
-       raycast ? "blocks of 128 threads per SM the switching kernel's registers are capped for "
-                 "(__launch_bounds__; 0: no cap): " +
-                     spell_list(sw::compiled_register_caps())
-               : std::string("the Monte Carlo branch kernel is compiled without a cap: 0 only")},
-      {"switch-every", "1",
-       "deferred switching: vote and switch on every n-th visit of a managed branch (1: every "
-       "visit)"},
-      {"vote-threshold", "33",
-       "run a branch divergently, like vanilla, when at least this many lanes need the then path "
-       "(1..32; 33: always switch)"}};
-  if (raycast) {
-    t.push_back({"march-quorum", "0",
-                 "end a march window for the whole warp once this many lanes have stopped (0: "
-                 "off, 1..32)"});
-  }
-  return t;
+std::vector<parameter> switching_tunables(bool) {
+  return {{"contexts", "64",
+           "contexts per warp in the pool: one of the compiled sizes, " +
+               spell_list(sw::compiled_pool_sizes())},
+          {"switch-every", "1",
+           "deferred switching: vote and switch on every n-th visit of a managed branch (1: "
+           "every visit)"}};
 }
 
 struct switching_tunable_values {
   int contexts = 64;
-  int register_cap = 0;
   int switch_every = 1;
-  int vote_threshold = 33;
-  int march_quorum = 0;
 };
 
 switching_tunable_values parse_switching_tunables(const options_map& options, bool raycast) {
   const auto known = switching_tunables(raycast);
   switching_tunable_values v;
   v.contexts = listed_integer_option(options, known, "contexts", sw::compiled_pool_sizes());
-  v.register_cap = listed_integer_option(options, known, "register-cap",
-                                         raycast ? sw::compiled_register_caps() : std::vector{0});
   v.switch_every = static_cast<int>(integer_option(options, known, "switch-every", 1, 1 << 20));
-  v.vote_threshold = static_cast<int>(integer_option(options, known, "vote-threshold", 1, 33));
-  if (raycast) {
-    v.march_quorum = static_cast<int>(integer_option(options, known, "march-quorum", 0, 32));
-  }
   return v;
 }
 
@@ -70,9 +45,7 @@ sw::variant make_variant(const schedule_arguments& args, const switching_tunable
   sw::variant v;
   v.schedule = args;
   v.schedule.switching.switch_every = t.switch_every;
-  v.schedule.switching.vanilla_threshold = t.vote_threshold;
   v.contexts_per_warp = t.contexts;
-  v.min_blocks_per_sm = t.register_cap;
   return v;
 }
 
@@ -180,7 +153,6 @@ std::vector<parameter> raycast_parameters() {
           {"window", "16",
            "samples one step marches at most (1..4096); an option, not a tunable, because the "
            "vanilla and termination-only references change with it"},
-          {"shading", "hessian", "hessian (Sobel twice, 125 samples) or axis (27 samples)"},
           {"skip-empty", "0", "1: empty-space skipping (fewer samples, the same image)"},
           {"tile", "0x0", "task order: WxH tiles of pixels (both divide the image), 0x0 row-major"},
           {"center-first", "0",
@@ -195,7 +167,6 @@ sw::raycast_settings parse_raycast(const options_map& options) {
   s.height = static_cast<int>(integer_option(options, known, "height", 1, 1 << 14));
   s.step_size = static_cast<float>(real_option(options, known, "step", 1e-4, 1.0));
   s.march_window = static_cast<int>(integer_option(options, known, "window", 1, 4096));
-  s.hessian = choice_option(options, known, "shading", {"hessian", "axis"}) == "hessian";
   s.skip_empty = choice_option(options, known, "skip-empty", {"0", "1"}) == "1";
   s.center_first = choice_option(options, known, "center-first", {"0", "1"}) == "1";
   const std::string tile = option_or_default(options, known, "tile");
@@ -246,7 +217,6 @@ class raycast_workload final : public switching_adapter<sw::raycast_runner> {
   void set_tunables(const options_map& values) override {
     reject_unknown(name(), values, switching_tunables(true));
     tunables_ = parse_switching_tunables(values, true);
-    runner_.set_march_quorum(tunables_.march_quorum);
   }
 
   //! In the scheduled runs' task order when center-first is on, so that a speedup is not an

@@ -12,6 +12,7 @@
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
+#include "microsched/switching/automatic_switching.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "switching_runners.hpp"
 
@@ -34,25 +35,14 @@ decltype(auto) with_pool_size(int contexts, F&& f) {
                               ": compiled pool sizes are 64 and 128");
 }
 
-//! Throws unless the variant asks for the register cap this code was compiled with.
-template <int MinBlocks>
-void require_cap(const variant& v) {
-  if (v.min_blocks_per_sm == MinBlocks) return;
-  throw std::invalid_argument(
-      "register cap (min blocks/SM) = " + std::to_string(v.min_blocks_per_sm) +
-      ": this kernel is compiled for " + std::to_string(MinBlocks) +
-      " (the ray caster: see compiled_register_caps(); other workloads: 0)");
-}
+template <class Program, int Contexts>
+using switching_for = scheduler<Program, switching_policy<block_threads, Contexts>>;
 
-template <class Program, int Contexts, int MinBlocks>
-using switching_for = scheduler<Program, switching_policy<block_threads, Contexts, MinBlocks>>;
-
-template <int MinBlocks = 0, class Program>
+template <class Program>
 timing_stats time_switching(event_timer& timer, const Program& program, task_id n, const variant& v,
                             const timing_options& options, cudaStream_t stream) {
-  require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule);
+    switching_for<Program, decltype(c)::value> sched(v.schedule);
     (void)sched.plan(n);
     sched.calibrate(program, n, stream);  // automatic: choose before timing
     set_last_switching_schedule(sched.report(n));
@@ -60,26 +50,24 @@ timing_stats time_switching(event_timer& timer, const Program& program, task_id 
   });
 }
 
-template <int MinBlocks = 0, class Program>
+template <class Program>
 void run_switching(const Program& program, task_id n, const variant& v, cudaStream_t stream) {
-  require_cap<MinBlocks>(v);
   with_pool_size(v.contexts_per_warp, [&](auto c) {
-    switching_for<Program, decltype(c)::value, MinBlocks> sched(v.schedule);
+    switching_for<Program, decltype(c)::value> sched(v.schedule);
     sched.run(program, n, stream);
   });
 }
 
-template <int MinBlocks = 0, class Program>
+template <class Program>
 void run_counted(const Program& program, std::uint32_t* counts, task_id n, const variant& v,
                  cudaStream_t stream) {
-  run_switching<MinBlocks>(counted_program<Program>{program, counts}, n, v, stream);
+  run_switching(counted_program<Program>{program, counts}, n, v, stream);
 }
 
-template <int MinBlocks = 0, class Program>
+template <class Program>
 std::string resources(const Program&, task_id n, const variant& v) {
-  require_cap<MinBlocks>(v);
   return with_pool_size(v.contexts_per_warp, [&](auto c) {
-    using sched_t = switching_for<Program, decltype(c)::value, MinBlocks>;
+    using sched_t = switching_for<Program, decltype(c)::value>;
     sched_t sched(v.schedule);
     const auto plan = sched.plan(n);
     return to_string(plan.resources) + ", " + std::to_string(sched_t::dynamic_shared_bytes) +
@@ -101,6 +89,50 @@ timing_stats time_termination(event_timer& timer, const Program& program, task_i
   const switching::divergent_program<Program> adapted{program};
   sched.calibrate(adapted, n, stream);  // automatic: choose before timing
   return timer.time([&](cudaStream_t s) { sched.run(adapted, n, s); }, options, stream);
+}
+
+//! The default's contexts per warp for each workload's policy.
+template <int Contexts>
+using default_policy = switching_policy<block_threads, Contexts>;
+
+//! Decides the automatic switching schedule on runs before the timed ones, then times the choice
+//! and the fastest direct form in turns.
+template <int Contexts, class Program>
+default_times time_default(event_timer& timer, const Program& program, task_id n,
+                           const timing_options& options, cudaStream_t stream) {
+  switching::automatic_switching<Program, default_policy<Contexts>> automatic;
+  automatic.calibrate(program, n, stream);
+  const switching::branch_form direct = automatic.best_direct();
+  scheduler<Program, default_policy<Contexts>> reference(direct.schedule);
+  const Program direct_program = switching::program_for(program, direct);
+  auto [chosen, best_direct] = timer.time_in_turns(
+      [&](cudaStream_t s) { automatic.run(program, n, s); },
+      [&](cudaStream_t s) { reference.run(direct_program, n, s); }, options, stream);
+  default_times t;
+  t.chosen = chosen;
+  t.best_direct = best_direct;
+  t.choice = switching::form_name<Program>(automatic.choice());
+  t.direct_form = switching::form_name<Program>(direct);
+  t.report = automatic.report();
+  t.calibration_ms = automatic.calibration_ms();
+  set_last_switching_schedule(t.report);
+  return t;
+}
+
+//! The automatic list's forms for `program` (default options).
+template <class Program>
+std::vector<switching::branch_form> default_forms(const Program& program) {
+  return switching::branch_forms(switching::windowed_program<Program>,
+                                 switching::available_orders(program), {});
+}
+
+//! One counted run of `program` in form `f` (each task adds 1 to its counter).
+template <int Contexts, class Program>
+void run_form_counted(const Program& program, std::uint32_t* counts, task_id n,
+                      const switching::branch_form& f, cudaStream_t stream) {
+  using counted = counted_program<Program>;
+  scheduler<counted, default_policy<Contexts>> sched(f.schedule);
+  sched.run(counted{switching::program_for(program, f), counts}, n, stream);
 }
 
 }  // namespace microsched::switching_workloads::detail

@@ -22,9 +22,6 @@ void detail::set_last_switching_schedule(std::string report) {
 std::vector<int> compiled_pool_sizes() {
   return {64, 128};
 }
-std::vector<int> compiled_register_caps() {
-  return {0, 8, 10};
-}
 
 std::string to_string(const variant& v) {
   return to_string(v.schedule.strategy) + " chunk=" + std::to_string(v.schedule.chunk) +
@@ -32,10 +29,7 @@ std::string to_string(const variant& v) {
          (v.schedule.blocks_per_sm == 0 ? std::string("auto")
                                         : std::to_string(v.schedule.blocks_per_sm)) +
          ", " + std::to_string(v.contexts_per_warp) + " contexts/warp, " +
-         to_string(v.schedule.switching) +
-         (v.min_blocks_per_sm > 0
-              ? ", registers capped for " + std::to_string(v.min_blocks_per_sm) + " blocks/SM"
-              : std::string());
+         to_string(v.schedule.switching);
 }
 
 }  // namespace microsched::switching_workloads

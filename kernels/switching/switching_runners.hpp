@@ -15,6 +15,7 @@
 
 #include "microsched/measure/timing_stats.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
+#include "microsched/switching/branch_forms.hpp"
 #include "workload.hpp"
 
 namespace microsched::switching_workloads {
@@ -23,16 +24,27 @@ namespace microsched::switching_workloads {
 struct variant {
   schedule_arguments schedule{};
   int contexts_per_warp = 64;  //!< one of compiled_pool_sizes()
-  //! Register cap of the switching kernel: __launch_bounds__(128, min_blocks_per_sm), so that
-  //! this many blocks of 128 threads fit an SM's registers (0 = no cap). The ray caster is
-  //! compiled for compiled_register_caps(); the Monte Carlo runner for 0 only.
-  int min_blocks_per_sm = 0;
+};
+
+//! The library's default on a workload: the automatic switching schedule
+//! (switching/automatic_switching.cuh), decided on runs before the timed ones.
+struct default_times {
+  timing_stats chosen;       //!< the default, once decided
+  timing_stats best_direct;  //!< the fastest direct form it timed, timed in turns with it
+  std::string choice;        //!< the chosen form
+  std::string direct_form;   //!< the fastest direct form
+  std::string report;        //!< every form's time and what the choice cost
+  double calibration_ms = 0;
+};
+
+//! One form of the automatic list checked (check_forms).
+struct form_check {
+  std::string form;
+  workloads::check_report report;
 };
 
 //! Pool sizes (contexts per warp) the runners are compiled for.
 [[nodiscard]] std::vector<int> compiled_pool_sizes();
-//! Register caps (min_blocks_per_sm) the ray caster's switching kernel is compiled for.
-[[nodiscard]] std::vector<int> compiled_register_caps();
 //! "hybrid chunk=64 blocks/SM=4, 64 contexts/warp, immediate"
 [[nodiscard]] std::string to_string(const variant& v);
 //! What the last time_switching() of either runner ran: the automatic schedule's choice and
@@ -72,6 +84,10 @@ class montecarlo_branch_runner {
   //! The termination-divergence driver on the same program (branches stay divergent).
   timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
   timing_stats time_switching(const variant& v, const timing_options& options);
+  //! The default (automatic switching: direct and switching forms at several windows).
+  default_times time_default(const timing_options& options);
+  //! Every form of the default's list: each task once, sums equal to vanilla's.
+  std::vector<form_check> check_forms();
   //! The wavefront baseline (wavefront.cuh): each task steps until it needs the branch or
   //! ends; the tasks waiting for the branch are compacted into a queue (CUB block scans) and
   //! the next round's kernel runs the branch for them in full warps; rounds until none waits.
@@ -100,9 +116,6 @@ struct raycast_settings {
   //! Samples one step marches at most (stops at the first crossing); the image does not depend
   //! on it, the per-visit cost of the scheduler is paid once per window.
   int march_window = 16;
-  //! true: the Hessian by the Sobel operator applied twice (125 samples, frey2012 5.3);
-  //! false: smoothed axis second differences from the gradient's 27 samples (earlier results).
-  bool hessian = true;
   //! Empty-space skipping (a Lipschitz bound of psi): fewer samples taken, the same image.
   bool skip_empty = false;
   //! Task order: 0 x 0 = row-major (task t is pixel t, a warp of the vanilla kernel is 32
@@ -112,9 +125,6 @@ struct raycast_settings {
   //! Both must divide the image size. The image does not depend on it.
   int tile_width = 0;
   int tile_height = 0;
-  //! Switching runs only: a march window ends for the whole warp once this many lanes have
-  //! stopped (crossed or ended; 0: off). The image does not depend on it.
-  int march_quorum = 0;
   //! Scheduled runs (switching, termination only): the tasks in 8x4 tiles (when they divide the
   //! image; else single pixels), the tiles whose centre ray passes closest to the orbital's
   //! centre, the most expensive, first (longest-first against the tail of a run that holds
@@ -181,14 +191,10 @@ class raycast_runner {
   void set_step_size(float step);
   //! Samples per step (1..4096); the image stays the same, so the reference is kept.
   void set_march_window(int window);
-  //! The second derivative: Sobel Hessian (true) or axis differences (false).
-  void set_hessian(bool hessian);
   //! Empty-space skipping on or off (the image stays the same, so the reference is kept).
   void set_skip_empty(bool skip);
   //! Task order: tiles of w x h pixels, or 0 x 0 for row-major (the image stays the same).
   void set_tile(int w, int h);
-  //! Switching runs: end a march window once this many lanes have stopped (0: off, 1..32).
-  void set_march_quorum(int quorum);
   //! Scheduled runs: expensive tiles first (see raycast_settings::center_first).
   void set_center_first(bool on);
   [[nodiscard]] std::string describe() const;
@@ -207,6 +213,12 @@ class raycast_runner {
   vanilla_search time_vanilla_best(const std::vector<int>& windows, const timing_options& options);
   timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
   timing_stats time_switching(const variant& v, const timing_options& options);
+  //! The default (automatic switching: the direct mapping at windows 16, 64 and 256 in every
+  //! task order, and switching forms); the settings' window and order do not apply to it.
+  default_times time_default(const timing_options& options);
+  //! Every form of the default's list: each ray once, the image within `tolerance` of vanilla's
+  //! on all but `allowed_fraction` of the pixels (the report's `mismatched`).
+  std::vector<form_check> check_forms(int tolerance, double allowed_fraction);
   //! The wavefront baseline (wavefront.cuh) under the current settings (march window,
   //! skipping, and the scheduled runs' task order: center_first honoured): every ray marches to
   //! its next crossing or its end; the crossed rays are compacted into a queue (CUB block
@@ -226,8 +238,8 @@ class raycast_runner {
   [[nodiscard]] std::vector<std::uint32_t> render_vanilla_textbook();
   [[nodiscard]] std::vector<std::uint32_t> render_switching(const variant& v);
   [[nodiscard]] std::string resources(const variant& v);
-  //! One untimed run with visit counters and completion stamps (no register cap: v's is
-  //! ignored); the vanilla kernel under the current settings (completion stamps only).
+  //! One untimed run with visit counters and completion stamps; the vanilla kernel under the
+  //! current settings (completion stamps only).
   [[nodiscard]] run_profile profile_switching(const variant& v);
   [[nodiscard]] run_profile profile_vanilla();
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // montecarlo_branch: the branch-divergence test of frey2012 §5.1. Each task runs an outer loop
 // of 1000 iterations; with probability p an iteration enters a branch that sums 1000 random
-// numbers. Times the vanilla kernel, the termination-only persistent driver and context switching.
+// numbers. Times the vanilla kernel, the best direct form and the default (the automatic
+// switching schedule); with a fixed --strategy, the termination-only driver and context switching.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -52,8 +53,32 @@ int main(int argc, char** argv) {
     const timing_options options = cli.timing();
     std::fprintf(stderr, "timing %s...\n", runner.describe().c_str());
     const auto vanilla = runner.time_vanilla(options);
-    const auto scheduled = samples::time_scheduled(runner, v, options);
     const double entries = runner.mean_entries();
+    if (cli.automatic()) {
+      const auto d = runner.time_default(options);
+      std::printf("%s: %.2f branch entries per task on average\n", runner.describe().c_str(),
+                  entries);
+      samples::print_time("vanilla", vanilla, vanilla.median_ms);
+      samples::print_default(d, vanilla.median_ms);
+      if (!verify) return 0;
+      bool passed = true;
+      for (const auto& f : runner.check_forms()) {
+        const auto& r = f.report;
+        if (!r.passed) {
+          std::printf("verify: FAILED: %s: %llu missing, %llu duplicated, %llu differ: %s\n",
+                      f.form.c_str(), static_cast<unsigned long long>(r.missing),
+                      static_cast<unsigned long long>(r.duplicated),
+                      static_cast<unsigned long long>(r.mismatched), r.detail.c_str());
+        }
+        passed = passed && r.passed;
+      }
+      std::printf(
+          "verify: %s: every form of the default's list ran each task once, sums and "
+          "entries equal to vanilla\n",
+          passed ? "passed" : "FAILED");
+      return passed ? 0 : 1;
+    }
+    const auto scheduled = samples::time_scheduled(runner, v, options);
     std::printf("%s: %.2f branch entries per task on average\n", runner.describe().c_str(),
                 entries);
     samples::print_time("vanilla", vanilla, vanilla.median_ms);

@@ -92,12 +92,6 @@ int main(int argc, char** argv) {
                "first, so that the rays begun last are cheap (the default; --no-center-first: "
                "--tile's order, as vanilla); vanilla keeps --tile's order; the image does not "
                "depend on it");
-  programs::add_checked(app, "--march-quorum", settings.march_quorum,
-                        "context switching only: a march window ends for the whole warp once this "
-                        "many of its lanes have stopped (crossed an isosurface or reached the "
-                        "ray's end), instead of waiting for the slowest lane (0: off); the image "
-                        "does not depend on it",
-                        0, 32);
   int vanilla_window = 64;
   programs::add_checked(app, "--vanilla-window", vanilla_window,
                         "the window of the second vanilla run: vanilla is timed at window 1 (one "
@@ -112,13 +106,6 @@ int main(int argc, char** argv) {
                  "a pool chunk of 32, are an 8x4 block of pixels), for every kernel; the image "
                  "does not depend on it; with tiles vanilla at window 1 is timed row-major too")
       ->capture_default_str();
-  std::string derivatives = "hessian";
-  app.add_option("--second-derivative", derivatives,
-                 "hessian: the Sobel operator applied to the Sobel gradient (5x5x5 = 125 samples, "
-                 "frey2012 5.3); axis: smoothed axis second differences from the gradient's 27 "
-                 "samples (a cheaper workload)")
-      ->check(CLI::IsMember({"hessian", "axis"}))
-      ->capture_default_str();
   samples::png_output output{"raycast.png"};
   output.add_to(app);
   bool profile = false;
@@ -131,10 +118,9 @@ int main(int argc, char** argv) {
                "compare every pixel with the vanilla ray caster (per-channel tolerance 2 on at "
                "most 0.1% of the pixels; see the printed reason) and check each ray ends once");
   samples::switching_cli cli;
-  // 3 blocks of 128 threads per SM at 512x512: fewer warps, ~165 rays each to choose contexts
-  // from. Against the tail of a run that holds nearly every ray at once: grabs of 4 tasks, parked
-  // contexts resumed first in first out, expensive tiles first (below). Together on an H100:
-  // 1.37 ms against 1.71 ms with `--chunk 32 --lifo --no-center-first` (raycast --verify).
+  // A fixed --strategy: 3 blocks of 128 threads per SM at 512x512 (fewer warps, more rays each to
+  // choose contexts from); against the tail of a run that holds nearly every ray at once, grabs
+  // of 4 tasks, parked contexts resumed first in first out, expensive tiles first (below).
   cli.blocks_per_sm = 3;
   cli.chunk = 4;
   cli.fifo = true;
@@ -143,7 +129,6 @@ int main(int argc, char** argv) {
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return samples::run_main("raycast", [&] {
-    settings.hessian = derivatives == "hessian";
     set_tiles(tile, settings);
     const auto v = cli.variant();
     output.check();
@@ -181,6 +166,37 @@ int main(int argc, char** argv) {
       vanilla_ordered = runner.time_vanilla_scheduled_order(options);
       runner.set_march_window(window);
       if (vanilla_ordered.median_ms < vanilla.median_ms) vanilla = vanilla_ordered;
+    }
+    if (cli.automatic()) {
+      const auto d = runner.time_default(options);
+      std::printf("%s\n", runner.describe().c_str());
+      samples::print_time("vanilla, window 1", vanilla_w1, vanilla.median_ms);
+      if (vanilla_window != 1) {
+        samples::print_time("vanilla, window " + std::to_string(vanilla_window), vanilla_w,
+                            vanilla.median_ms);
+      }
+      samples::print_default(d, vanilla.median_ms);
+      std::printf("  default against vanilla at window 1: %.2fx\n",
+                  vanilla_w1.median_ms / d.chosen.median_ms);
+      int rc = 0;
+      if (verify) {
+        bool passed = true;
+        for (const auto& f : runner.check_forms(tolerance, allowed_fraction)) {
+          if (!f.report.passed) {
+            std::printf("verify: FAILED: %s: %s\n", f.form.c_str(), f.report.detail.c_str());
+          }
+          passed = passed && f.report.passed;
+        }
+        std::printf(
+            "verify: %s: every form of the default's list ran each ray once, images within %d "
+            "per channel of vanilla on all but %.1f%% of the pixels\n  tolerance: %s\n",
+            passed ? "passed" : "FAILED", tolerance, 100.0 * allowed_fraction, tolerance_reason);
+        if (!passed) rc = 1;
+      }
+      if (output.wanted()) {
+        output.write(to_rgb(runner.render_vanilla(), settings.width, settings.height));
+      }
+      return rc;
     }
     const auto scheduled = samples::time_scheduled(runner, v, options);
     std::printf("%s\n", runner.describe().c_str());

@@ -15,16 +15,19 @@
 namespace microsched::samples {
 
 struct switching_cli {
-  std::string strategy = "hybrid";
+  //! automatic: the automatic switching schedule (the default); otherwise a fixed schedule with
+  //! the options below.
+  std::string strategy = "automatic";
   std::uint64_t chunk = 32;
-  int blocks_per_sm = 4;
+  int blocks_per_sm = 0;
   int contexts = 128;
   int switch_every = 1;
   int default_then = 0;
-  int threshold = 33;
-  int register_cap = 0;
   bool fifo = false;
   int repetitions = 5;
+
+  //! The default: the automatic switching schedule, which times direct and switching forms.
+  [[nodiscard]] bool automatic() const { return strategy == "automatic"; }
 
   void add_to(CLI::App& app) {
     add_strategy_option(app, strategy);
@@ -45,32 +48,22 @@ struct switching_cli {
     programs::add_checked(app, "--default-then", default_then,
                           "default path on deferred visits: 1 the branch (then), 0 past it (else)",
                           0, 1);
-    programs::add_checked(app, "--threshold", threshold,
-                          "vote threshold: when at least this many lanes of a warp need the "
-                          "branch, run it divergently like vanilla (33 = always switch)",
-                          1, 33);
     app.add_flag("--fifo,!--lifo", fifo,
                  std::string("resume parked contexts first in first out (rings), or last in first "
                              "out (--lifo: the stacks of frey2012's branch map); default: ") +
                      (fifo ? "--fifo" : "--lifo"));
-    programs::add_checked(app, "--register-cap", register_cap,
-                          "cap the switching kernel's registers so that this many blocks of 128 "
-                          "threads fit an SM (__launch_bounds__; 0 = no cap; the ray caster is "
-                          "compiled for 0, 8 and 10, the Monte Carlo test for 0)",
-                          0, 32);
     add_repetitions_option(app, repetitions);
   }
 
   [[nodiscard]] switching_workloads::variant variant() const {
     switching_workloads::variant v;
-    v.schedule.strategy = parse_pool_strategy(strategy);
+    // Under automatic the fixed rows (termination only, --verify of a variant) take hybrid pools.
+    v.schedule.strategy = automatic() ? pool_strategy::hybrid : parse_pool_strategy(strategy);
     v.schedule.chunk = chunk;
     v.schedule.blocks_per_sm = blocks_per_sm;
     v.contexts_per_warp = contexts;
-    v.min_blocks_per_sm = register_cap;
     v.schedule.switching.switch_every = switch_every;
     v.schedule.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
-    v.schedule.switching.vanilla_threshold = threshold;
     v.schedule.switching.fifo = fifo;
     validate(v.schedule);
     check_repetitions(repetitions);
@@ -107,6 +100,16 @@ scheduled_times time_scheduled(Runner& runner, const switching_workloads::varian
 inline void print_scheduled(const scheduled_times& t, double vanilla_ms) {
   print_time("microsched termination only", t.termination, vanilla_ms);
   print_time("microsched context switching", t.switching, vanilla_ms);
+}
+
+//! The default's rows: the fastest direct form it timed and its choice, timed in turns, and the
+//! choice against the best direct form (the promise: never slower beyond noise).
+inline void print_default(const switching_workloads::default_times& d, double vanilla_ms) {
+  print_time("best direct form", d.best_direct, vanilla_ms);
+  print_time("microsched default", d.chosen, vanilla_ms);
+  std::printf("  default: %s, %.3fx the best direct form (%s)\n  %s\n", d.choice.c_str(),
+              d.best_direct.median_ms / d.chosen.median_ms, d.direct_form.c_str(),
+              d.report.c_str());
 }
 
 //! The switching options in effect and the switching kernel's registers and memory.

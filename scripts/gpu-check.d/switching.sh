@@ -11,24 +11,27 @@ switching_check() {
   local raycast="$BUILD/samples/switching/raycast" mc="$BUILD/samples/switching/montecarlo_branch"
   local bench="$BUILD/bench/switching/bench_switching"
   if [[ -x "$raycast" ]]; then
-    # Defaults: step 0.0125, empty-space skipping, chunk 4, fifo, expensive tiles first.
-    "$raycast" --verify --profile --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --lifo --no-center-first --chunk 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --no-skip-empty --window 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --tile 8x4 --register-cap 8 --contexts 64 --output "" \
+    # The default (automatic switching, every form verified); then fixed switching settings: step
+    # 0.0125, empty-space skipping, chunk 4, fifo, expensive tiles first.
+    "$raycast" --verify --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --strategy hybrid --profile --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --strategy hybrid --lifo --no-center-first --chunk 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --strategy hybrid --no-skip-empty --window 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --strategy hybrid --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --strategy hybrid --tile 8x4 --contexts 64 --output "" \
       >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --width 2048 --height 2048 --blocks-per-sm 0 --contexts 64 --output "" \
-      >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" --verify --width 2048 --height 2048 --output "" >>"$out/raycast.log" 2>&1 || rc=1
     cat "$out/raycast.log"
   fi
   if [[ -x "$mc" ]]; then
     "$mc" --p 0.01 --verify >"$out/montecarlo_branch.log" 2>&1 || rc=1
-    "$mc" --p 0.9 --threshold 24 --verify >>"$out/montecarlo_branch.log" 2>&1 || rc=1
+    "$mc" --p 0.9 --verify >>"$out/montecarlo_branch.log" 2>&1 || rc=1
+    "$mc" --p 0.01 --strategy hybrid --blocks-per-sm 4 --verify >>"$out/montecarlo_branch.log" 2>&1 || rc=1
     cat "$out/montecarlo_branch.log"
   fi
   if [[ "${SWITCHING_SANITIZE:-1}" == 1 ]] && command -v compute-sanitizer >/dev/null 2>&1; then
-    for t in "$BUILD/tests/switching/test_switching_device" "$BUILD/tests/switching/test_switching_porting_guide"; do
+    for t in "$BUILD/tests/switching/test_switching_device" "$BUILD/tests/switching/test_switching_porting_guide" \
+        "$BUILD/tests/switching/test_switching_automatic"; do
       [[ -x "$t" ]] || continue
       for tool in memcheck racecheck synccheck; do
         if MICROSCHED_SANITIZE_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" \

@@ -189,12 +189,11 @@ sweep_results area_sweep(std::vector<std::string> args, std::size_t points,
 }  // namespace
 
 TEST_CASE("a tiny sweep of each switching workload checks every point against vanilla") {
-  const auto mc = area_sweep(
-      {"montecarlo-branch", "tasks=8192", "outer=40", "inner=40", "p=0.05", "contexts=64,128",
-       "switch-every=1,4", "vote-threshold=24,33", "strategy=hybrid", "chunk=32"},
-      8);
+  const auto mc = area_sweep({"montecarlo-branch", "tasks=8192", "outer=40", "inner=40", "p=0.05",
+                              "contexts=64,128", "switch-every=1,4", "strategy=hybrid", "chunk=32"},
+                             4);
   CHECK(mc.scenarios[0].baseline.floor.median_ms > 0);  // the ideal
-  (void)area_sweep({"raycast", "width=64", "height=64", "window=4", "register-cap=0,8",
+  (void)area_sweep({"raycast", "width=64", "height=64", "window=4", "contexts=64,128",
                     "switch-every=1,2", "strategy=hybrid", "chunk=32"},
                    4);
 }

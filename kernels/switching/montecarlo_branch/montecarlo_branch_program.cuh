@@ -91,6 +91,13 @@ struct montecarlo_branch_program {
     sum_out[t] = __float_as_uint(c.sum);
     entered_out[t] = c.entered;
   }
+
+  //! The automatic switching schedule's knob (switching/branch_forms.hpp): the sums stay.
+  [[nodiscard]] montecarlo_branch_program with_march_window(int w) const {
+    montecarlo_branch_program p = *this;
+    p.window = static_cast<std::uint32_t>(w);
+    return p;
+  }
 };
 
 }  // namespace microsched::kernels

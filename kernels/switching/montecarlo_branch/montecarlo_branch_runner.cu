@@ -165,6 +165,26 @@ workloads::check_report montecarlo_branch_runner::check(const variant& v) {
       [&](const auto& counted, cudaStream_t s) { detail::run_switching(counted, n, v, s); });
 }
 
+// The default's pool: 128 contexts per warp, the fastest of the pool sizes on this workload.
+constexpr int mc_default_contexts = 128;
+
+default_times montecarlo_branch_runner::time_default(const timing_options& options) {
+  return detail::time_default<mc_default_contexts>(
+      impl_->timer, impl_->program(), impl_->settings.tasks, options, impl_->stream.get());
+}
+
+std::vector<form_check> montecarlo_branch_runner::check_forms() {
+  const task_id n = impl_->settings.tasks;
+  std::vector<form_check> out;
+  for (const auto& f : detail::default_forms(impl_->program())) {
+    auto r = impl_->check_with([&](const auto& counted, cudaStream_t s) {
+      detail::run_form_counted<mc_default_contexts>(counted.inner, counted.counts, n, f, s);
+    });
+    out.push_back({switching::form_name<montecarlo_branch_program>(f), r});
+  }
+  return out;
+}
+
 timing_stats montecarlo_branch_runner::time_wavefront(const timing_options& options) {
   auto& wave = impl_->wavefront();
   const auto program = impl_->program();

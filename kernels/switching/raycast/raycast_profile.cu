@@ -10,11 +10,9 @@ void profile_switching_run(const kernels::raycast::raycast_program& program,
                            visit_counters* counters, unsigned long long* begin_ns,
                            unsigned long long* end_ns, task_id n, const variant& v,
                            cudaStream_t stream) {
-  variant uncapped = v;
-  uncapped.min_blocks_per_sm = 0;
-  run_switching<0>(
-      stats_program<kernels::raycast::raycast_program>{program, counters, begin_ns, end_ns}, n,
-      uncapped, stream);
+  run_switching(
+      stats_program<kernels::raycast::raycast_program>{program, counters, begin_ns, end_ns}, n, v,
+      stream);
 }
 
 void profile_vanilla_run(const kernels::raycast::raycast_program& program,

@@ -33,17 +33,6 @@ struct ray_state {
 };
 static_assert(sizeof(ray_state) == 52, "the ray's context: keep it small, it is swapped whole");
 
-//! How shade_hit takes the second derivative (the gradient is always the 3x3x3 Sobel operator).
-enum class second_derivative : int {
-  //! The Hessian as the Sobel operator applied to the Sobel gradient (a 5x5x5 stencil, 125
-  //! samples of psi): frey2012 §5.3's "first and second order derivative evaluated numerically
-  //! using the SOBEL operator". The default.
-  sobel_hessian = 0,
-  //! Axis second differences [1 -2 1] smoothed [1 2 1], from the gradient's 27 samples: a cheaper
-  //! stand-in (the workload of the earlier results).
-  axis_differences = 1,
-};
-
 struct scene {
   camera cam;
   float step_size = 0.05f;  //!< distance between samples along a ray
@@ -52,13 +41,6 @@ struct scene {
   //! per-visit cost of a scheduler is paid once per window. Every ray takes the same samples
   //! whatever the window, so the image does not depend on it.
   int march_window = 1;
-  //! Under a collective gate (the switching driver): the window ends for the whole warp as soon
-  //! as this many of its lanes have stopped (at a crossing or at the ray's last sample), instead
-  //! of idling until the slowest lane has marched its window (0: off). The samples and the image
-  //! do not depend on it. Off by default: on an H100 it is 1-27% slower (15% on average) across
-  //! the bench_switching rows --benchmark_filter='raycast_q/' against quorum 0.
-  int march_quorum = 0;
-  second_derivative derivatives = second_derivative::sobel_hessian;
   //! Empty-space skipping: after a sample, skip the samples that provably cross no isosurface
   //! (a Lipschitz bound of psi on the way to them). The image is the same as without it.
   bool skip_empty = false;
@@ -70,6 +52,8 @@ struct scene {
   //! Task order as a table in device memory (task t -> pixel pixel_order[t], a permutation);
   //! overrides the tiles when set. The image is the same.
   const std::uint32_t* pixel_order = nullptr;
+  //! The expensive-tiles-first table (task order 3 of raycast_program), when the host built one.
+  const std::uint32_t* expensive_first = nullptr;
 };
 
 //! The pixel (row-major index) of task t under the scene's task order.
@@ -193,65 +177,6 @@ __device__ __forceinline__ bool march_window(ray_state& r, const scene& s) {
   return false;
 }
 
-//! march_window for a warp whose lanes all call it together (a collective gate): the lanes in
-//! `marching` march, up to s.march_window samples each, and the window ends for the whole warp
-//! once s.march_quorum of them have stopped (crossed, or reached the ray's last sample) or none
-//! marches any more. The samples of each ray
-//! are those of march_window(), so the image is the same. One ballot per sample (per pair of
-//! samples without skipping).
-__device__ __forceinline__ bool march_window_quorum(ray_state& r, const scene& s, bool marching) {
-  const bool started = marching;
-  bool crossed = false;
-  int left = s.march_window;
-  if (s.skip_empty) {
-#pragma unroll 1
-    for (; left > 0; --left) {
-      if (marching) {
-        ++r.n;
-        const vec3 p = s.cam.eye + sample_t(r, r.n, s.step_size) * r.dir;
-        const float radius = sqrtf(dot(p, p));
-        crossed = classify(r, psi321(p));
-        if (!crossed) {
-          const int skip = empty_samples(r.f_next, radius, s.step_size);
-          r.n = r.n_end - r.n > skip ? r.n + skip : r.n_end;
-        }
-        marching = !crossed && r.n < r.n_end;
-      }
-      const unsigned stopped = __ballot_sync(full_mask, started && !marching);
-      if (__popc(stopped) >= s.march_quorum || !__any_sync(full_mask, marching)) break;
-    }
-    return crossed;
-  }
-#pragma unroll 1
-  for (; left > 0; left -= 2) {
-    if (marching) {
-      const float f1 = psi321(s.cam.eye + sample_t(r, r.n + 1, s.step_size) * r.dir);
-      const float f2 =
-          left >= 2 ? psi321(s.cam.eye + sample_t(r, r.n + 2, s.step_size) * r.dir) : 0.0f;
-      ++r.n;
-      crossed = classify(r, f1);
-      if (!crossed && r.n < r.n_end && left >= 2) {
-        ++r.n;
-        crossed = classify(r, f2);
-      }
-      marching = !crossed && r.n < r.n_end;
-    }
-    const unsigned stopped = __ballot_sync(full_mask, started && !marching);
-    if (__popc(stopped) >= s.march_quorum || !__any_sync(full_mask, marching)) break;
-  }
-  return crossed;
-}
-
-//! The march of one step: march_window() on the active lanes, or, under a collective gate with a
-//! quorum set, march_window_quorum() on the whole warp.
-template <class Gate>
-__device__ __forceinline__ bool march_step(ray_state& r, const scene& s, const Gate& gate) {
-  if constexpr (switching::collective_gate<Gate>) {
-    if (s.march_quorum > 0) return march_window_quorum(r, s, gate.active());
-  }
-  return gate.active() && march_window(r, s);
-}
-
 //! Sobel weights at offset d (-1..1): smoothing [1 2 1] and derivative [-1 0 1]; and their
 //! compositions at offset d (-2..2), which the Sobel operator applied twice produces:
 //! smoothing twice [1 4 6 4 1], derivative then smoothing [-1 -2 0 2 1], derivative twice
@@ -316,7 +241,7 @@ inline constexpr float sobel_spacing = 0.08f;  //!< h, the stencils' sample spac
 //! 125 samples, the gradient's 27 among them), Blinn-Phong, compositing with an opacity from the
 //! Hessian's (Frobenius) magnitude. Kept out of line (by value in, by value out, so the ray stays
 //! in registers): a kernel that inlines it at several sites grows past the instruction cache.
-//! static: every translation unit that includes this (one per register cap) keeps its own.
+//! static: every translation unit that includes this keeps its own.
 static __device__ __noinline__ ray_state shade_hit_hessian(ray_state r, vec3 eye, float step_size) {
   const vec3 p = refine_hit(r, eye, step_size);
   constexpr float h = sobel_spacing;
@@ -361,41 +286,9 @@ static __device__ __noinline__ ray_state shade_hit_hessian(ray_state r, vec3 eye
   return composite(r, g, hessian_norm, 1.0f);
 }
 
-//! The cheaper stand-in (second_derivative::axis_differences): the gradient's 27 samples also
-//! give smoothed axis second differences; opacity from |their sum|.
-static __device__ __noinline__ ray_state shade_hit_axis(ray_state r, vec3 eye, float step_size) {
-  const vec3 p = refine_hit(r, eye, step_size);
-  constexpr float h = sobel_spacing;
-  vec3 g{0, 0, 0};
-  vec3 d2{0, 0, 0};
-#pragma unroll
-  for (int i = -1; i <= 1; ++i) {
-#pragma unroll
-    for (int j = -1; j <= 1; ++j) {
-#pragma unroll
-      for (int k = -1; k <= 1; ++k) {
-        const float v = psi321(p + vec3{i * h, j * h, k * h});
-        const float wi = i == 0 ? 2.0f : 1.0f;  // Sobel smoothing [1 2 1]
-        const float wj = j == 0 ? 2.0f : 1.0f;
-        const float wk = k == 0 ? 2.0f : 1.0f;
-        const float si = i == 0 ? -2.0f : 1.0f;  // second difference [1 -2 1]
-        const float sj = j == 0 ? -2.0f : 1.0f;
-        const float sk = k == 0 ? -2.0f : 1.0f;
-        g = g + v * vec3{i * wj * wk, j * wi * wk, k * wi * wj};
-        d2 = d2 + v * vec3{si * wj * wk, sj * wi * wk, sk * wi * wj};
-      }
-    }
-  }
-  g = (1.0f / (32.0f * h)) * g;
-  d2 = (1.0f / (16.0f * h * h)) * d2;
-  return composite(r, g, fabsf(d2.x + d2.y + d2.z), 0.6f);
-}
-
 //! Refine, differentiate, shade and composite the crossing recorded by march().
 __device__ __forceinline__ void shade(ray_state& r, const scene& s) {
-  r = s.derivatives == second_derivative::axis_differences
-          ? shade_hit_axis(r, s.cam.eye, s.step_size)
-          : shade_hit_hessian(r, s.cam.eye, s.step_size);
+  r = shade_hit_hessian(r, s.cam.eye, s.step_size);
 }
 
 [[nodiscard]] __device__ __forceinline__ bool ray_done(const ray_state& r, const scene& s) {
@@ -424,9 +317,8 @@ struct raycast_program {
 
   template <class Gate>
   __device__ bool step(context& ray, Gate& gate) const {
-    // Up to view.march_window samples on the active lanes (with view.march_quorum under the
-    // switching driver: until that many lanes of the warp have stopped).
-    const bool crossed = march_step(ray, view, gate);
+    // Up to view.march_window samples on the active lanes, stopping at the first crossing.
+    const bool crossed = gate.active() && march_window(ray, view);
     if (gate.take(switching::branch<0>, crossed)) shade(ray, view);
     return gate.active() && ray_done(ray, view);
   }
@@ -435,6 +327,44 @@ struct raycast_program {
     image[task_pixel(view, t)] = final_colour(ray);
   }
   // example-end raycast-program
+
+  // The knobs of the automatic switching schedule (switching/branch_forms.hpp): neither the
+  // window nor the order changes the image.
+  [[nodiscard]] raycast_program with_march_window(int window) const {
+    raycast_program p = *this;
+    p.view.march_window = window;
+    return p;
+  }
+  //! 0 rows, 1 8x4 tiles, 2 16x16 tiles, 3 expensive 8x4 tiles first (the host's table).
+  [[nodiscard]] static constexpr int task_orders() { return 4; }
+  [[nodiscard]] static const char* task_order_name(int k) {
+    constexpr const char* names[] = {"rows", "8x4", "16x16", "expensive_first"};
+    return k >= 0 && k < 4 ? names[k] : "?";
+  }
+  [[nodiscard]] bool has_task_order(int k) const {
+    const int w = view.cam.width;
+    const int h = view.cam.height;
+    switch (k) {
+      case 0:
+        return true;
+      case 1:
+        return w % 8 == 0 && h % 4 == 0;
+      case 2:
+        return w % 16 == 0 && h % 16 == 0;
+      case 3:
+        return view.expensive_first != nullptr;
+      default:
+        return false;
+    }
+  }
+  [[nodiscard]] raycast_program with_task_order(int k) const {
+    raycast_program p = *this;
+    constexpr int tiles[][2] = {{0, 0}, {8, 4}, {16, 16}, {0, 0}};
+    p.view.tile_w = k >= 0 && k < 3 ? tiles[k][0] : 0;
+    p.view.tile_h = k >= 0 && k < 3 ? tiles[k][1] : 0;
+    p.view.pixel_order = k == 3 ? view.expensive_first : nullptr;
+    return p;
+  }
 };
 
 }  // namespace microsched::kernels::raycast

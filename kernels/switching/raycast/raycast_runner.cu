@@ -78,9 +78,6 @@ struct raycast_runner::impl {
     p.view.skip_empty = settings.skip_empty;
     p.view.tile_w = settings.tile_width;
     p.view.tile_h = settings.tile_height;
-    p.view.march_quorum = settings.march_quorum;
-    p.view.derivatives = settings.hessian ? kernels::raycast::second_derivative::sobel_hessian
-                                          : kernels::raycast::second_derivative::axis_differences;
     p.image = out;
     return p;
   }
@@ -88,16 +85,25 @@ struct raycast_runner::impl {
 
   device_buffer<std::uint32_t> order;  //!< center_first's table, built on first use
   int order_width = 0, order_height = 0;
-  //! The program of the scheduled runs: with center_first, the task order table.
-  [[nodiscard]] raycast_program scheduled(std::uint32_t* out) {
-    raycast_program p = program(out);
-    if (!settings.center_first) return p;
+  [[nodiscard]] const std::uint32_t* expensive_first() {
     if (order_width != settings.width || order_height != settings.height) {
       order = device_buffer<std::uint32_t>(center_first_order(settings.width, settings.height));
       order_width = settings.width;
       order_height = settings.height;
     }
-    p.view.pixel_order = order.data();
+    return order.data();
+  }
+  //! The program of the scheduled runs: with center_first, the task order table.
+  [[nodiscard]] raycast_program scheduled(std::uint32_t* out) {
+    raycast_program p = program(out);
+    if (!settings.center_first) return p;
+    p.view.pixel_order = expensive_first();
+    return p;
+  }
+  //! The default's program: every task order available (the expensive-first table built).
+  [[nodiscard]] raycast_program with_orders(std::uint32_t* out) {
+    raycast_program p = program(out);
+    p.view.expensive_first = expensive_first();
     return p;
   }
   [[nodiscard]] raycast_program scheduled() { return scheduled(image.data()); }
@@ -133,9 +139,6 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
     throw_invalid("window", settings.march_window, "must be in 1..4096");
   }
   check_tile(settings, settings.tile_width, settings.tile_height);
-  if (settings.march_quorum < 0 || settings.march_quorum > 32) {
-    throw_invalid("march quorum", settings.march_quorum, "must be in 0..32 (0: off)");
-  }
   impl_ = std::make_unique<impl>(settings);
 }
 raycast_runner::~raycast_runner() = default;
@@ -165,32 +168,16 @@ void raycast_runner::set_tile(int w, int h) {
   impl_->settings.tile_height = h;
 }
 
-void raycast_runner::set_march_quorum(int quorum) {
-  if (quorum < 0 || quorum > 32) throw_invalid("march quorum", quorum, "must be in 0..32 (0: off)");
-  impl_->settings.march_quorum = quorum;
-}
-
 void raycast_runner::set_center_first(bool on) {
   impl_->settings.center_first = on;
-}
-
-void raycast_runner::set_hessian(bool hessian) {
-  if (impl_->settings.hessian == hessian) return;
-  impl_->settings.hessian = hessian;
-  impl_->have_reference = false;
 }
 
 std::string raycast_runner::describe() const {
   const auto& s = impl_->settings;
   return "raycast psi(3,2,1) " + std::to_string(s.width) + "x" + std::to_string(s.height) +
          " step=" + std::to_string(s.step_size) + " window=" + std::to_string(s.march_window) +
-         (s.hessian ? " second derivative: Sobel Hessian (125 samples)"
-                    : " second derivative: axis differences (27 samples)") +
          (s.skip_empty ? ", empty-space skipping" : ", no empty-space skipping") +
          (s.center_first ? ", scheduled runs take expensive 8x4 tiles first" : "") +
-         (s.march_quorum > 0
-              ? ", switching windows end at " + std::to_string(s.march_quorum) + " stopped lanes"
-              : "") +
          (s.tile_width > 0 ? ", tasks in " + std::to_string(s.tile_width) + "x" +
                                  std::to_string(s.tile_height) + " tiles"
                            : ", tasks row-major");
@@ -217,10 +204,30 @@ timing_stats raycast_runner::time_termination(const schedule_arguments& args,
 }
 
 timing_stats raycast_runner::time_switching(const variant& v, const timing_options& options) {
-  return detail::with_register_cap(v, [&](auto cap) {
-    return cap.time(impl_->timer, impl_->scheduled(), impl_->pixels(), v, options,
-                    impl_->stream.get());
-  });
+  return detail::raycast_time_switching(impl_->timer, impl_->scheduled(), impl_->pixels(), v,
+                                        options, impl_->stream.get());
+}
+
+default_times raycast_runner::time_default(const timing_options& options) {
+  return detail::raycast_time_default(impl_->timer, impl_->with_orders(impl_->image.data()),
+                                      impl_->pixels(), options, impl_->stream.get());
+}
+
+std::vector<form_check> raycast_runner::check_forms(int tolerance, double allowed_fraction) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  const raycast_program base = m.with_orders(m.image.data());
+  std::vector<form_check> out;
+  for (const auto& f : detail::raycast_default_forms(base)) {
+    m.image.fill_bytes(0xff, s);
+    m.counts.fill_bytes(0, s);
+    detail::raycast_run_form_counted(base, m.counts.data(), m.pixels(), f, s);
+    m.stream.synchronize();
+    out.push_back(
+        {switching::form_name<raycast_program>(f), m.compare(tolerance, allowed_fraction).tasks});
+  }
+  return out;
 }
 
 image_check raycast_runner::impl::compare(int tolerance, double allowed_fraction) {
@@ -267,8 +274,7 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
   const cudaStream_t s = m.stream.get();
   m.image.fill_bytes(0xff, s);
   m.counts.fill_bytes(0, s);
-  detail::with_register_cap(
-      v, [&](auto cap) { cap.run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s); });
+  detail::raycast_run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s);
   m.stream.synchronize();
   return m.compare(tolerance, allowed_fraction);
 }
@@ -394,15 +400,13 @@ std::vector<std::uint32_t> raycast_runner::render_vanilla_textbook() {
 
 std::vector<std::uint32_t> raycast_runner::render_switching(const variant& v) {
   auto& m = *impl_;
-  detail::with_register_cap(
-      v, [&](auto cap) { cap.run(m.scheduled(), m.pixels(), v, m.stream.get()); });
+  detail::raycast_run_switching(m.scheduled(), m.pixels(), v, m.stream.get());
   m.stream.synchronize();
   return m.image.to_host(m.stream.get());
 }
 
 std::string raycast_runner::resources(const variant& v) {
-  return detail::with_register_cap(
-      v, [&](auto cap) { return cap.resources(impl_->program(), impl_->pixels(), v); });
+  return detail::raycast_resources(impl_->program(), impl_->pixels(), v);
 }
 
 namespace {

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+//! @file branch_forms.hpp
+//! The forms a managed-branch program runs in, and the automatic choice among them (host logic,
+//! tested on the CPU). A form is a march window, a task order and a schedule: the direct mapping
+//! (one thread per task, the branches divergent: the user's own kernel) or context switching on
+//! task pools. The window and the order are the program's knobs (windowed_program,
+//! ordered_program); they change neither the results nor the work, only which lanes of a warp
+//! reach the managed branch together, which is what makes a hand-tuned vanilla kernel fast.
+
+#include <concepts>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "microsched/schedule/schedule_arguments.hpp"
+
+namespace microsched::switching {
+
+//! A program whose step marches up to a window of cheap iterations before its managed branch,
+//! stopping at the first that needs it; the window changes no result.
+template <class P>
+concept windowed_program = requires(const P& p, int w) {
+  { p.with_march_window(w) } -> std::same_as<P>;
+};
+
+//! A program that can take its tasks in several orders (0 .. task_orders() - 1; some may be
+//! unavailable for a size); the order changes no result.
+template <class P>
+concept ordered_program = requires(const P& p, int k) {
+  { p.task_orders() } -> std::convertible_to<int>;
+  { p.has_task_order(k) } -> std::convertible_to<bool>;
+  { p.with_task_order(k) } -> std::same_as<P>;
+  { P::task_order_name(k) } -> std::convertible_to<const char*>;
+};
+
+//! One candidate of the automatic switching schedule.
+struct branch_form {
+  int window = 0;                 //!< march window; 0: the program's own
+  int order = -1;                 //!< task order; -1: the program's own
+  schedule_arguments schedule{};  //!< direct, strided, or a pool strategy (switching)
+  [[nodiscard]] bool direct() const { return is_direct_form(schedule.strategy); }
+  friend bool operator==(const branch_form&, const branch_form&) = default;
+};
+
+//! What the candidate list is built from.
+struct branch_form_options {
+  //! Windows of the direct forms: a hand-tuned vanilla marches tens to hundreds of samples.
+  std::vector<int> direct_windows{16, 64, 256};
+  //! Windows of the switching forms: a short window keeps the votes frequent.
+  std::vector<int> switching_windows{16, 32};
+  //! A non-direct form is kept only when it is faster than the best direct form by this
+  //! fraction: the choice is never slower than the best direct form beyond noise.
+  double margin = 0.02;
+  //! After the first round (every form twice, the faster run kept), the forms within this
+  //! fraction of the fastest (and the fastest direct form) are timed `final_runs` more times.
+  double keep_within = 0.15;
+  int final_runs = 3;
+};
+
+//! Checks the options; throws std::invalid_argument naming the bad value.
+inline void validate(const branch_form_options& o) {
+  const auto bad = [](const std::string& what, const std::string& value, const char* why) {
+    throw std::invalid_argument(what + " = " + value + ": " + why);
+  };
+  if (o.direct_windows.empty()) bad("direct windows", "(none)", "name at least one window");
+  for (const int w : o.direct_windows) {
+    if (w < 1 || w > 4096) bad("direct window", std::to_string(w), "must be in 1..4096");
+  }
+  for (const int w : o.switching_windows) {
+    if (w < 1 || w > 4096) bad("switching window", std::to_string(w), "must be in 1..4096");
+  }
+  if (!(o.margin >= 0.0 && o.margin < 0.5)) {
+    bad("margin", std::to_string(o.margin), "must be in [0, 0.5)");
+  }
+  if (!(o.keep_within >= 0.0 && o.keep_within <= 10.0)) {
+    bad("keep within", std::to_string(o.keep_within), "must be in [0, 10]");
+  }
+  if (o.final_runs < 1 || o.final_runs > 100) {
+    bad("final runs", std::to_string(o.final_runs), "must be in 1..100");
+  }
+}
+
+//! The switching schedules the automatic list tries: hybrid pools on the policy's automatic
+//! grid, last parked first (long tasks, many per lane); and grabs of 4 tasks with rings, so
+//! that a run holding nearly every task at once does not end with a tail of lone contexts.
+[[nodiscard]] inline std::vector<schedule_arguments> switching_schedules() {
+  schedule_arguments stacks;
+  stacks.strategy = pool_strategy::hybrid;
+  stacks.chunk = 32;
+  schedule_arguments rings = stacks;
+  rings.chunk = 4;
+  rings.switching.fifo = true;
+  return {stacks, rings};
+}
+
+//! The candidates: the direct mapping in both forms at each direct window and each available
+//! order, then the switching schedules at each switching window and order. `windowed` and
+//! `orders` (the available ones; empty: the program's own only) describe the program.
+[[nodiscard]] inline std::vector<branch_form> branch_forms(bool windowed,
+                                                           const std::vector<int>& orders,
+                                                           const branch_form_options& o) {
+  validate(o);
+  const std::vector<int> own_order{-1};
+  const std::vector<int>& order_list = orders.empty() ? own_order : orders;
+  const std::vector<int> own_window{0};
+  std::vector<branch_form> list;
+  for (const int order : order_list) {
+    for (const int w : windowed ? o.direct_windows : own_window) {
+      for (const pool_strategy s : {pool_strategy::direct, pool_strategy::strided}) {
+        branch_form f;
+        f.window = w;
+        f.order = order;
+        f.schedule.strategy = s;
+        list.push_back(f);
+      }
+    }
+  }
+  for (const int order : order_list) {
+    for (const int w :
+         windowed && !o.switching_windows.empty() ? o.switching_windows : own_window) {
+      for (const auto& s : switching_schedules()) {
+        branch_form f;
+        f.window = w;
+        f.order = order;
+        f.schedule = s;
+        list.push_back(f);
+      }
+    }
+  }
+  return list;
+}
+
+//! The index of the fastest direct form (ms < 0: not timed; none timed: -1).
+[[nodiscard]] inline int fastest_direct(const std::vector<branch_form>& forms,
+                                        const std::vector<double>& ms) {
+  int best = -1;
+  for (std::size_t i = 0; i < forms.size() && i < ms.size(); ++i) {
+    if (ms[i] < 0 || !forms[i].direct()) continue;
+    if (best < 0 || ms[i] < ms[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+//! The choice: the fastest form, unless it is not direct and does not beat the fastest direct
+//! form by `margin`; then that direct form. -1 when nothing was timed.
+[[nodiscard]] inline int choose_form(const std::vector<branch_form>& forms,
+                                     const std::vector<double>& ms, double margin) {
+  int best = -1;
+  for (std::size_t i = 0; i < forms.size() && i < ms.size(); ++i) {
+    if (ms[i] < 0) continue;
+    if (best < 0 || ms[i] < ms[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
+  }
+  const int direct = fastest_direct(forms, ms);
+  if (best < 0 || direct < 0 || forms[static_cast<std::size_t>(best)].direct()) return best;
+  const bool clear_win =
+      ms[static_cast<std::size_t>(best)] < ms[static_cast<std::size_t>(direct)] * (1.0 - margin);
+  return clear_win ? best : direct;
+}
+
+//! The forms timed again after the first round: within `keep_within` of the fastest, and the
+//! fastest direct form whatever its time (the rule compares against it).
+[[nodiscard]] inline std::vector<int> finalists(const std::vector<branch_form>& forms,
+                                                const std::vector<double>& ms, double keep_within) {
+  double fastest = -1;
+  for (std::size_t i = 0; i < forms.size() && i < ms.size(); ++i) {
+    if (ms[i] >= 0 && (fastest < 0 || ms[i] < fastest)) fastest = ms[i];
+  }
+  std::vector<int> kept;
+  if (fastest < 0) return kept;
+  const int direct = fastest_direct(forms, ms);
+  for (std::size_t i = 0; i < forms.size() && i < ms.size(); ++i) {
+    if (ms[i] < 0) continue;
+    if (ms[i] <= fastest * (1.0 + keep_within) || static_cast<int>(i) == direct) {
+      kept.push_back(static_cast<int>(i));
+    }
+  }
+  return kept;
+}
+
+//! "direct w64 order 3", "switching hybrid chunk=4 fifo w16 order 0".
+[[nodiscard]] inline std::string to_string(const branch_form& f, const char* order_name = nullptr) {
+  std::string s = f.direct() ? to_string(f.schedule.strategy)
+                             : "switching " + to_string(f.schedule.strategy) +
+                                   " chunk=" + std::to_string(f.schedule.chunk) +
+                                   (f.schedule.switching.fifo ? " fifo" : " lifo");
+  if (f.window > 0) s += " w" + std::to_string(f.window);
+  if (order_name != nullptr) {
+    s += std::string(" ") + order_name;
+  } else if (f.order >= 0) {
+    s += " order " + std::to_string(f.order);
+  }
+  return s;
+}
+
+}  // namespace microsched::switching

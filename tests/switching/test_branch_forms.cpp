@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The automatic switching schedule's host logic (branch_forms.hpp): the candidate list, the
+// finalists of the first round and the never-slower rule against the fastest direct form.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "microsched/switching/branch_forms.hpp"
+
+using namespace microsched;
+using namespace microsched::switching;
+
+TEST_CASE("the candidate list: direct forms at each window and order, then switching forms") {
+  const branch_form_options o;
+  const auto forms = branch_forms(true, {0, 3}, o);
+  // 2 orders x 3 windows x 2 direct forms, then 2 orders x 2 windows x 2 switching schedules.
+  REQUIRE(forms.size() == 2 * 3 * 2 + 2 * 2 * 2);
+  int direct = 0;
+  for (const auto& f : forms) direct += f.direct() ? 1 : 0;
+  CHECK(direct == 12);
+  CHECK(forms.front().window == 16);
+  CHECK(forms.front().order == 0);
+  CHECK(forms.back().order == 3);
+  CHECK(!forms.back().direct());
+  // A program without knobs: the direct mapping in both forms and the switching schedules.
+  const auto plain = branch_forms(false, {}, o);
+  REQUIRE(plain.size() == 4);
+  for (const auto& f : plain) {
+    CHECK(f.window == 0);
+    CHECK(f.order == -1);
+  }
+}
+
+TEST_CASE("bad options are refused with the value named") {
+  branch_form_options o;
+  o.direct_windows = {0};
+  CHECK_THROWS_WITH_AS(validate(o), "direct window = 0: must be in 1..4096", std::invalid_argument);
+  o = {};
+  o.margin = 0.7;
+  CHECK_THROWS_AS(validate(o), std::invalid_argument);
+  o = {};
+  o.final_runs = 0;
+  CHECK_THROWS_WITH_AS(validate(o), "final runs = 0: must be in 1..100", std::invalid_argument);
+}
+
+TEST_CASE("the choice is never slower than the fastest direct form beyond the margin") {
+  std::vector<branch_form> forms(3);
+  forms[0].schedule.strategy = pool_strategy::direct;
+  forms[1].schedule.strategy = pool_strategy::strided;
+  forms[2].schedule.strategy = pool_strategy::hybrid;
+  SUBCASE("a switching form within the margin loses to the direct form") {
+    CHECK(choose_form(forms, {1.00, 1.10, 0.99}, 0.02) == 0);
+  }
+  SUBCASE("a switching form beyond the margin wins") {
+    CHECK(choose_form(forms, {1.00, 1.10, 0.90}, 0.02) == 2);
+  }
+  SUBCASE("among direct forms the fastest wins, whatever the margin") {
+    CHECK(choose_form(forms, {1.00, 0.995, 2.0}, 0.02) == 1);
+  }
+  SUBCASE("untimed forms (-1) are left out") {
+    CHECK(choose_form(forms, {-1, 1.2, 1.0}, 0.02) == 2);
+    CHECK(choose_form(forms, {-1, 1.0, 0.99}, 0.02) == 1);
+    CHECK(choose_form(forms, {-1, -1, 1.0}, 0.02) == 2);
+    CHECK(choose_form(forms, {-1, -1, -1}, 0.02) == -1);
+  }
+}
+
+TEST_CASE("finalists: the forms near the fastest, and the fastest direct form always") {
+  std::vector<branch_form> forms(4);
+  forms[0].schedule.strategy = pool_strategy::direct;
+  forms[1].schedule.strategy = pool_strategy::strided;
+  forms[2].schedule.strategy = pool_strategy::hybrid;
+  forms[3].schedule.strategy = pool_strategy::hybrid;
+  const auto kept = finalists(forms, {2.0, 3.0, 1.0, 1.1}, 0.15);
+  CHECK(kept == std::vector<int>{0, 2, 3});
+  CHECK(finalists(forms, {-1, -1, -1, -1}, 0.15).empty());
+}
