@@ -125,12 +125,5 @@ std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>
   return differ;
 }
 
-void count_tasks(const std::vector<std::uint32_t>& counts, prize_report& r) {
-  for (const std::uint32_t c : counts) {
-    r.missing += c == 0;
-    r.duplicated += c > 1;
-  }
-}
-
 }  // namespace detail
 }  // namespace microsched

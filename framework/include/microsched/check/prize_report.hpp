@@ -73,7 +73,6 @@ std::vector<std::vector<unsigned char>> save_state(const std::vector<output_regi
                                                    cudaStream_t stream);
 void restore_state(const std::vector<output_region>& outputs,
                    const std::vector<std::vector<unsigned char>>& saved, cudaStream_t stream);
-void count_tasks(const std::vector<std::uint32_t>& counts, prize_report& r);
 }  // namespace detail
 
 }  // namespace microsched
