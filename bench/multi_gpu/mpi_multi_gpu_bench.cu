@@ -3,7 +3,8 @@
 // workloads as multi_gpu_bench, dynamic claims from an MPI window and the static equal split;
 // wall-clock medians from a barrier before the run to a barrier after it, every task counted once
 // over the ranks; then the cost of one claim (an MPI_Fetch_and_op read and add on rank 0's
-// window) with every rank claiming at once. Rank 0 prints.
+// window) with every rank claiming at once. Rank 0 prints. The workloads are in
+// mpi_bench_julia.cu, mpi_bench_walks.cu and mpi_bench_skewed.cu.
 //   mpirun -np 4 mpi_multi_gpu_bench --workloads julia,walks,skewed
 #include <mpi.h>
 
@@ -18,65 +19,13 @@
 #include "checked_cli.hpp"
 #include "microsched/device_buffer.hpp"
 #include "microsched/multi_gpu/mpi_scheduler.cuh"
-#include "multi_gpu_workloads.cuh"
+#include "mpi_multi_gpu_bench.cuh"
 
 using namespace microsched;
 using namespace microsched::multi_gpu;
+using namespace microsched::bench;
 
 namespace {
-
-struct options {
-  std::vector<std::string> workloads{"julia", "walks", "skewed"};
-  bench::workload_sizes sizes;
-  int warmup = 6;
-  int repetitions = 7;
-};
-
-template <class Program, class Make>
-void bench_workload(const std::string& name, task_id count, int outputs, Make make,
-                    const options& opt) {
-  std::vector<device_buffer<std::uint32_t>> out;
-  for (int o = 0; o < outputs; ++o) out.emplace_back(static_cast<std::size_t>(count));
-  std::vector<std::uint32_t*> pointers;
-  for (auto& b : out) pointers.push_back(b.data());
-  const Program program = make(pointers);
-  for (const split_mode split : {split_mode::dynamic, split_mode::equal}) {
-    multi_arguments args;
-    args.split = split;
-    mpi_scheduler<Program> sched(MPI_COMM_WORLD, args);
-    std::vector<double> times;
-    std::vector<claimed_range> mine;
-    for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double start = MPI_Wtime();
-      mine = sched.run(program, count);
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (r >= opt.warmup) times.push_back((MPI_Wtime() - start) * 1000.0);
-    }
-    task_id tasks = 0;
-    for (const claimed_range& c : mine) tasks += c.count;
-    task_id total = 0;
-    task_id most = 0;
-    task_id fewest = 0;
-    MPI_Reduce(&tasks, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&tasks, &most, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&tasks, &fewest, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
-    if (sched.rank() == 0) {
-      std::sort(times.begin(), times.end());
-      if (total != count) {
-        throw std::runtime_error(name + ": the ranks ran " + std::to_string(total) + " of " +
-                                 std::to_string(count) + " tasks");
-      }
-      std::printf(
-          "%-7s %d ranks %-7s %.3f ms (runs %.3f..%.3f); tasks per rank %llu..%llu; "
-          "%zu claims on rank 0; %s\n",
-          name.c_str(), sched.ranks(), to_string(split), times[times.size() / 2], times.front(),
-          times.back(), static_cast<unsigned long long>(fewest),
-          static_cast<unsigned long long>(most), mine.size(), sched.report(count).c_str());
-      std::fflush(stdout);
-    }
-  }
-}
 
 //! Microseconds per claim (read and fetch-and-add) with every rank claiming at once.
 void claim_cost(int rank, int ranks) {
@@ -113,7 +62,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "One task range over MPI ranks, one GPU each.\n"
       "Example: mpirun -np 4 mpi_multi_gpu_bench --workloads julia,walks,skewed"};
-  options opt;
+  mpi_options opt;
   std::string workloads = "julia,walks,skewed";
   app.add_option("--workloads", workloads, "julia, walks, skewed, comma-separated")
       ->capture_default_str();
@@ -141,23 +90,11 @@ int main(int argc, char** argv) {
       if (rank == 0) std::printf("%d ranks\n", ranks);
       for (const std::string& w : opt.workloads) {
         if (w == "julia") {
-          const int side = opt.sizes.julia_side;
-          bench_workload<kernels::julia_program<float>>(
-              "julia", task_id(side) * task_id(side), 1,
-              [side](std::vector<std::uint32_t*> p) {
-                return bench::julia_view_program(side, p[0]);
-              },
-              opt);
+          mpi_bench_julia(opt);
         } else if (w == "walks") {
-          bench_workload<kernels::montecarlo_program>(
-              "walks", opt.sizes.walks, 2,
-              [](std::vector<std::uint32_t*> p) { return bench::walks_program(p[0], p[1]); }, opt);
+          mpi_bench_walks(opt);
         } else {
-          const task_id count = opt.sizes.skewed;
-          bench_workload<bench::skewed_walk_program>(
-              "skewed", count, 1,
-              [count](std::vector<std::uint32_t*> p) { return bench::skewed_program(count, p[0]); },
-              opt);
+          mpi_bench_skewed(opt);
         }
       }
       claim_cost(rank, ranks);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Host tests of the coarse claims: guided sizes, the equal split and the counter hand out every
-// task of a range exactly once, at every size up to beyond 2^32 (64-bit host arithmetic).
+// Host tests of the coarse claims: guided sizes, interleaved layouts, the equal split and the
+// counter hand out every task of a range exactly once, at every size up to beyond 2^32 (64-bit
+// host arithmetic).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "microsched/multi_gpu/claim_layout.hpp"
 #include "microsched/multi_gpu/claim_plan.hpp"
 #include "microsched/multi_gpu/host_claim_counter.hpp"
 
@@ -31,9 +33,10 @@ void check_tiles(std::vector<claimed_range> ranges, task_id count) {
 }
 
 //! `claimants` taking claims from one counter in turn until it is spent.
-std::vector<claimed_range> claim_in_turns(task_id count, int claimants, const claim_settings& s) {
+std::vector<claimed_range> claim_in_turns(task_id count, int claimants, const claim_settings& s,
+                                          task_id smallest = 0) {
   host_claim_counter counter;
-  const task_id smallest = smallest_claim(count, claimants, s);
+  if (smallest == 0) smallest = smallest_claim(count, claimants, s);
   std::vector<claimed_range> all;
   std::vector<bool> done(static_cast<std::size_t>(claimants), false);
   for (int left = claimants; left > 0;) {
@@ -51,10 +54,51 @@ std::vector<claimed_range> claim_in_turns(task_id count, int claimants, const cl
   return all;
 }
 
+//! Interleaved claims of guided sizes.
+claim_settings guided_interleaved() {
+  claim_settings s;
+  s.share_divisor = 2;
+  s.granules = 64;
+  return s;
+}
+
+//! Guided self-scheduling as the contiguous claims had it: first a share of the range, down to
+//! 1/64 of a claimant's share.
+claim_settings guided() {
+  claim_settings s;
+  s.interleave = false;
+  s.share_divisor = 2;
+  s.granules = 64;
+  return s;
+}
+
+//! Every run of task ids of the claims taken in turns over `layout`, checked to tile the range;
+//! their task count summed per claim equals the runs'.
+void check_layout_tiles(task_id count, int claimants, const claim_settings& s) {
+  const claim_layout layout = claims_layout(count, claimants, s);
+  CAPTURE(layout.shift);
+  CAPTURE(layout.period);
+  const auto claims =
+      claim_in_turns(layout.units(), claimants, s, smallest_units(layout, claimants, s));
+  std::vector<claimed_range> runs;
+  task_id tasks = 0;
+  for (const claimed_range& c : claims) {
+    tasks += layout.tasks(c);
+    task_id in_runs = 0;
+    layout.for_each_run(c, [&](task_id first, task_id n) {
+      runs.push_back({first, n});
+      in_runs += n;
+    });
+    CHECK(in_runs == layout.tasks(c));
+  }
+  CHECK(tasks == count);
+  check_tiles(runs, count);
+}
+
 }  // namespace
 
 TEST_CASE("claim sizes shrink from a share of the range to the smallest claim") {
-  const claim_settings s;
+  const claim_settings s = guided();
   const task_id count = task_id{1} << 28;
   const task_id smallest = smallest_claim(count, 4, s);
   CHECK(smallest == (task_id{1} << 20));                           // 2^28 / (4 GPUs x 64 granules)
@@ -76,10 +120,12 @@ TEST_CASE("claims in turns tile the range exactly once at every size") {
   for (const task_id count :
        {task_id{0}, task_id{1}, task_id{3}, task_id{4}, task_id{1000}, (task_id{1} << 20) + 7}) {
     for (const int claimants : {1, 2, 3, 4, 8}) {
-      for (const claim_settings& s : {claim_settings{}, small}) {
+      for (const claim_settings& s : {claim_settings{}, small, guided(), guided_interleaved()}) {
         CAPTURE(count);
         CAPTURE(claimants);
+        CAPTURE(s.interleave);
         check_tiles(claim_in_turns(count, claimants, s), count);
+        check_layout_tiles(count, claimants, s);
       }
     }
   }
@@ -87,9 +133,11 @@ TEST_CASE("claims in turns tile the range exactly once at every size") {
 
 TEST_CASE("ranges beyond 2^32 tasks: claims and the equal split in 64-bit arithmetic") {
   const task_id count = (task_id{1} << 40) + 12345;
-  const auto claims = claim_in_turns(count, 4, claim_settings{});
+  const auto claims = claim_in_turns(count, 4, guided());
   check_tiles(claims, count);
   CHECK(claims.front().count == (task_id{1} << 37));
+  check_layout_tiles(count, 4, claim_settings{});
+  check_layout_tiles(count, 3, guided_interleaved());
   CHECK(claims.size() < 1000);
   std::vector<claimed_range> parts;
   for (int p = 0; p < 3; ++p) parts.push_back(equal_share(count, 3, p));
@@ -178,4 +226,65 @@ TEST_CASE("claim streams: one up to the claims in flight") {
   CHECK_THROWS_AS(validate(s), std::invalid_argument);
   s.streams = 1;
   CHECK_NOTHROW(validate(s));
+}
+
+TEST_CASE("interleaved claims: equal claims that sample the whole range, one size class") {
+  const task_id count = task_id{1} << 28;  // the 16384^2 Julia view
+  for (const int claimants : {2, 4}) {
+    CAPTURE(claimants);
+    const claim_settings s;
+    const claim_layout layout = claims_layout(count, claimants, s);
+    CHECK(layout.interleaved());
+    CHECK(layout.units() == task_id{16} * s.granules * static_cast<task_id>(claimants));
+    CHECK(((count / layout.units()) >> layout.shift) == granules_per_residue);
+    const task_id smallest = smallest_units(layout, claimants, s);
+    const auto claims = claim_in_turns(layout.units(), claimants, s, smallest);
+    CHECK(claims.size() == static_cast<std::size_t>(claimants) * s.granules);
+    for (const claimed_range& c : claims) {
+      CHECK(layout.tasks(c) == count / claims.size());
+      // Every claim holds its share of the first eighth: a skew there is spread over all.
+      task_id early = 0;
+      task_id last_run = 0;
+      layout.for_each_run(c, [&](task_id first, task_id n) {
+        if (first < count / 8) early += n;
+        last_run = first;
+      });
+      CHECK(early == layout.tasks(c) / 8);
+      CHECK(last_run >= count - count / granules_per_residue);
+    }
+    CHECK(describe_claims(layout, claimants, s).find("equal interleaved claims") == 0);
+  }
+}
+
+TEST_CASE("interleaved slices map their ids onto the runs of the claim, in order") {
+  for (const task_id count : {task_id{1}, task_id{5}, task_id{1000}, (task_id{1} << 20) + 7}) {
+    for (const int claimants : {1, 3, 4}) {
+      CAPTURE(count);
+      CAPTURE(claimants);
+      const claim_settings s;
+      const claim_layout layout = claims_layout(count, claimants, s);
+      const auto claims =
+          claim_in_turns(layout.units(), claimants, s, smallest_units(layout, claimants, s));
+      for (const claimed_range& c : claims) {
+        const task_slice slice = layout.slice(c);
+        task_id local = 0;
+        bool same = true;
+        layout.for_each_run(c, [&](task_id first, task_id n) {
+          for (task_id t = first; t < first + n; ++t) same = same && slice(local++) == t;
+        });
+        CHECK(same);
+        CHECK(local == slice.size());
+      }
+    }
+  }
+}
+
+TEST_CASE("contiguous layout: a unit is a task") {
+  claim_settings s;
+  s.interleave = false;
+  const claim_layout layout = claims_layout(1000, 4, s);
+  CHECK(!layout.interleaved());
+  CHECK(layout.units() == 1000);
+  CHECK(layout.tasks({10, 20}) == 20);
+  CHECK(claims_layout(0, 4, claim_settings{}).units() == 0);
 }

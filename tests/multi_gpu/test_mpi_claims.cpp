@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MPI ranks claiming from one counter in an MPI window (no GPU): every range, from 0 tasks to
-// beyond 2^32, is handed out exactly once over the ranks. Run under mpiexec with 2 or more ranks;
-// rank 0 prints the result and every rank exits with it.
+// beyond 2^32, is handed out exactly once over the ranks, in contiguous and interleaved layouts.
+// Run under mpiexec with 2 or more ranks; rank 0 prints the result and every rank exits with it.
 #include <mpi.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "microsched/multi_gpu/claim_layout.hpp"
 #include "microsched/multi_gpu/claim_plan.hpp"
 #include "microsched/multi_gpu/mpi_claim_counter.hpp"
 
@@ -17,13 +18,16 @@ using namespace microsched::multi_gpu;
 
 namespace {
 
-//! Claims [0, count) over every rank; on rank 0, whether the claims tile the range.
+//! Claims [0, count) over every rank; on rank 0, whether the claims tile the units of the layout
+//! and hold `count` tasks together.
 bool claims_tile(mpi_claim_counter& counter, int ranks, task_id count, const claim_settings& s) {
   counter.reset();
   std::vector<task_id> mine;  // (first, count) pairs
-  const task_id smallest = smallest_claim(count, ranks, s);
+  const claim_layout layout = claims_layout(count, ranks, s);
+  const task_id units = layout.units();
+  const task_id smallest = smallest_units(layout, ranks, s);
   for (;;) {
-    const claimed_range r = take_claim(counter, count, ranks, smallest, s);
+    const claimed_range r = take_claim(counter, units, ranks, smallest, s);
     if (r.empty()) break;
     mine.push_back(r.first);
     mine.push_back(r.count);
@@ -42,11 +46,13 @@ bool claims_tile(mpi_claim_counter& counter, int ranks, task_id count, const cla
   std::sort(ranges.begin(), ranges.end(),
             [](const claimed_range& a, const claimed_range& b) { return a.first < b.first; });
   task_id covered = 0;
+  task_id tasks = 0;
   for (const claimed_range& r : ranges) {
     if (r.empty() || r.first != covered) return false;
     covered = r.end();
+    tasks += layout.tasks(r);
   }
-  return covered == count;
+  return covered == units && tasks == count;
 }
 
 }  // namespace
@@ -63,9 +69,13 @@ int main(int argc, char** argv) {
     mpi_claim_counter counter(MPI_COMM_WORLD);
     claim_settings small;
     small.min_tasks = 1;
+    claim_settings contiguous;
+    contiguous.interleave = false;
+    contiguous.share_divisor = 2;
+    contiguous.granules = 64;
     for (const task_id count :
          {task_id{0}, task_id{1}, task_id{3}, (task_id{1} << 20) + 7, (task_id{1} << 40) + 5}) {
-      for (const claim_settings& s : {claim_settings{}, small}) {
+      for (const claim_settings& s : {claim_settings{}, small, contiguous}) {
         const bool ok = claims_tile(counter, ranks, count, s);
         if (rank == 0) {
           (ok ? passed : failed) += 1;

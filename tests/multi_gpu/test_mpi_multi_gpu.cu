@@ -2,8 +2,8 @@
 // mpi_scheduler over the ranks of MPI_COMM_WORLD, one GPU each (ranks share GPU 0 on a machine
 // of one): every task runs exactly once over the ranks (per-rank counts summed on rank 0), and
 // the outputs gathered from the ranks equal the single-GPU scheduler's, at sizes 0, 1, fewer
-// tasks than ranks and 2^20 + 7, under guided claims and the equal split. Exits 77 on every rank
-// without a GPU.
+// tasks than ranks and 2^20 + 7, under interleaved claims and the equal split. Exits 77 on every
+// rank without a GPU.
 #include <mpi.h>
 
 #include <cstdint>
@@ -38,16 +38,16 @@ bool check(mpi_scheduler<counted_program<montecarlo_program>>& sched, task_id co
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
   // example-begin mpi-run
   // every rank: mpi_scheduler<Program> sched(MPI_COMM_WORLD) made this rank's GPU current
-  const std::vector<claimed_range> mine = sched.run(  // collective; the ranges this rank ran
+  const rank_claims mine = sched.run(  // collective; what this rank ran (mine.for_each_run)
       counted_program<montecarlo_program>{walks(steps.data(), sums.data()), counts.data()}, count);
   // example-end mpi-run
   // Each rank's counts cover the tasks it ran; their sum over the ranks must be 1 everywhere.
   std::vector<std::uint32_t> local_counts = counts.to_host();
   std::vector<std::uint32_t> local_steps(n, 0);
   const std::vector<std::uint32_t> all_steps = steps.to_host();
-  for (const claimed_range& r : mine) {
-    for (task_id t = r.first; t < r.end(); ++t) local_steps[t] = all_steps[t];
-  }
+  mine.for_each_run([&](task_id first, task_id n) {
+    for (task_id t = first; t < first + n; ++t) local_steps[t] = all_steps[t];
+  });
   std::vector<std::uint32_t> total_counts(n), total_steps(n);
   MPI_Reduce(local_counts.data(), total_counts.data(), static_cast<int>(n), MPI_UINT32_T, MPI_SUM,
              0, MPI_COMM_WORLD);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of multi_scheduler: every task runs exactly once over the slots (per-slot counts
 // summed on the host), the outputs gathered from the slots equal the single-GPU scheduler's, at
-// sizes 0, 1, fewer tasks than slots and 2^20 + 7, under guided claims and the equal split.
+// sizes 0, 1, fewer tasks than slots and 2^20 + 7, under interleaved claims, contiguous claims and
+// the equal split.
 // Built twice: test_multi_gpu_one_gpu lists GPU 0 three times (the claim logic on one GPU);
 // test_multi_gpu runs on every visible GPU and is skipped below two.
 #include <doctest/doctest.h>
@@ -55,14 +56,18 @@ std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> single_gpu_wal
   return {steps.to_host(), sums.to_host()};
 }
 
-//! Runs `count` walks over `devices` under `split`, then checks counts and outputs.
-void check_walks(const std::vector<int>& devices, split_mode split, task_id count) {
+//! Runs `count` walks over `devices` under `split` (claims interleaved or contiguous), then
+//! checks counts and outputs.
+void check_walks(const std::vector<int>& devices, split_mode split, task_id count,
+                 bool interleave) {
   CAPTURE(count);
   CAPTURE(to_string(split));
+  CAPTURE(interleave);
   multi_arguments args;
   args.devices = devices;
   args.split = split;
   args.claims.min_tasks = 1024;  // several claims per slot even at 2^20 tasks
+  args.claims.interleave = interleave;
   multi_scheduler<counted_program<montecarlo_program>> sched(args);
   std::vector<std::unique_ptr<slot_buffers>> buffers;
   for (const int d : sched.devices()) {
@@ -91,9 +96,7 @@ void check_walks(const std::vector<int>& devices, split_mode split, task_id coun
   CHECK(wrong == 0);
   // The claims say the same: together they tile the range.
   task_id claimed = 0;
-  for (const auto& mine : run.claims()) {
-    for (const claimed_range& r : mine) claimed += r.count;
-  }
+  for (int s = 0; s < sched.slots(); ++s) claimed += run.tasks(s);
   CHECK(claimed == count);
   // Outputs gathered from the slots equal the single-GPU run's.
   std::vector<std::uint32_t> steps(count), sums(count);
@@ -102,8 +105,8 @@ void check_walks(const std::vector<int>& devices, split_mode split, task_id coun
     slot_steps.push_back(b->out.data());
     slot_sums.push_back(b->sums.data());
   }
-  copy_claimed(run.claims(), sched.devices(), slot_steps, steps.data());
-  copy_claimed(run.claims(), sched.devices(), slot_sums, sums.data());
+  copy_claimed(run, sched.devices(), slot_steps, steps.data());
+  copy_claimed(run, sched.devices(), slot_sums, sums.data());
   const auto [want_steps, want_sums] = single_gpu_walks(count);
   CHECK(steps == want_steps);
   CHECK(sums == want_sums);
@@ -113,11 +116,11 @@ void check_walks(const std::vector<int>& devices, split_mode split, task_id coun
 
 TEST_CASE("walks: every task once over the slots, outputs equal to one GPU") {
   const std::vector<int> devices = test_devices();
-  for (const split_mode split : {split_mode::dynamic, split_mode::equal}) {
+  for (const int mode : {0, 1, 2}) {  // interleaved claims, contiguous claims, equal split
     for (const task_id count :
          {task_id{1}, task_id{devices.size() - 1}, task_id{1000}, (task_id{1} << 20) + 7}) {
       if (count == 0) continue;
-      check_walks(devices, split, count);
+      check_walks(devices, mode == 2 ? split_mode::equal : split_mode::dynamic, count, mode == 0);
     }
   }
 }
@@ -175,7 +178,7 @@ TEST_CASE("julia: pixels gathered from the slots equal the single-GPU image") {
   std::vector<std::uint32_t> got(count, 0xffffffffu);
   std::vector<const std::uint32_t*> slot_outs;
   for (const auto& o : outs) slot_outs.push_back(o.data());
-  copy_claimed(second.claims(), sched.devices(), slot_outs, got.data());
+  copy_claimed(second, sched.devices(), slot_outs, got.data());
   CHECK(got == want);
 }
 
@@ -204,7 +207,7 @@ TEST_CASE("arguments: an invisible device and too many tasks are refused before 
   multi_scheduler<montecarlo_program> sched(args);
   CHECK_THROWS_AS((void)sched.run(walks(nullptr, nullptr), max_range_tasks + 1),
                   std::invalid_argument);
-  CHECK(sched.report(1 << 20).find("guided claims") != std::string::npos);
+  CHECK(sched.report(1 << 20).find("interleaved claims") != std::string::npos);
 }
 
 TEST_CASE("the guide's example: one buffer per GPU, gathered after the run") {
@@ -226,10 +229,10 @@ TEST_CASE("the guide's example: one buffer per GPU, gathered after the run") {
       },
       count);  // returns at once, like a launch
   run.wait();  // every GPU done; rethrows a GPU's error
-  // run.claims()[slot]: the ranges that GPU ran; copy_claimed gathers them into one array
+  // run.claims()[slot]: the claims that GPU ran; copy_claimed gathers them into one array
   std::vector<const std::uint32_t*> per_gpu;
   for (const auto& b : steps) per_gpu.push_back(b.data());
-  copy_claimed(run.claims(), sched.devices(), per_gpu, host.data());
+  copy_claimed(run, sched.devices(), per_gpu, host.data());
   // example-end multi-gpu-run
   CHECK(host == single_gpu_walks(count).first);
 }

@@ -32,10 +32,14 @@ inline constexpr task_id max_range_tasks = task_id{1} << 48;
 inline constexpr int max_claimants = 4096;
 
 struct claim_settings {
+  //! Claims made of interleaved granules that sample the whole range (claim_layout.hpp), so a
+  //! claim's cost follows its size whatever the skew; false: contiguous ranges of tasks.
+  bool interleave = true;
   //! A claim takes what is left over `share_divisor` x the number of claimants (guided
-  //! self-scheduling with the factor of Polychronopoulos and Kuck at 1, halved here because each
-  //! claimant keeps `in_flight` claims queued).
-  task_id share_divisor = 2;
+  //! self-scheduling with the factor of Polychronopoulos and Kuck at 1/share_divisor). At
+  //! `granules`, every claim is the smallest: interleaved claims cost alike, so equal claims
+  //! balance as well as shrinking ones and keep each GPU's automatic schedule in one size class.
+  task_id share_divisor = 16;
   //! Claims each claimant keeps enqueued, so that its GPU never waits for the host's next claim.
   int in_flight = 2;
   //! Streams (each with its own single-GPU scheduler) a claimant's claims take in turn. Two let
@@ -45,7 +49,7 @@ struct claim_settings {
   int streams = 1;
   //! The smallest claim, in parts of one claimant's even share: the last claims are at most
   //! 1/granules of a GPU's work, which bounds how far apart the GPUs finish.
-  task_id granules = 64;
+  task_id granules = 16;
   //! The smallest claim in tasks, whatever the range: below it a claim's launches cost more than
   //! its tasks on a large GPU.
   task_id min_tasks = 4096;

@@ -3,7 +3,8 @@
 //! @file multi_run.hpp
 //! The handle of one asynchronous multi-GPU run: wait() returns once every slot's claims have
 //! been enqueued and its stream has drained, and rethrows the first error of any slot; claims()
-//! then says which tasks each slot ran (where its outputs are, for a per-GPU output layout).
+//! then says which units of layout() each slot ran (where its outputs are, for a per-GPU output
+//! layout; copy_claimed gathers them).
 
 #include <cuda_runtime_api.h>
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "microsched/error.hpp"
+#include "microsched/multi_gpu/claim_layout.hpp"
 #include "microsched/multi_gpu/claim_plan.hpp"
 #include "microsched/multi_gpu/device_slots.hpp"
 
@@ -35,6 +37,7 @@ struct run_state {
 
   std::vector<std::thread> threads;                //!< (slot) -> its claim loop; none for one slot
   std::vector<std::vector<claimed_range>> claims;  //!< (slot) -> its claims, in order
+  claim_layout layout;                             //!< what a claim's units are
   std::vector<std::exception_ptr> errors;          //!< (slot) -> what its loop threw
   std::vector<std::pair<int, cudaStream_t>> streams;  //!< (slot) -> (device, stream)
 };
@@ -60,10 +63,22 @@ class multi_run {
     }
   }
 
-  //! (slot) -> the ranges it ran, in claim order; complete once wait() has returned.
+  //! (slot) -> the claims it ran, ranges of units of layout(), in claim order; complete once
+  //! wait() has returned.
   [[nodiscard]] const std::vector<std::vector<claimed_range>>& claims() const {
     static const std::vector<std::vector<claimed_range>> none;
     return state_ ? state_->claims : none;
+  }
+
+  //! What the units of claims() are: tasks (contiguous), or residues of interleaved granules.
+  [[nodiscard]] claim_layout layout() const { return state_ ? state_->layout : claim_layout{}; }
+
+  //! The tasks `slot` ran; complete once wait() has returned.
+  [[nodiscard]] task_id tasks(int slot) const {
+    task_id n = 0;
+    for (const claimed_range& c : claims().at(static_cast<std::size_t>(slot)))
+      n += state_->layout.tasks(c);
+    return n;
   }
 
  private:

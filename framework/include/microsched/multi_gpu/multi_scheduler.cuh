@@ -3,10 +3,10 @@
 //! @file multi_scheduler.cuh
 //! One task range [0, count) over several GPUs of one process, each task run exactly once. Every
 //! GPU runs the ordinary single-GPU scheduler (its automatic schedule by default) on the ranges
-//! it claims; a host thread per GPU takes guided claims from a host atomic (claim_plan.hpp) and
-//! keeps `in_flight` of them enqueued on its streams, so a GPU that draws long tasks claims less
-//! and the GPUs finish together. The call is asynchronous like a launch: it returns a handle
-//! (multi_run) to wait on.
+//! it claims; a host thread per GPU takes claims from a host atomic (claim_plan.hpp), each claim
+//! interleaved granules that sample the whole range (claim_layout.hpp), and keeps `in_flight` of
+//! them enqueued on its streams, so a slower GPU claims less and the GPUs finish together. The call
+//! is asynchronous like a launch: it returns a handle (multi_run) to wait on.
 //!
 //! \code
 //! microsched::multi_gpu::multi_scheduler<my_program> sched;  // every visible GPU
@@ -33,6 +33,7 @@
 
 #include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
+#include "microsched/multi_gpu/claim_layout.hpp"
 #include "microsched/multi_gpu/claim_plan.hpp"
 #include "microsched/multi_gpu/device_slots.hpp"
 #include "microsched/multi_gpu/host_claim_counter.hpp"
@@ -89,20 +90,21 @@ struct slot_lanes {
 };
 
 //! The claim loop of one slot, shared by the process's threads and the MPI ranks: take a claim
-//! from `next()` (empty: done), enqueue the scheduler's run of that slice on the next lane's
-//! stream in turn, keep at most ring.size() claims enqueued. Appends each claim to `taken`.
-//! `stop` ends it early (another slot failed).
+//! from `next()` (empty: done), enqueue the scheduler's run of its slice of `layout` on the next
+//! lane's stream in turn, keep at most ring.size() claims enqueued. Appends each claim to
+//! `taken`. `stop` ends it early (another slot failed).
 template <class Program, class NextClaim>
-void claim_loop(slot_lanes<Program>& slot, const Program& program, NextClaim&& next,
-                std::vector<claimed_range>& taken, const std::atomic<bool>* stop = nullptr) {
+void claim_loop(slot_lanes<Program>& slot, const Program& program, const claim_layout& layout,
+                NextClaim&& next, std::vector<claimed_range>& taken,
+                const std::atomic<bool>* stop = nullptr) {
   for (std::size_t k = 0;; ++k) {
     if (k >= slot.ring.size()) MICROSCHED_CUDA_TRY(cudaEventSynchronize(slot.ring[k]));
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
     const claimed_range r = next();
     if (r.empty()) return;
     lane<Program>& l = *slot.lanes[k % slot.lanes.size()];
-    l.sched.run(sliced_program<Program>{program, task_slice::range(r.first, r.count)}, r.count,
-                l.stream.get());
+    const task_slice slice = layout.slice(r);
+    l.sched.run(sliced_program<Program>{program, slice}, slice.size(), l.stream.get());
     MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], l.stream.get()));
     taken.push_back(r);
   }
@@ -180,14 +182,17 @@ class multi_scheduler {
       l.sched.run(sliced_program<Program>{programs[0], task_slice::range(0, count)}, count,
                   l.stream.get());
       state->claims[0].push_back({0, count});
+      state->layout = contiguous_layout(count);
       return multi_run(state);
     }
     counter_.reset();
     stop_.store(false);
-    const task_id smallest = smallest_claim(count, slots(), args_.claims);
+    const claim_layout layout = layout_of(count);
+    state->layout = layout;
+    const task_id smallest = smallest_units(layout, slots(), args_.claims);
     for (std::size_t s = 0; s < slots_.size(); ++s) {
       state->threads.emplace_back(
-          [this, s, count, smallest, program = programs[s], st = state.get()] {
+          [this, s, count, layout, smallest, program = programs[s], st = state.get()] {
             try {
               const device_guard on(devices_[s]);
               bool first = true;
@@ -197,9 +202,9 @@ class multi_scheduler {
                   first = false;
                   return equal_share(count, slots(), static_cast<int>(s));
                 }
-                return take_claim(counter_, count, slots(), smallest, args_.claims);
+                return take_claim(counter_, layout.units(), slots(), smallest, args_.claims);
               };
-              detail::claim_loop(*slots_[s], program, next, st->claims[s], &stop_);
+              detail::claim_loop(*slots_[s], program, layout, next, st->claims[s], &stop_);
             } catch (...) {
               st->errors[s] = std::current_exception();
               stop_.store(true);
@@ -230,13 +235,17 @@ class multi_scheduler {
              ": static equal split, one part of about " + std::to_string(count / slots_.size()) +
              " tasks each" + peers;
     }
-    const task_id smallest = smallest_claim(count, slots(), args_.claims);
-    return std::to_string(slots_.size()) + " slots on GPUs " + gpus +
-           ": guided claims from a host counter, first " +
-           std::to_string(claim_size(count, slots(), smallest, args_.claims)) +
-           " tasks, smallest " + std::to_string(smallest) + ", " +
+    return std::to_string(slots_.size()) + " slots on GPUs " + gpus + ": " +
+           describe_claims(layout_of(count), slots(), args_.claims) + " from a host counter, " +
            std::to_string(args_.claims.in_flight) + " in flight per slot on " +
            std::to_string(args_.claims.streams) + " streams" + peers;
+  }
+
+  //! The layout of a run of `count` tasks: contiguous for the equal split, else
+  //! claims_layout().
+  [[nodiscard]] claim_layout layout_of(task_id count) const {
+    if (slots_.size() == 1 || args_.split == split_mode::equal) return contiguous_layout(count);
+    return claims_layout(count, slots(), args_.claims);
   }
 
  private:

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// mpi_multi_gpu_bench's skewed walks, a file of its own so that the workloads build in parallel.
+#include "mpi_multi_gpu_bench.cuh"
+
+namespace microsched::bench {
+
+void mpi_bench_skewed(const mpi_options& opt) {
+  const task_id count = opt.sizes.skewed;
+  bench_workload<skewed_walk_program>(
+      "skewed", count, 1,
+      [count](std::vector<std::uint32_t*> p) { return skewed_program(count, p[0]); }, opt);
+}
+
+}  // namespace microsched::bench

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The one-process multi-GPU benchmark's parts: its options, one workload's measurement (the
+// single-GPU default on GPU 0, then multi_scheduler on the first N GPUs in each variant), and
+// the workloads, each compiled in a file of its own so that they build in parallel.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "microsched/device_buffer.hpp"
+#include "microsched/error.hpp"
+#include "microsched/multi_gpu/copy_claimed.hpp"
+#include "microsched/multi_gpu/multi_scheduler.cuh"
+#include "multi_gpu_workloads.cuh"
+
+namespace microsched::bench {
+
+using clock_type = std::chrono::steady_clock;
+
+inline double ms_since(clock_type::time_point start) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct multi_options {
+  std::vector<int> gpus{1, 2, 4};
+  std::vector<std::string> workloads{"julia", "walks", "skewed"};
+  //! dynamic (the default claims), equal (the static equal split), contiguous (guided
+  //! contiguous claims), guided (guided interleaved claims), claims-N (N equal interleaved
+  //! claims per GPU), two-streams (the default on two streams per GPU).
+  std::vector<std::string> variants{"dynamic", "equal"};
+  workload_sizes sizes;
+  int warmup = 6;
+  int repetitions = 7;
+  bool check = true;
+  bool claim_costs = true;
+};
+
+struct multi_row {
+  std::string workload;
+  int gpus = 1;
+  std::string variant;
+  double ms = 0;
+  double scaling = 1;
+  std::string detail;
+};
+
+//! The arguments of a variant's name on the first `gpus` GPUs; throws std::invalid_argument
+//! naming an unknown one.
+inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int gpus) {
+  multi_gpu::multi_arguments args;
+  for (int d = 0; d < gpus; ++d) args.devices.push_back(d);
+  if (name == "dynamic") return args;
+  if (name == "equal") {
+    args.split = multi_gpu::split_mode::equal;
+  } else if (name == "contiguous" || name == "guided") {
+    args.claims.interleave = name == "guided";
+    args.claims.share_divisor = 2;
+    args.claims.granules = 64;
+  } else if (name == "two-streams") {
+    args.claims.streams = 2;
+  } else if (name.rfind("claims-", 0) == 0) {
+    std::size_t used = 0;
+    const std::string n = name.substr(7);
+    const long per_gpu = n.empty() || n[0] == '-' ? 0 : std::stol(n, &used);
+    if (used != n.size() || per_gpu < 1 || per_gpu > 4096) {
+      throw std::invalid_argument("--variants = '" + name + "': claims-N takes N in [1, 4096]");
+    }
+    args.claims.granules = static_cast<task_id>(per_gpu);
+    args.claims.share_divisor = static_cast<task_id>(per_gpu);
+  } else {
+    throw std::invalid_argument("--variants = '" + name +
+                                "': dynamic, equal, contiguous, guided, claims-N or two-streams");
+  }
+  return args;
+}
+
+//! Per-GPU output arrays (`outputs` of them, one uint32 per task), allocated on each GPU once.
+struct gpu_outputs {
+  gpu_outputs(int devices, int outputs, task_id count) {
+    for (int d = 0; d < devices; ++d) {
+      const multi_gpu::device_guard on(d);
+      std::vector<device_buffer<std::uint32_t>> mine;
+      for (int o = 0; o < outputs; ++o) mine.emplace_back(count);
+      arrays.push_back(std::move(mine));
+    }
+  }
+  std::vector<std::uint32_t*> of(int device) {
+    std::vector<std::uint32_t*> p;
+    for (auto& a : arrays[static_cast<std::size_t>(device)]) p.push_back(a.data());
+    return p;
+  }
+  std::vector<std::vector<device_buffer<std::uint32_t>>> arrays;  //!< (device, output)
+};
+
+//! Benchmarks one workload: `make(pointers)` builds its program over output arrays.
+template <class Program, class Make>
+void bench_workload(const std::string& name, task_id count, int outputs, Make make,
+                    const multi_options& opt, int visible, std::vector<multi_row>& rows) {
+  using namespace multi_gpu;
+  const int most = std::min(visible, *std::max_element(opt.gpus.begin(), opt.gpus.end()));
+  gpu_outputs out(most, outputs, count);
+  // The baseline: the single-GPU scheduler's default on GPU 0.
+  std::vector<std::uint32_t> want;
+  double baseline = 0;
+  {
+    const device_guard on(0);
+    const Program program = make(out.of(0));
+    scheduler<Program> sched;
+    sched.calibrate(program, count);
+    std::vector<double> times;
+    for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
+      const auto start = clock_type::now();
+      sched.run(program, count);
+      MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+      if (r >= opt.warmup) times.push_back(ms_since(start));
+    }
+    baseline = median(times);
+    if (opt.check) want = out.arrays[0][0].to_host();
+    rows.push_back({name, 1, "single-GPU scheduler", baseline, 1.0, sched.report(count)});
+    std::printf("%-7s baseline (scheduler on GPU 0): %.3f ms; %s\n", name.c_str(), baseline,
+                sched.report(count).c_str());
+    std::fflush(stdout);
+  }
+  for (const int g : opt.gpus) {
+    if (g > visible) {
+      std::printf("%-7s %d GPUs: skipped, %d visible\n", name.c_str(), g, visible);
+      continue;
+    }
+    for (const std::string& variant : opt.variants) {
+      if (g == 1 && variant != "dynamic") continue;  // one GPU: one path
+      multi_scheduler<Program> sched(variant_arguments(variant, g));
+      const auto factory = [&](device_slot s) { return make(out.of(s.device)); };
+      std::vector<double> times;
+      multi_run last;
+      for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
+        const auto start = clock_type::now();
+        multi_run run = sched.run(factory, count);
+        run.wait();
+        if (r >= opt.warmup) times.push_back(ms_since(start));
+        last = std::move(run);
+      }
+      const double ms = median(times);
+      std::ostringstream detail;
+      detail << "claims per GPU";
+      task_id most_tasks = 0;
+      task_id fewest = count;
+      for (int s = 0; s < sched.slots(); ++s) {
+        most_tasks = std::max(most_tasks, last.tasks(s));
+        fewest = std::min(fewest, last.tasks(s));
+        detail << " " << last.claims()[static_cast<std::size_t>(s)].size();
+      }
+      detail << "; tasks per GPU " << fewest << ".." << most_tasks << "; runs "
+             << *std::min_element(times.begin(), times.end()) << ".."
+             << *std::max_element(times.begin(), times.end()) << " ms";
+      if (opt.check) {
+        std::vector<std::uint32_t> got(count, 0xffffffffu);
+        std::vector<const std::uint32_t*> firsts;
+        for (const int d : sched.devices()) firsts.push_back(out.of(d)[0]);
+        copy_claimed(last, sched.devices(), firsts, got.data());
+        if (got != want) {
+          throw std::runtime_error(name + " on " + std::to_string(g) + " GPUs (" + variant +
+                                   "): outputs differ from one GPU's");
+        }
+        detail << "; outputs equal";
+      }
+      rows.push_back({name, g, variant, ms, baseline / ms, detail.str()});
+      std::printf("%-7s %d GPUs %-12s %.3f ms  %.2fx  %s\n        %s\n        GPU 0: %s\n",
+                  name.c_str(), g, variant.c_str(), ms, baseline / ms, detail.str().c_str(),
+                  sched.report(count).c_str(),
+                  sched.scheduler_of(0)
+                      .report(last.tasks(0) / std::max<std::size_t>(last.claims()[0].size(), 1))
+                      .c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
+void bench_julia(const multi_options& opt, int visible, std::vector<multi_row>& rows);
+void bench_walks(const multi_options& opt, int visible, std::vector<multi_row>& rows);
+void bench_skewed(const multi_options& opt, int visible, std::vector<multi_row>& rows);
+
+}  // namespace microsched::bench
