@@ -12,7 +12,7 @@
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
-#include "microsched/switching/automatic_switching.cuh"
+#include "microsched/automatic_switching.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "switching_runners.hpp"
 

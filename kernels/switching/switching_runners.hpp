@@ -27,7 +27,7 @@ struct variant {
 };
 
 //! The library's default on a workload: the automatic switching schedule
-//! (switching/automatic_switching.cuh), decided on runs before the timed ones.
+//! (automatic_switching.cuh), decided on runs before the timed ones.
 struct default_times {
   timing_stats chosen;       //!< the default, once decided
   timing_stats best_direct;  //!< the fastest direct form it timed, timed in turns with it

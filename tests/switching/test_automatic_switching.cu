@@ -12,7 +12,7 @@
 #include "baselines/vanilla.cuh"
 #include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
-#include "microsched/switching/automatic_switching.cuh"
+#include "microsched/automatic_switching.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
 #include "switching_runners.hpp"
