@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "microsched/tuning/tuning_file.hpp"
+#include "microsched/sweep/tuning_file.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -9,9 +9,9 @@
 
 #include "microsched/device.hpp"
 #include "microsched/io/atomic_file.hpp"
-#include "microsched/tuning/schedule_json.hpp"
+#include "microsched/sweep/schedule_json.hpp"
 
-namespace microsched::tuning {
+namespace microsched::sweep {
 
 namespace {
 using json = nlohmann::json;
@@ -147,4 +147,4 @@ schedule_arguments tuned_schedule(const std::string& workload, const schedule_ar
   return find_tuned_schedule(workload, scenario, file).value_or(fallback);
 }
 
-}  // namespace microsched::tuning
+}  // namespace microsched::sweep

@@ -11,7 +11,7 @@
 #include "microsched/error.hpp"
 #include "output_path.hpp"
 #if MICROSCHED_HAVE_TUNING
-#include "microsched/tuning/tuning_file.hpp"
+#include "microsched/sweep/tuning_file.hpp"
 #endif
 
 namespace microsched::samples {
@@ -83,9 +83,9 @@ schedule_arguments schedule_cli::arguments(const std::string& workload) const {
     if (!std::filesystem::is_regular_file(tuned)) {
       throw std::invalid_argument("--tuned = '" + tuned + "': not a file");
     }
-    tuning::tuning_table table;
+    sweep::tuning_table table;
     try {
-      table = tuning::tuning_table::load(tuned);
+      table = sweep::tuning_table::load(tuned);
     } catch (const std::exception& e) {
       throw std::invalid_argument("--tuned = '" + tuned + "': " + e.what());
     }

@@ -6,7 +6,7 @@
 # or the sweep fails, e.g. a point fails its exactly-once check.
 
 sweep_check() {
-  local out="$OUT/sweep" sweep="$BUILD/bench/sweep/sweep" rc
+  local out="$OUT/sweep" sweep="$BUILD/tools/sweep/sweep" rc
   mkdir -p "$out"
   if [[ ! -x "$sweep" ]]; then
     echo "sweep: $sweep not built" | tee "$out/summary.txt"

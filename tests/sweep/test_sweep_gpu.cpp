@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "microsched/device.hpp"
-#include "microsched/tuning/tuning_file.hpp"
+#include "microsched/sweep/tuning_file.hpp"
 #include "sweep/cli.hpp"
 #include "sweep/plots.hpp"
 #include "sweep/report.hpp"
@@ -121,7 +121,7 @@ TEST_CASE("a small julia sweep runs end to end on the GPU") {
   }
 
   // The library picks the tuned default up at run time.
-  const auto tuned = tuning::find_tuned_schedule("julia", "", tuning);
+  const auto tuned = sweep::find_tuned_schedule("julia", "", tuning);
   REQUIRE(tuned.has_value());
   CHECK(*tuned == best_constant(results)->schedule);
 

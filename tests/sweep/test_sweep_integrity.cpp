@@ -10,7 +10,7 @@
 
 #include "cli_runner.hpp"
 #include "fake_workload.hpp"
-#include "microsched/tuning/tuning_file.hpp"
+#include "microsched/sweep/tuning_file.hpp"
 #include "sweep/cli.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/report.hpp"
@@ -114,7 +114,7 @@ TEST_CASE("budget and period are sweep axes, journaled, resumed and stored in th
   INFO(r.err);
   REQUIRE(r.rc == exit_ok);
   CHECK(counters->checks == 3 + 2);  // budgeted x 3 budgets, stream x 2 periods
-  const auto entry = tuning::tuning_table::load(tuning).find("Fake GPU", "fake");
+  const auto entry = sweep::tuning_table::load(tuning).find("Fake GPU", "fake");
   REQUIRE(entry);
   CHECK(entry->schedule.strategy == pool_strategy::budgeted);
   CHECK(entry->schedule.budget == 64);  // the fake's best budget

@@ -7,12 +7,12 @@
 #include <fstream>
 #include <string>
 
-#include "microsched/tuning/schedule_json.hpp"
-#include "microsched/tuning/tuning_file.hpp"
+#include "microsched/sweep/schedule_json.hpp"
+#include "microsched/sweep/tuning_file.hpp"
 #include "temp_folder.hpp"
 
 using namespace microsched;
-using namespace microsched::tuning;
+using namespace microsched::sweep;
 namespace fs = std::filesystem;
 using microsched::sweep::testing::temp_folder;
 
@@ -30,12 +30,12 @@ schedule_arguments schedule(pool_strategy s, fetch_control f, std::uint64_t chun
 }  // namespace
 
 // example-begin tuned-default
-#include <microsched/tuning/tuning_file.hpp>
+#include <microsched/sweep/tuning_file.hpp>
 
 //! The schedule 'sweep --save-tuning' stored for julia offset=1 on this GPU, or `fallback` when
 //! the tuning file ($MICROSCHED_TUNING_FILE) has none or there is no file.
 microsched::schedule_arguments julia_schedule(const microsched::schedule_arguments& fallback) {
-  return microsched::tuning::tuned_schedule("julia", fallback, "julia offset=1");
+  return microsched::sweep::tuned_schedule("julia", fallback, "julia offset=1");
 }
 // example-end tuned-default
 

@@ -14,7 +14,7 @@
 extern char** environ;
 
 #ifndef MICROSCHED_PLOT_SCRIPT
-#error "MICROSCHED_PLOT_SCRIPT must name bench/sweep/plot_sweep.py (set in CMakeLists.txt)"
+#error "MICROSCHED_PLOT_SCRIPT must name tools/sweep/plot_sweep.py (set in CMakeLists.txt)"
 #endif
 #ifndef MICROSCHED_PLOT_PYTHON
 #define MICROSCHED_PLOT_PYTHON "python3"

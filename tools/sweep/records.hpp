@@ -8,7 +8,7 @@
 #include <string>
 
 #include "microsched/measure/timing_stats.hpp"
-#include "microsched/tuning/schedule_json.hpp"
+#include "microsched/sweep/schedule_json.hpp"
 #include "sweep/plan.hpp"
 
 namespace microsched::sweep {

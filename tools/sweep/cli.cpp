@@ -10,7 +10,7 @@
 
 #include "microsched/error.hpp"
 #include "microsched/io/atomic_file.hpp"
-#include "microsched/tuning/tuning_file.hpp"
+#include "microsched/sweep/tuning_file.hpp"
 #include "microsched/version.hpp"
 #include "sweep/plots.hpp"
 #include "sweep/progress.hpp"
@@ -187,7 +187,7 @@ std::vector<std::string> write_outputs(const sweep_results& results, const std::
 }
 
 std::size_t save_tuning(const sweep_results& results, const std::string& file) {
-  auto table = tuning::tuning_table::load_or_empty(file);
+  auto table = sweep::tuning_table::load_or_empty(file);
   std::size_t count = 0;
   const std::string when = utc_now();
   const sweep_header& h = results.header;
@@ -261,7 +261,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
   app.add_flag("--no-plots", no_plots, "Write no PNGs");
   app.add_option("--save-tuning", tuning_file,
                  "Store the best settings in this tuning file (keyed by GPU and workload; "
-                 "read back by microsched::tuning::tuned_schedule)");
+                 "read back by microsched::sweep::tuned_schedule)");
   app.add_flag("--list", list, "List the workloads and their options, then exit");
   app.add_flag("--dry-run", dry_run, "Print the plan (scenarios, schedules, points), then exit");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
@@ -305,7 +305,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       check_writable_folder(out_dir);
       if (!tuning_file.empty()) {
         check_writable_file(tuning_file);
-        (void)tuning::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
+        (void)sweep::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
       }
     }
     check_scenarios(plan, env.factory);
@@ -360,7 +360,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     if (!tuning_file.empty()) {
       const auto n = save_tuning(results, tuning_file);
       *env.out << "saved " << n << " tuned setting(s) to " << tuning_file << " (set "
-               << tuning::tuning_file_variable << "=" << tuning_file
+               << sweep::tuning_file_variable << "=" << tuning_file
                << " to use them as the tuned default)\n";
     }
     return exit_ok;

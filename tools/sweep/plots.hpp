@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file plots.hpp
-//! The sweep's pictures are drawn by bench/sweep/plot_sweep.py (matplotlib) from sweep.json: a
+//! The sweep's pictures are drawn by tools/sweep/plot_sweep.py (matplotlib) from sweep.json: a
 //! heat map of speedup against vanilla over two schedule axes, one panel per strategy, with a
 //! colour bar, and a line plot of speedup against chunk size with persistent threads and the
 //! floor as reference lines. This header holds what the sweep program needs to run it.

@@ -25,7 +25,7 @@
 
 #include "microsched/schedule/schedule_arguments.hpp"
 
-namespace microsched::tuning {
+namespace microsched::sweep {
 
 struct tuning_entry {
   std::string gpu;       //!< device name as CUDA reports it (cudaDeviceProp::name)
@@ -92,11 +92,11 @@ inline constexpr const char* tuning_file_variable = "MICROSCHED_TUNING_FILE";
 //! The tuned default for a workload on the current GPU, or `fallback` when nothing is tuned.
 //! This is the call a program makes when its user asks for the tuned default:
 //! @code
-//! auto args = microsched::tuning::tuned_schedule("julia");  // reads $MICROSCHED_TUNING_FILE
+//! auto args = microsched::sweep::tuned_schedule("julia");  // reads $MICROSCHED_TUNING_FILE
 //! @endcode
 [[nodiscard]] schedule_arguments tuned_schedule(const std::string& workload,
                                                 const schedule_arguments& fallback = {},
                                                 const std::string& scenario = "",
                                                 const std::filesystem::path& file = {});
 
-}  // namespace microsched::tuning
+}  // namespace microsched::sweep
