@@ -16,7 +16,7 @@
 namespace microsched {
 
 namespace {
-constexpr const char* header = "microsched-calibration 4";
+constexpr const char* header = "microsched-calibration 5";
 }  // namespace
 
 void save_calibrations(const std::filesystem::path& file) {

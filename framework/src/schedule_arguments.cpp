@@ -132,17 +132,11 @@ void validate(const schedule_arguments& args) {
 
 void validate(const switching_arguments& a) {
   if (a.switch_every < 1) throw_invalid("switch_every", a.switch_every, "must be at least 1");
-  if (a.vanilla_threshold < 1 || a.vanilla_threshold > 33) {
-    throw_invalid("vanilla_threshold", a.vanilla_threshold, "must be in 1..33 (33: never)");
-  }
 }
 
 std::string to_string(const switching_arguments& a) {
   std::string s =
       a.switch_every == 1 ? "immediate" : "deferred every " + std::to_string(a.switch_every);
-  if (a.vanilla_threshold <= 32) {
-    s += ", vanilla at >=" + std::to_string(a.vanilla_threshold) + " then-lanes";
-  }
   s += a.fifo ? ", parked contexts first in first out" : ", parked contexts last in first out";
   return s;
 }

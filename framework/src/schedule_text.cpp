@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/schedule_text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -59,7 +60,7 @@ std::string number(std::uint64_t n) {
   return std::to_string(n);
 }
 
-constexpr std::array<field_entry, 11> field_table{{
+constexpr std::array<field_entry, 10> field_table{{
     {{"strategy", schedule_field_kind::word},
      [](const schedule_arguments& a) { return to_string(a.strategy); },
      [](schedule_arguments& a, std::string_view, std::string_view v) {
@@ -106,17 +107,17 @@ constexpr std::array<field_entry, 11> field_table{{
        a.switching.default_then = static_cast<std::uint32_t>(
            whole_number(k, v, std::numeric_limits<std::uint32_t>::max()));
      }},
-    {{"vanilla_threshold", schedule_field_kind::number},
-     [](const schedule_arguments& a) { return std::to_string(a.switching.vanilla_threshold); },
-     [](schedule_arguments& a, std::string_view k, std::string_view v) {
-       a.switching.vanilla_threshold = int_field(k, v);
-     }},
     {{"fifo", schedule_field_kind::flag},
      [](const schedule_arguments& a) { return std::string(a.switching.fifo ? "true" : "false"); },
      [](schedule_arguments& a, std::string_view k, std::string_view v) {
        a.switching.fifo = flag_field(k, v);
      }},
 }};
+
+// An entry left out of the braces would be all null: every slot holds a field.
+static_assert(std::ranges::all_of(field_table, [](const field_entry& e) {
+  return e.get != nullptr && e.set != nullptr && !e.field.name.empty();
+}));
 
 constexpr std::array<schedule_field, field_table.size()> fields_of_table() {
   std::array<schedule_field, field_table.size()> out{};

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "baselines/vanilla.cuh"
+#include "microsched/automatic_switching.cuh"
 #include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
-#include "microsched/automatic_switching.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "switching_runners.hpp"
 

@@ -55,7 +55,7 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
   const auto bad_line = temp_file("bad_line");
   std::string zero_chunk = line("key|0:GPU A", 21, hybrid(32));
   zero_chunk.replace(zero_chunk.find("chunk=32"), 8, "chunk=0");
-  write(bad_line, "microsched-calibration 4\n" + line("key|0:GPU A", 20, hybrid(32)) + zero_chunk);
+  write(bad_line, "microsched-calibration 5\n" + line("key|0:GPU A", 20, hybrid(32)) + zero_chunk);
   r = load_calibrations(bad_line);
   CHECK(r.loaded == 0);  // all or nothing
   CHECK(r.problem.find(":3: ") != std::string::npos);
@@ -63,7 +63,7 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
   CHECK(detail::decided_calibrations().empty());
 
   const auto other = temp_file("other_gpu");
-  write(other, "microsched-calibration 4\n" + line("key|0:GPU B", 20, hybrid(32)));
+  write(other, "microsched-calibration 5\n" + line("key|0:GPU B", 20, hybrid(32)));
   r = load_calibrations(other, "0:GPU A");
   CHECK(r.loaded == 0);
   CHECK(r.other_gpus == 1);
@@ -86,7 +86,7 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
   const auto file = temp_file("roundtrip");
   schedule_arguments ballot = hybrid(64);
   ballot.fetch = fetch_control::ballot(8);
-  write(file, "microsched-calibration 4\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
+  write(file, "microsched-calibration 5\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
                   line("prog|pol|0:GPU A", 23, ballot));
   const auto r = load_calibrations(file, "0:GPU A");
   CHECK(r.problem.empty());
@@ -103,7 +103,7 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
     std::ifstream in(file);
     std::string first;
     std::getline(in, first);
-    CHECK(first == "microsched-calibration 4");  // written in the current format
+    CHECK(first == "microsched-calibration 5");  // written in the current format
   }
   detail::forget_calibrations();
   CHECK(load_calibrations(file).loaded == 2);
@@ -119,6 +119,14 @@ TEST_CASE("a file of an older format is ignored with the reason, not misread") {
   const auto r = load_calibrations(old);
   CHECK(r.loaded == 0);
   CHECK(r.problem.find("not a microsched calibration file of this version") != std::string::npos);
+  // Format 4 wrote a switching field that no longer exists.
+  write(old,
+        "microsched-calibration 4\nkey|0:GPU A\t20\tstrategy=hybrid fetch=any chunk=32 "
+        "deferral=0 blocks_per_sm=0 budget=0 period=0 switch_every=1 default_then=0 "
+        "vanilla_threshold=33 fifo=false\n");
+  const auto r4 = load_calibrations(old);
+  CHECK(r4.loaded == 0);
+  CHECK(r4.problem.find("not a microsched calibration file of this version") != std::string::npos);
   std::filesystem::remove(old);
 }
 

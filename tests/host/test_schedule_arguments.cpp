@@ -34,9 +34,6 @@ TEST_CASE("invalid schedule arguments are refused with the value named") {
   args.switching.switch_every = 0;
   CHECK(message_of(args).find("switch_every = 0") != std::string::npos);
   args = {};
-  args.switching.vanilla_threshold = 0;
-  CHECK(message_of(args).find("vanilla_threshold = 0") != std::string::npos);
-  args = {};
   args.budget = -3;
   CHECK(message_of(args).find("budget = -3") != std::string::npos);
   for (int bad : {-1, 2, 6, 16}) {

@@ -31,21 +31,20 @@ schedule_arguments unusual(pool_strategy strategy) {
   a.period = 8;
   a.switching.switch_every = 5;
   a.switching.default_then = 0x80000005u;
-  a.switching.vanilla_threshold = 24;
   a.switching.fifo = true;
   return a;
 }
 
 const std::string defaults_text =
     "strategy=automatic fetch=any chunk=32 deferral=0 blocks_per_sm=0 budget=0 period=0 "
-    "switch_every=1 default_then=0 vanilla_threshold=33 fifo=false";
+    "switch_every=1 default_then=0 fifo=false";
 }  // namespace
 
 TEST_CASE("schedule text holds every field in one fixed order") {
   CHECK(schedule_text(schedule_arguments{}) == defaults_text);
   std::set<std::string> keys;
   for (const auto& f : schedule_fields()) keys.insert(std::string(f.name));
-  CHECK(keys.size() == 11);
+  CHECK(keys.size() == 10);
   for (const auto& key : keys) {
     CHECK(schedule_text(schedule_arguments{}).find(key + "=") != std::string::npos);
   }
@@ -89,14 +88,13 @@ TEST_CASE("each field changes the text, so schedules that differ never share a k
   CHECK(differs([](schedule_arguments& a) { a.period = 8; }));
   CHECK(differs([](schedule_arguments& a) { a.switching.switch_every = 4; }));
   CHECK(differs([](schedule_arguments& a) { a.switching.default_then = 1; }));
-  CHECK(differs([](schedule_arguments& a) { a.switching.vanilla_threshold = 20; }));
   CHECK(differs([](schedule_arguments& a) { a.switching.fifo = true; }));
 }
 
 TEST_CASE("schedule text keys may come in any order, separated by spaces or tabs") {
   const std::string shuffled =
       "fifo=false  chunk=32\tstrategy=automatic fetch=any deferral=0 blocks_per_sm=0 budget=0 "
-      "period=0 switch_every=1 default_then=0 vanilla_threshold=33 ";
+      "period=0 switch_every=1 default_then=0 ";
   CHECK(parse_schedule_text(shuffled) == schedule_arguments{});
 }
 
@@ -142,15 +140,15 @@ TEST_CASE("bad schedule text is refused, naming the key and the value") {
 TEST_CASE("parsed schedule text is validated") {
   // Each field parses, but the whole is not a schedule: validate() names it.
   CHECK(refusal_of("strategy=hybrid fetch=any chunk=0 deferral=0 blocks_per_sm=0 budget=0 period=0 "
-                   "switch_every=1 default_then=0 vanilla_threshold=33 fifo=false")
+                   "switch_every=1 default_then=0 fifo=false")
             .find("chunk size = 0") != std::string::npos);
   CHECK(refusal_of("strategy=stream fetch=any chunk=1 deferral=0 blocks_per_sm=0 budget=0 period=5 "
-                   "switch_every=1 default_then=0 vanilla_threshold=33 fifo=false")
+                   "switch_every=1 default_then=0 fifo=false")
             .find("period = 5") != std::string::npos);
   CHECK(refusal_of("strategy=hybrid fetch=any chunk=1 deferral=0 blocks_per_sm=0 budget=0 period=0 "
-                   "switch_every=0 default_then=0 vanilla_threshold=33 fifo=false")
+                   "switch_every=0 default_then=0 fifo=false")
             .find("switch_every = 0") != std::string::npos);
-  CHECK(refusal_of("strategy=hybrid fetch=any chunk=1 deferral=0 blocks_per_sm=0 budget=0 period=0 "
-                   "switch_every=1 default_then=0 vanilla_threshold=34 fifo=false")
-            .find("vanilla_threshold = 34") != std::string::npos);
+  // A key that is no field is refused by name.
+  CHECK(refusal_of(defaults_text + " vanilla_threshold=33").find("vanilla_threshold") !=
+        std::string::npos);
 }

@@ -104,7 +104,7 @@ TEST_CASE("a tuning file keeps every field of a schedule: budget, period and swi
   schedule_arguments stream = schedule(pool_strategy::stream, fetch_control::all(), 16, 4, 2);
   stream.period = 8;
   schedule_arguments switching = schedule(pool_strategy::hybrid, fetch_control::any(), 32, 0, 0);
-  switching.switching = {4, 0x5u, 24, true};
+  switching.switching = {4, 0x5u, true};
   tuning_table t;
   t.set({"G", "julia", "", budgeted, 0, ""});
   t.set({"G", "montecarlo", "", stream, 0, ""});
@@ -132,8 +132,7 @@ std::string tuning_text(const std::string& schedule_members) {
 
 const std::string good_members =
     R"("strategy": "hybrid", "fetch": "any", "chunk": 16, "deferral": 8, "blocks_per_sm": 0,
-       "budget": 0, "period": 0, "switch_every": 1, "default_then": 0, "vanilla_threshold": 33,
-       "fifo": false)";
+       "budget": 0, "period": 0, "switch_every": 1, "default_then": 0, "fifo": false)";
 
 std::string with(const std::string& from, const std::string& to) {
   std::string t = good_members;

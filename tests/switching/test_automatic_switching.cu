@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "baselines/vanilla.cuh"
+#include "microsched/automatic_switching.cuh"
 #include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
-#include "microsched/automatic_switching.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
 #include "switching_runners.hpp"

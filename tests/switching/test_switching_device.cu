@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of the context-switching driver (label gpu): every task ends exactly once and its
 // outputs equal the vanilla kernel's (the same program with ordinary branches), for several pool
-// sizes and task-pool strategies, with and without deferred switching and the vote threshold,
+// sizes and task-pool strategies, with and without deferred switching,
 // with one managed branch (Monte Carlo branch test) and two (one of them if/else with work on
 // both paths). The wavefront baseline (kernels/switching/wavefront.cuh) is checked the same
 // way, and through the runners' public API, as are the windowed-vanilla search and the ray
@@ -143,7 +143,7 @@ void check_equal(const outputs& want, const outputs& got, const std::string& wha
 
 template <class Program, int Contexts>
 void check_all_variants(const Program& program, task_id n, const outputs& want) {
-  // Under the sanitizers: two strategies and no threshold variants (each launch runs ~100x slower).
+  // Under the sanitizers: two strategies (each launch runs ~100x slower).
   const std::vector<pool_strategy> strategies =
       small_run() ? std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::global}
                   : std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::global,
@@ -151,10 +151,9 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
   for (const auto strategy : strategies) {
     for (const int every : {1, 4}) {
       for (const std::uint32_t default_then : {0u, 0xffffffffu}) {
-        for (const int threshold : {33, 20}) {
+        {
           for (const bool fifo : {false, true}) {
             if (every == 1 && default_then != 0) continue;  // no deferred visits: default unused
-            if (small_run() && threshold != 33) continue;
             // Rings (fifo) under the sanitizers: the hybrid pools only.
             if (small_run() && fifo && strategy != pool_strategy::hybrid) continue;
             schedule_arguments args;
@@ -163,7 +162,6 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
             switching_arguments& sw = args.switching;
             sw.switch_every = every;
             sw.default_then = default_then;
-            sw.vanilla_threshold = threshold;
             sw.fifo = fifo;
             const auto got = run_switching<Program, Contexts>(program, n, args);
             check_equal(want, got,

@@ -12,7 +12,7 @@
 //! form (schedule_text.hpp):
 //!
 //! \code
-//! microsched-calibration 4
+//! microsched-calibration 5
 //! <program|policy|device|driver>\t<size class>\t<schedule_text>
 //! \endcode
 //!

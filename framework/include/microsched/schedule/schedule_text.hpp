@@ -8,7 +8,7 @@
 //!
 //! @code
 //! strategy=budgeted fetch=any chunk=32 deferral=0 blocks_per_sm=0 budget=64 period=0
-//! switch_every=1 default_then=0 vanilla_threshold=33 fifo=false
+//! switch_every=1 default_then=0 fifo=false
 //! @endcode
 //! (one line). Readers are strict: every key once, in any order, no other key; numbers are
 //! whole, unsigned and in range; then validate() runs.

@@ -14,9 +14,6 @@ struct switching_arguments {
   int switch_every = 1;
   //! Bit k: the default path of managed branch k is the then path (else path when clear).
   std::uint32_t default_then = 0;
-  //! Vote threshold: when at least this many attached lanes need the then path, run the branch
-  //! divergently like a vanilla kernel (no context moves). 33: always switch.
-  int vanilla_threshold = 33;
   //! Order in which parked contexts of one (branch, path) are resumed: false, last parked first
   //! (stacks, the branch map of frey2012 §3.1); true, first parked first (rings), so that no
   //! context waits in the pool while younger ones cycle through the lanes. Compiled into the

@@ -6,7 +6,7 @@
 //! holds. Words are strings, numbers JSON numbers, flags booleans:
 //! @code{.json}
 //! {"strategy": "budgeted", "fetch": "any", "chunk": 32, "deferral": 0, "blocks_per_sm": 0,
-//!  "budget": 64, "period": 0, "switch_every": 1, "default_then": 0, "vanilla_threshold": 33,
+//!  "budget": 64, "period": 0, "switch_every": 1, "default_then": 0,
 //!  "fifo": false}
 //! @endcode
 //! Header-only: it needs nlohmann_json, which the core library does not.

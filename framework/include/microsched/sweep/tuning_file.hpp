@@ -10,7 +10,7 @@
 //!  "entries": [{"gpu": "NVIDIA H100 80GB HBM3", "workload": "julia", "scenario": "",
 //!               "schedule": {"strategy": "budgeted", "fetch": "any", "chunk": 32,
 //!                            "deferral": 0, "blocks_per_sm": 0, "budget": 64, "period": 0,
-//!                            "switch_every": 1, "default_then": 0, "vanilla_threshold": 33,
+//!                            "switch_every": 1, "default_then": 0,
 //!                            "fifo": false},
 //!               "median_ms": 1.23, "note": "best constant over 3 scenarios, worst loss 2.1%"}]}
 //! @endcode

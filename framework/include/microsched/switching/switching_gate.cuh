@@ -31,8 +31,7 @@ class switching_gate {
       : pool_(pool_storage, lane),
         lane_(lane),
         every_(static_cast<unsigned>(args.switch_every)),
-        default_then_(args.default_then),
-        threshold_(args.vanilla_threshold) {
+        default_then_(args.default_then) {
 #pragma unroll
     for (int k = 0; k < Branches; ++k) countdown_[k] = every_;
   }
@@ -90,10 +89,6 @@ class switching_gate {
       }
     }
     m.empty = __ballot_sync(full_mask, mine_.state == state_finished);
-    if (divergent_pass(m, threshold_)) {
-      if (at) mine_.state = state_active;  // every lane its own path, as in a vanilla kernel
-      return at && need;
-    }
     const bool path = choose_path(m, counts);
     const switch_plan plan = plan_switch(m, counts, path);
     if (plan.quiet()) {
@@ -119,7 +114,6 @@ class switching_gate {
   unsigned lane_;
   unsigned every_;
   std::uint32_t default_then_;
-  int threshold_;
   unsigned countdown_[Branches];  //!< (branch) visits left until the next vote, warp-uniform
 };
 

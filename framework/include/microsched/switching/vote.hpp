@@ -41,13 +41,6 @@ struct pool_counts {
   return attached_then > attached_else;
 }
 
-//! The vote threshold: when at least `threshold` attached lanes need the then path, the warp
-//! runs the branch divergently (every lane its own path, no context moves), like a vanilla
-//! kernel. 33 never triggers. Put the expensive work on the then path.
-[[nodiscard]] MICROSCHED_HD bool divergent_pass(branch_masks m, int threshold) {
-  return popcount(m.want_then & m.at_branch) >= threshold;
-}
-
 //! Deferred switching (§3.3): the full vote runs on every `every`-th visit of a branch (visits
 //! counted from 1); the other visits follow the user's default path without a ballot. The gate
 //! follows this schedule with a per-branch countdown (no division on the device).
