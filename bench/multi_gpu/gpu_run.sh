@@ -58,7 +58,7 @@ ranks=${list//,/ }
 [ "$gpus" -eq 1 ] && ranks="1 2"  # two ranks share the one GPU: the MPI path, not its speed
 for n in $ranks; do
   [ "$(left)" -gt 100 ] || { echo "== MPI $n ranks: no time left" | tee -a "$OUT/summary.txt"; continue; }
-  timeout "$(($(left) - 90))" mpirun -np "$n" --oversubscribe --bind-to none \
+  timeout "$(( $(left) - 90 < 90 ? $(left) - 90 : 90 ))" mpirun -np "$n" --oversubscribe --bind-to none \
     "$BUILD/bench/multi_gpu/mpi_multi_gpu_bench" "${sizes[@]}" >>"$OUT/mpi.log" 2>&1
   echo "== MPI $n ranks: exit $? at ${SECONDS} s" | tee -a "$OUT/summary.txt"
 done
@@ -66,8 +66,9 @@ done
   >"$OUT/tests.log" 2>&1)
 echo "== ctest: exit $? at ${SECONDS} s" | tee -a "$OUT/summary.txt"
 # A plain ctest on a machine of one GPU, without the MPI environment of this shell.
+ctest=$(command -v ctest)
 (cd "$BUILD" && timeout "$(($(left) - 30))" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin \
-  HOME="$HOME" CUDA_VISIBLE_DEVICES=0 ctest -L mpi --output-on-failure >>"$OUT/tests.log" 2>&1)
+  HOME="$HOME" CUDA_VISIBLE_DEVICES=0 "$ctest" -L mpi --output-on-failure >>"$OUT/tests.log" 2>&1)
 echo "== plain ctest -L mpi on one GPU: exit $? at ${SECONDS} s" | tee -a "$OUT/summary.txt"
 if [ "$gpus" -ge 2 ] && [ "$(left)" -gt 20 ]; then
   timeout "$(($(left) - 5))" compute-sanitizer --tool memcheck "$BUILD/tests/multi_gpu/test_multi_gpu" \

@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
         opt.workloads.push_back(item);
       }
       programs::require_gpu();
+      // Outputs go to this rank's GPU, the one its mpi_scheduler runs on.
+      MICROSCHED_CUDA_TRY(cudaSetDevice(mpi_rank_device(MPI_COMM_WORLD)));
       if (rank == 0) std::printf("%d ranks\n", ranks);
       for (const std::string& w : opt.workloads) {
         if (w == "julia") {

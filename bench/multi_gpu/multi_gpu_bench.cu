@@ -163,9 +163,10 @@ int main(int argc, char** argv) {
   app.add_option("--workloads", workloads, "julia, walks, skewed, comma-separated")
       ->capture_default_str();
   app.add_option("--variants", variants,
-                 "dynamic (the default claims), equal (static equal split), contiguous (guided "
-                 "contiguous claims), guided (guided interleaved claims), claims-N (N equal "
-                 "interleaved claims per GPU), two-streams; comma-separated")
+                 "dynamic (the default claims), or parts joined by '+': equal (static equal "
+                 "split), contiguous (guided contiguous claims), guided (guided interleaved "
+                 "claims), claims-N (N equal interleaved claims per GPU), streams-N (N streams "
+                 "per GPU); comma-separated")
       ->capture_default_str();
   programs::add_checked(app, "--julia-side", opt.sizes.julia_side, "pixels per side", 1, 60000);
   programs::add_checked(app, "--walks", opt.sizes.walks, "Monte Carlo walks", task_id{1},

@@ -17,6 +17,7 @@
 #include "microsched/error.hpp"
 #include "microsched/multi_gpu/copy_claimed.hpp"
 #include "microsched/multi_gpu/multi_scheduler.cuh"
+#include "microsched/schedule/automatic_schedule.hpp"
 #include "multi_gpu_workloads.cuh"
 
 namespace microsched::bench {
@@ -35,9 +36,7 @@ inline double median(std::vector<double> v) {
 struct multi_options {
   std::vector<int> gpus{1, 2, 4};
   std::vector<std::string> workloads{"julia", "walks", "skewed"};
-  //! dynamic (the default claims), equal (the static equal split), contiguous (guided
-  //! contiguous claims), guided (guided interleaved claims), claims-N (N equal interleaved
-  //! claims per GPU), two-streams (the default on two streams per GPU).
+  //! Variants of the run (variant_arguments).
   std::vector<std::string> variants{"dynamic", "equal"};
   workload_sizes sizes;
   int warmup = 6;
@@ -55,32 +54,46 @@ struct multi_row {
   std::string detail;
 };
 
-//! The arguments of a variant's name on the first `gpus` GPUs; throws std::invalid_argument
-//! naming an unknown one.
+//! The arguments of a variant on the first `gpus` GPUs: "dynamic" (the defaults), or parts
+//! joined by '+': equal (the static equal split), contiguous (guided contiguous claims), guided
+//! (guided interleaved claims), claims-N (N equal interleaved claims per GPU), streams-N (claims
+//! on N streams per GPU, N claims in flight at least). Throws std::invalid_argument naming an
+//! unknown part.
 inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int gpus) {
   multi_gpu::multi_arguments args;
   for (int d = 0; d < gpus; ++d) args.devices.push_back(d);
-  if (name == "dynamic") return args;
-  if (name == "equal") {
-    args.split = multi_gpu::split_mode::equal;
-  } else if (name == "contiguous" || name == "guided") {
-    args.claims.interleave = name == "guided";
-    args.claims.share_divisor = 2;
-    args.claims.granules = 64;
-  } else if (name == "two-streams") {
-    args.claims.streams = 2;
-  } else if (name.rfind("claims-", 0) == 0) {
+  const auto number = [&](const std::string& part, std::size_t prefix, long most) {
+    const std::string n = part.substr(prefix);
     std::size_t used = 0;
-    const std::string n = name.substr(7);
-    const long per_gpu = n.empty() || n[0] == '-' ? 0 : std::stol(n, &used);
-    if (used != n.size() || per_gpu < 1 || per_gpu > 4096) {
-      throw std::invalid_argument("--variants = '" + name + "': claims-N takes N in [1, 4096]");
+    const long value =
+        n.empty() || n.size() > 6 || n[0] < '0' || n[0] > '9' ? 0 : std::stol(n, &used);
+    if (used != n.size() || value < 1 || value > most) {
+      throw std::invalid_argument("--variants = '" + name + "': " + part.substr(0, prefix) +
+                                  "N takes N in [1, " + std::to_string(most) + "]");
     }
-    args.claims.granules = static_cast<task_id>(per_gpu);
-    args.claims.share_divisor = static_cast<task_id>(per_gpu);
-  } else {
-    throw std::invalid_argument("--variants = '" + name +
-                                "': dynamic, equal, contiguous, guided, claims-N or two-streams");
+    return value;
+  };
+  std::stringstream parts(name);
+  for (std::string part; std::getline(parts, part, '+');) {
+    if (part == "dynamic") {
+    } else if (part == "equal") {
+      args.split = multi_gpu::split_mode::equal;
+    } else if (part == "contiguous" || part == "guided") {
+      args.claims.interleave = part == "guided";
+      args.claims.share_divisor = 2;
+      args.claims.granules = 64;
+    } else if (part.rfind("claims-", 0) == 0) {
+      const auto per_gpu = static_cast<task_id>(number(part, 7, 4096));
+      args.claims.granules = per_gpu;
+      args.claims.share_divisor = per_gpu;
+    } else if (part.rfind("streams-", 0) == 0) {
+      args.claims.streams = static_cast<int>(number(part, 8, 16));
+      args.claims.in_flight = std::max(args.claims.in_flight, args.claims.streams);
+    } else {
+      throw std::invalid_argument("--variants = '" + name + "': '" + part +
+                                  "' is none of dynamic, equal, contiguous, guided, claims-N, "
+                                  "streams-N");
+    }
   }
   return args;
 }
@@ -139,6 +152,9 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
     }
     for (const std::string& variant : opt.variants) {
       if (g == 1 && variant != "dynamic") continue;  // one GPU: one path
+      // Each variant calibrates its claims afresh, as a process that runs only it would: claims
+      // of one size class but another layout would otherwise share its calibration.
+      microsched::detail::forget_calibrations();
       multi_scheduler<Program> sched(variant_arguments(variant, g));
       const auto factory = [&](device_slot s) { return make(out.of(s.device)); };
       std::vector<double> times;

@@ -39,17 +39,16 @@ struct claim_settings {
   //! self-scheduling with the factor of Polychronopoulos and Kuck at 1/share_divisor). At
   //! `granules`, every claim is the smallest: interleaved claims cost alike, so equal claims
   //! balance as well as shrinking ones and keep each GPU's automatic schedule in one size class.
-  task_id share_divisor = 16;
+  task_id share_divisor = 8;
   //! Claims each claimant keeps enqueued, so that its GPU never waits for the host's next claim.
   int in_flight = 2;
   //! Streams (each with its own single-GPU scheduler) a claimant's claims take in turn. Two let
-  //! a claim's kernels start while the last tasks of the one before run, but overlapping runs
-  //! blur the automatic schedule's timings: one is faster or equal on most rows
-  //! (docs/multi-gpu.md, bench/multi_gpu/multi_gpu_bench).
-  int streams = 1;
+  //! a claim's kernels start while the longest tasks of the one before still run, so a GPU does
+  //! not idle through the tail of every claim (docs/multi-gpu.md, bench/multi_gpu).
+  int streams = 2;
   //! The smallest claim, in parts of one claimant's even share: the last claims are at most
   //! 1/granules of a GPU's work, which bounds how far apart the GPUs finish.
-  task_id granules = 16;
+  task_id granules = 8;
   //! The smallest claim in tasks, whatever the range: below it a claim's launches cost more than
   //! its tasks on a large GPU.
   task_id min_tasks = 4096;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -38,7 +39,10 @@ class mpi_claim_counter {
     mpi_try(MPI_Win_lock_all(MPI_MODE_NOCHECK, window_), "MPI_Win_lock_all");
     mpi_try(MPI_Barrier(comm_), "MPI_Barrier");
   }
+  //! A rank unwinding from an error leaves the window to MPI_Finalize or MPI_Abort: freeing it
+  //! is collective, and would wait for ranks that are not freeing it.
   ~mpi_claim_counter() {
+    if (std::uncaught_exceptions() > unwinding_) return;
     MPI_Win_unlock_all(window_);
     MPI_Win_free(&window_);
   }
@@ -80,6 +84,7 @@ class mpi_claim_counter {
   int rank_ = 0;
   task_id* base_ = nullptr;
   MPI_Win window_ = MPI_WIN_NULL;
+  int unwinding_ = std::uncaught_exceptions();  //!< exceptions in flight when it was made
 };
 
 }  // namespace microsched::multi_gpu

@@ -58,6 +58,13 @@ struct rank_claims {
   }
 };
 
+//! The GPU of this rank: its rank among the ranks of its host, modulo the GPUs it sees. Throws
+//! no_device_error without a GPU.
+[[nodiscard]] inline int mpi_rank_device(MPI_Comm comm) {
+  const std::vector<int> visible = resolve_devices({});
+  return visible[static_cast<std::size_t>(mpi_local_rank(comm)) % visible.size()];
+}
+
 template <class Program>
 class mpi_scheduler {
  public:
@@ -130,8 +137,7 @@ class mpi_scheduler {
     return args;
   }
   [[nodiscard]] static int pick_device(MPI_Comm comm) {
-    const std::vector<int> visible = resolve_devices({});
-    const int device = visible[static_cast<std::size_t>(mpi_local_rank(comm)) % visible.size()];
+    const int device = mpi_rank_device(comm);
     MICROSCHED_CUDA_TRY(cudaSetDevice(device));
     return device;
   }
