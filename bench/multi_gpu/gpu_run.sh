@@ -65,10 +65,11 @@ done
 (cd "$BUILD" && timeout "$(($(left) - 45))" ctest -R "claim_plan|multi_gpu|mpi" --output-on-failure \
   >"$OUT/tests.log" 2>&1)
 echo "== ctest: exit $? at ${SECONDS} s" | tee -a "$OUT/summary.txt"
-# A plain ctest on a machine of one GPU, without the MPI environment of this shell.
+# A plain ctest on a machine of one GPU, without the MPI environment of this shell; verbose, so
+# that a skipped test says why.
 ctest=$(command -v ctest)
 (cd "$BUILD" && timeout "$(($(left) - 30))" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin \
-  HOME="$HOME" CUDA_VISIBLE_DEVICES=0 "$ctest" -L mpi --output-on-failure >>"$OUT/tests.log" 2>&1)
+  HOME="$HOME" CUDA_VISIBLE_DEVICES=0 "$ctest" -L mpi -V >>"$OUT/tests.log" 2>&1)
 echo "== plain ctest -L mpi on one GPU: exit $? at ${SECONDS} s" | tee -a "$OUT/summary.txt"
 if [ "$gpus" -ge 2 ] && [ "$(left)" -gt 20 ]; then
   timeout "$(($(left) - 5))" compute-sanitizer --tool memcheck "$BUILD/tests/multi_gpu/test_multi_gpu" \
