@@ -45,7 +45,7 @@ std::vector<schedule_arguments> candidates() {
   }
   // The sweep's best constant setting for Julia on an H100 (docs/sweep.md), and one Local.
   schedule_arguments g;
-  g.strategy = pool_strategy::global;
+  g.strategy = pool_strategy::private_pools;
   g.chunk = 1;
   g.fetch = fetch_control::any();
   g.deferral = 64;
@@ -77,7 +77,7 @@ std::vector<schedule_arguments> candidates() {
   for (int period : {4, 8}) {
     for (int run : {8, 16, 32}) {
       schedule_arguments s;
-      s.strategy = pool_strategy::stream;
+      s.strategy = pool_strategy::warp_range;
       s.chunk = run;
       s.deferral = run;
       s.period = period;

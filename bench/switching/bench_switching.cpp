@@ -44,7 +44,7 @@
 #include "benchmark_main.hpp"
 #include "checked_cli.hpp"
 #include "microsched/device.hpp"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 using namespace microsched;
 using namespace microsched::switching_workloads;

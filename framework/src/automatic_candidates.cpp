@@ -37,7 +37,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     // of 32 steps: a lane whose task ends waits half as long for its refill, and the extra
     // ballots cost less than that wait on these tasks.
     schedule_arguments spread = pools;
-    spread.strategy = pool_strategy::global;
+    spread.strategy = pool_strategy::private_pools;
     spread.chunk = 1;
     spread.deferral = 32;
     list.push_back(spread);
@@ -57,7 +57,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     // want a refill every 8 steps, heavier ones every 4, so both periods are timed. Short tasks
     // with a long tail run far slower than direct on them and drop them after one run.
     schedule_arguments runs = pools;
-    runs.strategy = pool_strategy::stream;
+    runs.strategy = pool_strategy::warp_range;
     runs.chunk = 16;
     runs.deferral = 16;
     list.push_back(runs);

@@ -25,7 +25,7 @@ struct process_calibrations {
     const auto file = calibration_cache_file();
     bool chosen_here = false;
     for (const auto& [full, state] : states) {
-      if (state->tuning.decided() && !state->from_file) chosen_here = true;
+      if (state->choice.decided() && !state->from_file) chosen_here = true;
     }
     if (!file || !chosen_here) return;
     try {
@@ -86,7 +86,7 @@ bool calibration_state::collect(bool wait) {
   float ms = 0;
   MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
   // A run too short for the events' resolution counts as their resolution, half a microsecond.
-  tuning.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005, pending_tasks);
+  choice.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005, pending_tasks);
   return true;
 }
 
@@ -121,14 +121,15 @@ int candidate_for(predicted_form form, const std::vector<schedule_arguments>& ca
         budget_of(s) == static_cast<int>(step_counts::budget) && s.blocks_per_sm == 0) {
       return static_cast<int>(i);
     }
-    if (form == predicted_form::pooled && s.strategy == pool_strategy::global && s.chunk == 1) {
+    if (form == predicted_form::pooled && s.strategy == pool_strategy::private_pools &&
+        s.chunk == 1) {
       return static_cast<int>(i);
     }
   }
   return 0;
 }
 
-std::string automatic_schedule::describe_first_call(const calibration& tuning,
+std::string automatic_schedule::describe_first_call(const calibration& choice,
                                                     const step_counts& seen, task_id tasks,
                                                     double whole_ms, int chosen) {
   char buffer[64];
@@ -137,7 +138,7 @@ std::string automatic_schedule::describe_first_call(const calibration& tuning,
                     " slice ran direct (" + describe(seen, tasks) +
                     "; the whole call at its pace " + buffer + ")";
   if (whole_ms < in_call_plan::long_call_ms) return out + ", a short call: the rest ran direct";
-  return out + "; the rest ran " + to_string(tuning.candidate(chosen));
+  return out + "; the rest ran " + to_string(choice.candidate(chosen));
 }
 
 step_counts* automatic_schedule::ensure_counts(calibration_state& state, cudaStream_t stream) {
@@ -190,9 +191,9 @@ std::shared_ptr<calibration_state> calibration_for(
   // An earlier process's choice: adopted when it is still a candidate here.
   const auto seed = registry().seeds.find(full);
   if (seed != registry().seeds.end()) {
-    for (int i = 0; i < slot->tuning.size(); ++i) {
-      if (slot->tuning.candidate(i) == seed->second) {
-        slot->tuning.adopt(i);
+    for (int i = 0; i < slot->choice.size(); ++i) {
+      if (slot->choice.candidate(i) == seed->second) {
+        slot->choice.adopt(i);
         slot->from_file = true;
         break;
       }
@@ -211,7 +212,7 @@ std::vector<std::tuple<std::string, int, schedule_arguments>> decided_calibratio
   std::map<std::string, schedule_arguments> chosen = registry().seeds;
   for (const auto& [full, state] : registry().states) {
     std::lock_guard state_lock(state->mutex);
-    if (state->tuning.decided()) chosen[full] = state->tuning.candidate(state->tuning.chosen());
+    if (state->choice.decided()) chosen[full] = state->choice.candidate(state->choice.chosen());
   }
   for (const auto& [full, schedule] : chosen) {
     const auto [key, size_class] = split(full);

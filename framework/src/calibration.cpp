@@ -241,7 +241,7 @@ int calibration::challenger() const {
   for (int i = 1; i < size(); ++i) {
     const schedule_arguments& s = candidate(i);
     if (i == chosen_) continue;
-    if (budgeted && s.strategy == pool_strategy::global && s.chunk == 1) return i;
+    if (budgeted && s.strategy == pool_strategy::private_pools && s.chunk == 1) return i;
     if (!budgeted && s.strategy == pool_strategy::budgeted && s.blocks_per_sm == 0) return i;
   }
   return -1;

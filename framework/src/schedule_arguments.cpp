@@ -69,9 +69,9 @@ pool_strategy parse_pool_strategy(const std::string& text) {
   if (text == "automatic") return pool_strategy::automatic;
   if (text == "direct") return pool_strategy::direct;
   if (text == "local") return pool_strategy::local;
-  if (text == "global") return pool_strategy::global;
+  if (text == "private_pools") return pool_strategy::private_pools;
   if (text == "hybrid") return pool_strategy::hybrid;
-  if (text == "stream") return pool_strategy::stream;
+  if (text == "warp_range") return pool_strategy::warp_range;
   if (text == "remapped") return pool_strategy::remapped;
   if (text == "budgeted") return pool_strategy::budgeted;
   if (text == "strided") return pool_strategy::strided;
@@ -88,12 +88,12 @@ std::string to_string(pool_strategy strategy) {
       return "direct";
     case pool_strategy::local:
       return "local";
-    case pool_strategy::global:
-      return "global";
+    case pool_strategy::private_pools:
+      return "private_pools";
     case pool_strategy::hybrid:
       return "hybrid";
-    case pool_strategy::stream:
-      return "stream";
+    case pool_strategy::warp_range:
+      return "warp_range";
     case pool_strategy::remapped:
       return "remapped";
     case pool_strategy::budgeted:
@@ -115,13 +115,13 @@ void validate(const schedule_arguments& args) {
         "budget", args.budget,
         "must be at least 1 step, or 0 for the default (" + std::to_string(default_budget) + ")");
   }
-  if (args.period != 0 && args.period != default_stream_period &&
+  if (args.period != 0 && args.period != default_warp_range_period &&
       args.period != long_stream_period) {
     throw_invalid("period", args.period,
-                  "must be " + std::to_string(default_stream_period) + " or " +
+                  "must be " + std::to_string(default_warp_range_period) + " or " +
                       std::to_string(long_stream_period) +
                       " steps (the compiled stream periods), or 0 for the default (" +
-                      std::to_string(default_stream_period) + ")");
+                      std::to_string(default_warp_range_period) + ")");
   }
   if (args.blocks_per_sm < 0) {
     throw_invalid("blocks per SM", args.blocks_per_sm, "must be positive, or 0 for automatic");
@@ -146,7 +146,8 @@ std::string to_string(const schedule_arguments& args) {
   if (is_direct_form(args.strategy)) return to_string(args.strategy);
   std::string own;  // the strategy's own setting
   if (args.strategy == pool_strategy::budgeted) own = " budget=" + std::to_string(budget_of(args));
-  if (args.strategy == pool_strategy::stream) own = " period=" + std::to_string(period_of(args));
+  if (args.strategy == pool_strategy::warp_range)
+    own = " period=" + std::to_string(period_of(args));
   return to_string(args.strategy) + own + " " + to_string(args.fetch) +
          " chunk=" + std::to_string(args.chunk) +
          " deferral=" + (args.deferral == 0 ? "auto" : std::to_string(args.deferral)) +

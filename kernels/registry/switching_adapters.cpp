@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The switching workloads (Monte Carlo branch test, isosurface ray caster) behind the workload
-// interface, through their runners' public API (switching_runners.hpp). The schedule applies;
+// interface, through their runners' public API (switching_workloads.hpp). The schedule applies;
 // the tunables are the pool and deferred switching.
 #include <stdexcept>
 
 #include "options.hpp"
 #include "registry/adapter_support.hpp"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 namespace microsched::workloads::adapters {
 

@@ -10,7 +10,7 @@
 
 #include "sample_cli.hpp"
 #include "switching_cli.hpp"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 using namespace microsched;
 

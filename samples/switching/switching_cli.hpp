@@ -10,7 +10,7 @@
 
 #include "microsched/measure/timing_stats.hpp"
 #include "sample_cli.hpp"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 namespace microsched::samples {
 

@@ -12,7 +12,7 @@ sweep_check() {
     echo "sweep: $sweep not built" | tee "$out/summary.txt"
     return 1
   fi
-  "$sweep" julia offset=0,1,2 strategy=local,global,hybrid chunk=1:4096:x4 deferral=1:64:x4 \
+  "$sweep" julia offset=0,1,2 strategy=local,private_pools,hybrid chunk=1:4096:x4 deferral=1:64:x4 \
     fetch=any --out "$out" --overwrite --save-tuning "$out/tuning.json" --quiet \
     >"$out/stdout.txt" 2>"$out/stderr.txt"
   rc=$?

@@ -20,14 +20,14 @@ using namespace microsched::workloads;
 namespace {
 
 void check_all_schedules(workload& w) {
-  for (const auto strategy : {pool_strategy::local, pool_strategy::global, pool_strategy::hybrid,
-                              pool_strategy::stream}) {
+  for (const auto strategy : {pool_strategy::local, pool_strategy::private_pools,
+                              pool_strategy::hybrid, pool_strategy::warp_range}) {
     for (const auto fetch :
          {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8)}) {
       for (const std::uint64_t chunk : {1, 2, 7, 32, 1000}) {
         // Stream lanes refill every 4 or every 8 steps; the other strategies have no period.
         for (const int period : {4, 8}) {
-          if (period == 8 && strategy != pool_strategy::stream) continue;
+          if (period == 8 && strategy != pool_strategy::warp_range) continue;
           schedule_arguments args;
           args.strategy = strategy;
           args.fetch = fetch;
@@ -80,7 +80,7 @@ TEST_CASE("explicit blocks per SM: the policy's blocks process each task once") 
   loads.push_back(make_workload("montecarlo", {{"tasks", "2500"}, {"kill", "0.05"}}));
   for (auto& w : loads) {
     for (const auto strategy :
-         {pool_strategy::global, pool_strategy::hybrid, pool_strategy::stream}) {
+         {pool_strategy::private_pools, pool_strategy::hybrid, pool_strategy::warp_range}) {
       for (const auto fetch : {fetch_control::any(), fetch_control::ballot(4)}) {
         for (const std::uint64_t chunk : {1, 32}) {
           schedule_arguments args;
@@ -220,7 +220,7 @@ TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and t
     auto w = make_workload("walk", {{"tasks", tasks}, {"half-width", "3"}});
     check_all_schedules(*w);
   }
-  // 2^20 + 7 walks under the automatic schedule and the stream strategy, whose lanes take their
+  // 2^20 + 7 walks under the automatic schedule and the warp_range strategy, whose lanes take their
   // next walk inside the window; the steps equal the host's.
   const walk_settings s{(1u << 20) + 7, 4, 11};
   const auto host = walk_task_lengths(s);
@@ -228,7 +228,7 @@ TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and t
   CHECK(w->total_steps() == std::accumulate(host.begin(), host.end(), std::uint64_t{0}));
   CHECK(w->check_scheduled(schedule_arguments{}).passed);
   schedule_arguments stream;
-  stream.strategy = pool_strategy::stream;
+  stream.strategy = pool_strategy::warp_range;
   stream.chunk = 16;
   stream.deferral = 16;
   CHECK(w->check_scheduled(stream).passed);

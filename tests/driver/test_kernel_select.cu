@@ -57,7 +57,8 @@ const void* k(F* kernel) {
   return reinterpret_cast<const void*>(kernel);
 }
 
-template <class Program, class Policy, pool_strategy Strategy, int Period = default_stream_period>
+template <class Program, class Policy, pool_strategy Strategy,
+          int Period = default_warp_range_period>
 const void* persistent() {
   return k(&persistent_kernel<Program, Policy, kernel_variant<Strategy, false, Period>>);
 }
@@ -100,9 +101,10 @@ TEST_CASE("budgeted: the pass's id width follows the task count; the survivors r
   CHECK(k(select::budgeted(two_31 + 1)) == k(&budgeted_pass<countdown, 256, std::uint64_t>));
   const auto s = with(pool_strategy::budgeted);
   CHECK(k(select::tail_for<policy>(s)) ==
-        persistent<resumed_program<countdown>, policy, pool_strategy::global>());
+        persistent<resumed_program<countdown>, policy, pool_strategy::private_pools>());
   CHECK(k(select::tail_for<select::one_block_policy>(s)) ==
-        persistent<resumed_program<countdown>, termination_policy<1024>, pool_strategy::global>());
+        persistent<resumed_program<countdown>, termination_policy<1024>,
+                   pool_strategy::private_pools>());
   // A context that is not trivially copyable cannot be saved to the survivor queue.
   using held = detail::kernel_select<kernel_select_test::held_context, policy>;
   CHECK_FALSE(held::budgetable);
@@ -113,18 +115,18 @@ TEST_CASE("budgeted: the pass's id width follows the task count; the survivors r
 TEST_CASE("kernel: one persistent kernel per strategy and period") {
   CHECK(k(select::kernel(with(pool_strategy::local))) ==
         persistent<countdown, policy, pool_strategy::local>());
-  CHECK(k(select::kernel(with(pool_strategy::global))) ==
-        persistent<countdown, policy, pool_strategy::global>());
+  CHECK(k(select::kernel(with(pool_strategy::private_pools))) ==
+        persistent<countdown, policy, pool_strategy::private_pools>());
   CHECK(k(select::kernel(with(pool_strategy::hybrid))) ==
         persistent<countdown, policy, pool_strategy::hybrid>());
-  // The stream strategy's period: 0 means the default (4), 8 the long one.
-  CHECK(default_stream_period == 4);
+  // The warp_range strategy's period: 0 means the default (4), 8 the long one.
+  CHECK(default_warp_range_period == 4);
   CHECK(long_stream_period == 8);
-  const void* stream4 = persistent<countdown, policy, pool_strategy::stream, 4>();
-  const void* stream8 = persistent<countdown, policy, pool_strategy::stream, 8>();
-  CHECK(k(select::kernel(with(pool_strategy::stream))) == stream4);
-  CHECK(k(select::kernel(with(pool_strategy::stream, 4))) == stream4);
-  CHECK(k(select::kernel(with(pool_strategy::stream, 8))) == stream8);
+  const void* stream4 = persistent<countdown, policy, pool_strategy::warp_range, 4>();
+  const void* stream8 = persistent<countdown, policy, pool_strategy::warp_range, 8>();
+  CHECK(k(select::kernel(with(pool_strategy::warp_range))) == stream4);
+  CHECK(k(select::kernel(with(pool_strategy::warp_range, 4))) == stream4);
+  CHECK(k(select::kernel(with(pool_strategy::warp_range, 8))) == stream8);
   CHECK(stream4 != stream8);
   // Strategies without a persistent kernel of their own get the hybrid one.
   const void* hybrid = persistent<countdown, policy, pool_strategy::hybrid>();
@@ -146,12 +148,12 @@ TEST_CASE("one-block kernel: the pooled strategies on 1024-thread blocks, no ker
   using one = termination_policy<1024>;
   CHECK(select::one_block_threads == 1024);
   CHECK(std::is_same_v<select::one_block_policy, one>);
-  CHECK(k(select::one_block_kernel(with(pool_strategy::global))) ==
-        persistent<countdown, one, pool_strategy::global>());
+  CHECK(k(select::one_block_kernel(with(pool_strategy::private_pools))) ==
+        persistent<countdown, one, pool_strategy::private_pools>());
   CHECK(k(select::one_block_kernel(with(pool_strategy::hybrid))) ==
         persistent<countdown, one, pool_strategy::hybrid>());
-  CHECK(k(select::one_block_kernel(with(pool_strategy::stream, 8))) ==
-        persistent<countdown, one, pool_strategy::stream, 8>());
+  CHECK(k(select::one_block_kernel(with(pool_strategy::warp_range, 8))) ==
+        persistent<countdown, one, pool_strategy::warp_range, 8>());
   // Local and remapped blocks are units of work; the direct forms are not persistent.
   for (const auto s : {pool_strategy::local, pool_strategy::remapped, pool_strategy::direct,
                        pool_strategy::strided, pool_strategy::budgeted, pool_strategy::automatic}) {
@@ -162,12 +164,12 @@ TEST_CASE("one-block kernel: the pooled strategies on 1024-thread blocks, no ker
 
 TEST_CASE("task sources: each strategy compiles its own, hybrid for the rest") {
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::local>, local_task_source>);
-  CHECK(std::is_same_v<detail::task_source_t<pool_strategy::global>, global_task_source>);
-  CHECK(std::is_same_v<detail::task_source_t<pool_strategy::stream>, stream_task_source>);
+  CHECK(std::is_same_v<detail::task_source_t<pool_strategy::private_pools>, global_task_source>);
+  CHECK(std::is_same_v<detail::task_source_t<pool_strategy::warp_range>, warp_range_source>);
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::hybrid>, hybrid_task_source>);
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::remapped>, hybrid_task_source>);
   // A stream refill hands the warp a range; the others hand each lane one task.
-  CHECK(std::is_same_v<stream_task_source::grant, warp_run>);
+  CHECK(std::is_same_v<warp_range_source::grant, warp_run>);
   CHECK(std::is_same_v<hybrid_task_source::grant, task_id>);
 }
 
@@ -177,9 +179,9 @@ TEST_CASE("driver_params: one task per grab, a check every step and Any by defau
   CHECK(p.chunk == 1);
   CHECK(p.deferral == 1);
   CHECK(p.idle_threshold == fetch_control::any().idle_threshold);
-  const kernel_variant<pool_strategy::stream, true, 8> v;
-  CHECK(v.strategy == pool_strategy::stream);
+  const kernel_variant<pool_strategy::warp_range, true, 8> v;
+  CHECK(v.strategy == pool_strategy::warp_range);
   CHECK(v.fifo);
   CHECK(v.period == 8);
-  CHECK(kernel_variant<pool_strategy::global, false>::period == default_stream_period);
+  CHECK(kernel_variant<pool_strategy::private_pools, false>::period == default_warp_range_period);
 }

@@ -50,7 +50,7 @@ TEST_CASE("the candidates start with the direct mapping") {
   // Runs of tasks begun inside the window need plain task programs: never for switching.
   // Saved contexts need plain programs with trivially copyable contexts.
   for (const auto& a : automatic_candidates(true)) {
-    CHECK(a.strategy != pool_strategy::stream);
+    CHECK(a.strategy != pool_strategy::warp_range);
     CHECK(a.strategy != pool_strategy::budgeted);
   }
   std::vector<int> budgets;
@@ -71,7 +71,7 @@ TEST_CASE("the candidates start with the direct mapping") {
                        doctest::Contains("threads per block = 100"), std::invalid_argument);
   std::vector<int> periods;
   for (const auto& a : automatic_candidates(false)) {
-    if (a.strategy == pool_strategy::stream) periods.push_back(period_of(a));
+    if (a.strategy == pool_strategy::warp_range) periods.push_back(period_of(a));
   }
   CHECK(periods == std::vector<int>{4, 8});  // costly steps, cheap steps
   for (const auto& a : automatic_candidates(false, {}, false))
@@ -440,7 +440,7 @@ TEST_CASE("step counts of a slice predict the form of the rest") {
   CHECK(list[static_cast<std::size_t>(detail::candidate_for(predicted_form::budgeted, list))]
             .strategy == pool_strategy::budgeted);
   CHECK(list[static_cast<std::size_t>(detail::candidate_for(predicted_form::pooled, list))]
-            .strategy == pool_strategy::global);
+            .strategy == pool_strategy::private_pools);
   CHECK(detail::candidate_for(predicted_form::direct, list) == 0);
   CHECK(detail::candidate_for(predicted_form::budgeted, {list.front()}) == 0);
 }
@@ -465,7 +465,7 @@ TEST_CASE("a predicted choice is checked against direct after its reference run"
 
 TEST_CASE("after a drift a faster challenger takes over from the choice") {
   auto list3 = three();
-  list3[2].strategy = pool_strategy::global;  // a runner-up of another strategy
+  list3[2].strategy = pool_strategy::private_pools;  // a runner-up of another strategy
   calibration c(list3, {2, 0.03, 1.5, 1.25, 0.0});
   drive(c, {1.0, 0.5, 0.6});
   REQUIRE(c.chosen() == 1);
@@ -497,7 +497,7 @@ TEST_CASE("after a drift a faster challenger takes over from the choice") {
   p.record(budgeted, 2.0);
   p.record(0, 3.0);
   const int challenger = p.next();
-  CHECK(list[static_cast<std::size_t>(challenger)].strategy == pool_strategy::global);
+  CHECK(list[static_cast<std::size_t>(challenger)].strategy == pool_strategy::private_pools);
   p.record(challenger, 1.0);
   CHECK(p.chosen() == challenger);
   CHECK(p.settled());

@@ -150,14 +150,14 @@ TEST_CASE("a seeded choice is adopted when its size class is first used, and kep
   detail::seed_calibration("prog|pol|0:GPU A", 20, list[3]);
   const auto state = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 19, list);
   CHECK(state->from_file);
-  REQUIRE(state->tuning.decided());
-  CHECK(state->tuning.candidate(state->tuning.chosen()) == list[3]);
+  REQUIRE(state->choice.decided());
+  CHECK(state->choice.candidate(state->choice.chosen()) == list[3]);
   // A seed that is no candidate here (another version's list) is ignored.
   schedule_arguments odd = list[2];
   odd.chunk = 12345;
   detail::seed_calibration("prog|pol|0:GPU A", 22, odd);
   const auto other = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 21, list);
   CHECK_FALSE(other->from_file);
-  CHECK_FALSE(other->tuning.decided());
+  CHECK_FALSE(other->choice.decided());
   detail::forget_calibrations();
 }

@@ -133,16 +133,16 @@ TEST_CASE("the direct mapping covers every task once, grid-stride beyond the lau
   CHECK(parse_pool_strategy("automatic") == pool_strategy::automatic);
 }
 
-TEST_CASE("the stream strategy names its refill period") {
+TEST_CASE("the warp_range strategy names its refill period") {
   schedule_arguments args;
-  args.strategy = pool_strategy::stream;
+  args.strategy = pool_strategy::warp_range;
   args.chunk = 16;
-  CHECK(period_of(args) == default_stream_period);
-  CHECK(to_string(args).find("stream period=" + std::to_string(default_stream_period) +
+  CHECK(period_of(args) == default_warp_range_period);
+  CHECK(to_string(args).find("warp_range period=" + std::to_string(default_warp_range_period) +
                              " any chunk=16") == 0);
   args.period = 8;
   CHECK(period_of(args) == 8);
-  CHECK(to_string(args).find("stream period=8 any chunk=16") == 0);
+  CHECK(to_string(args).find("warp_range period=8 any chunk=16") == 0);
   args.strategy = pool_strategy::hybrid;  // other strategies have no period
   CHECK(to_string(args).find("period") == std::string::npos);
 }

@@ -53,7 +53,7 @@ TEST_CASE("schedule text holds every field in one fixed order") {
 TEST_CASE("schedule text round-trips every strategy and every field") {
   for (const auto strategy :
        {pool_strategy::automatic, pool_strategy::direct, pool_strategy::local,
-        pool_strategy::global, pool_strategy::hybrid, pool_strategy::stream,
+        pool_strategy::private_pools, pool_strategy::hybrid, pool_strategy::warp_range,
         pool_strategy::remapped, pool_strategy::budgeted, pool_strategy::strided}) {
     const schedule_arguments a = unusual(strategy);
     CAPTURE(schedule_text(a));
@@ -142,8 +142,9 @@ TEST_CASE("parsed schedule text is validated") {
   CHECK(refusal_of("strategy=hybrid fetch=any chunk=0 deferral=0 blocks_per_sm=0 budget=0 period=0 "
                    "switch_every=1 default_then=0 fifo=false")
             .find("chunk size = 0") != std::string::npos);
-  CHECK(refusal_of("strategy=stream fetch=any chunk=1 deferral=0 blocks_per_sm=0 budget=0 period=5 "
-                   "switch_every=1 default_then=0 fifo=false")
+  CHECK(refusal_of(
+            "strategy=warp_range fetch=any chunk=1 deferral=0 blocks_per_sm=0 budget=0 period=5 "
+            "switch_every=1 default_then=0 fifo=false")
             .find("period = 5") != std::string::npos);
   CHECK(refusal_of("strategy=hybrid fetch=any chunk=1 deferral=0 blocks_per_sm=0 budget=0 period=0 "
                    "switch_every=0 default_then=0 fifo=false")

@@ -44,7 +44,8 @@ struct sized_program {  // a plain program whose context is Bytes bytes
   __device__ void end(task_id, const context&) const {}
 };
 
-template <class Policy, class Program, pool_strategy Strategy, int Period = default_stream_period>
+template <class Policy, class Program, pool_strategy Strategy,
+          int Period = default_warp_range_period>
 using lane_of = typename Policy::template lane<Program, kernel_variant<Strategy, false, Period>>;
 
 // Blocks per SM that keep each lane at most `per_lane` tasks, at least `least`.
@@ -81,14 +82,14 @@ TEST_CASE("termination policy: a check every 64 steps, whatever the switching ar
   CHECK(termination_policy<128>::default_deferral(s) == 64);
 }
 
-TEST_CASE("termination policy: the stream strategy runs stream lanes of its period") {
+TEST_CASE("termination policy: the warp_range strategy runs stream lanes of its period") {
   using small = sized_program<4>;
   using policy = termination_policy<128>;
-  CHECK(std::is_same_v<lane_of<policy, small, pool_strategy::stream, 4>,
-                       detail::stream_lane<small, 4>>);
-  CHECK(std::is_same_v<lane_of<policy, small, pool_strategy::stream, 8>,
-                       detail::stream_lane<small, 8>>);
-  for (const bool same : {std::is_same_v<lane_of<policy, small, pool_strategy::global>,
+  CHECK(std::is_same_v<lane_of<policy, small, pool_strategy::warp_range, 4>,
+                       detail::warp_range_lane<small, 4>>);
+  CHECK(std::is_same_v<lane_of<policy, small, pool_strategy::warp_range, 8>,
+                       detail::warp_range_lane<small, 8>>);
+  for (const bool same : {std::is_same_v<lane_of<policy, small, pool_strategy::private_pools>,
                                          detail::termination_lane<small, 128>>,
                           std::is_same_v<lane_of<policy, small, pool_strategy::hybrid>,
                                          detail::termination_lane<small, 128>>,
@@ -142,8 +143,9 @@ TEST_CASE("switching policy: a check per switching window; the register cap alwa
   CHECK(switching_policy<128, 64, 0>::min_blocks_per_sm == 1);
   CHECK(switching_policy<128, 64, 3>::min_blocks_per_sm == 3);
   CHECK(std::is_same_v<switching_policy<128, 64>::params, switching_arguments>);
-  CHECK(std::is_same_v<lane_of<switching_policy<128, 64>, two_branches, pool_strategy::global>,
-                       detail::switching_lane<two_branches, 64, false>>);
+  CHECK(
+      std::is_same_v<lane_of<switching_policy<128, 64>, two_branches, pool_strategy::private_pools>,
+                     detail::switching_lane<two_branches, 64, false>>);
 }
 
 TEST_CASE("switching policy: one context pool per warp in dynamic shared memory") {

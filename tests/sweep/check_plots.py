@@ -32,7 +32,7 @@ def main():
         out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(tmp, "out")
         env = dict(os.environ, MICROSCHED_PYTHON=sys.executable)
         run = subprocess.run(
-            [sweep_fake, "fake", "offset=0,1", "strategy=local,global,hybrid", "chunk=1:1024:x4",
+            [sweep_fake, "fake", "offset=0,1", "strategy=local,private_pools,hybrid", "chunk=1:1024:x4",
              "deferral=2:32:x4", "--out", out, "--overwrite", "--quiet", "--repetitions", "3"],
             env=env, capture_output=True, text=True)
         print(run.stdout[-2000:], run.stderr[-2000:])

@@ -87,9 +87,9 @@ class fake_workload final : public workloads::workload {
 
   //! The fake time of a schedule: a smooth bowl around a best chunk per strategy.
   double scheduled_ms(const schedule_arguments& a) const {
-    const double best_chunk = a.strategy == pool_strategy::local    ? 10
-                              : a.strategy == pool_strategy::global ? 1
-                                                                    : 4 + offset_;
+    const double best_chunk = a.strategy == pool_strategy::local           ? 10
+                              : a.strategy == pool_strategy::private_pools ? 1
+                                                                           : 4 + offset_;
     // deferral 0 asks for the policy's default: the fake's best, 8.
     const double deferral = a.deferral > 0 ? static_cast<double>(a.deferral) : 8.0;
     double t = 1.05 + 0.02 * std::abs(std::log2(static_cast<double>(a.chunk)) - best_chunk) +

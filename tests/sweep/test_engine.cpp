@@ -28,9 +28,10 @@ sweep_header header_for(const std::string& gpu = "Fake GPU") {
 }
 
 sweep_plan small_plan() {
-  return make_plan("fake",
-                   {"offset=0,2", "strategy=global,hybrid", "chunk=1:16:x4", "blocks-per-sm=4,12"},
-                   testing::fake_parameters());
+  return make_plan(
+      "fake",
+      {"offset=0,2", "strategy=private_pools,hybrid", "chunk=1:16:x4", "blocks-per-sm=4,12"},
+      testing::fake_parameters());
 }
 
 run_options options_for(const std::atomic<bool>* stop = nullptr) {
@@ -225,17 +226,17 @@ TEST_CASE("the sweep program writes every output and prints the best setting") {
   const auto out = (dir.path / "out").string();
   const auto tuning = (dir.path / "tuning.json").string();
   // --no-plots: the plots are matplotlib's (the ctest test sweep_plots draws them).
-  const auto r = run_cli(
-      {"fake", "offset=0,1", "strategy=local,global,hybrid", "chunk=1:1024:x4", "deferral=2:32:x4",
-       "--out", out, "--warmup", "1", "--repetitions", "3", "--save-tuning", tuning, "--no-plots"},
-      counters);
+  const auto r = run_cli({"fake", "offset=0,1", "strategy=local,private_pools,hybrid",
+                          "chunk=1:1024:x4", "deferral=2:32:x4", "--out", out, "--warmup", "1",
+                          "--repetitions", "3", "--save-tuning", tuning, "--no-plots"},
+                         counters);
   INFO(r.err);
   REQUIRE(r.rc == exit_ok);
   for (const char* name : {"results.jsonl", "sweep.csv", "sweep.json", "summary.txt"}) {
     CHECK_MESSAGE(fs::exists(fs::path(out) / name), name);
   }
   CHECK_FALSE(fs::exists(fs::path(out) / "heatmap-fake_offset-0.png"));
-  CHECK(r.out.find("best: strategy=global") != std::string::npos);
+  CHECK(r.out.find("best: strategy=private_pools") != std::string::npos);
   CHECK(r.out.find("the floor") != std::string::npos);
   CHECK(r.out.find("best constant setting across 2 scenarios") != std::string::npos);
   CHECK(r.progress.find("108/108 100%") != std::string::npos);

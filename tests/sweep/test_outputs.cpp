@@ -62,7 +62,7 @@ sweep_results example() {
       scenario("fake offset=1", 2.0, {{1, 1.60}, {4, 1.24}, {16, 1.20}, {64, 1.5}}));
   r.scenarios.push_back(
       scenario("fake offset=2", 1.2, {{1, 1.90}, {4, 1.11}, {16, 1.20}, {64, 1.1}}));
-  point_record skipped = point("fake offset=2", pool_strategy::global, 8, 0);
+  point_record skipped = point("fake offset=2", pool_strategy::private_pools, 8, 0);
   skipped.status = point_status::skipped;
   skipped.reason = "blocks per SM = 12: at most 8 fit, says \"occupancy\"";
   skipped.time = {};

@@ -41,7 +41,7 @@ TEST_CASE("ranges from the issue expand as documented") {
   CHECK(blocks.values.size() == 16);
   CHECK(blocks.values.back() == "16");
   CHECK(parse_axis("blocks_per_sm=auto,0,2").values == std::vector<std::string>{"auto", "2"});
-  CHECK(parse_axis("strategy=local,global,hybrid").values.size() == 3);
+  CHECK(parse_axis("strategy=local,private_pools,hybrid").values.size() == 3);
 
   const auto fetch = parse_axis("fetch=any,all,ballot:1..32");
   REQUIRE(fetch.values.size() == 34);
@@ -98,7 +98,8 @@ TEST_CASE("bad ranges are refused with the value named") {
 TEST_CASE("a plan is every scenario with every schedule") {
   const auto known = testing::fake_parameters();
   const auto plan = make_plan(
-      "fake", {"offset=0,1,2", "deferral=4,8", "strategy=hybrid,global", "chunk=1:4:x2"}, known);
+      "fake", {"offset=0,1,2", "deferral=4,8", "strategy=hybrid,private_pools", "chunk=1:4:x2"},
+      known);
   CHECK(plan.size() == 3 * 2 * 2 * 3);
   const auto scenarios = plan.scenarios();
   REQUIRE(scenarios.size() == 3);
@@ -111,8 +112,8 @@ TEST_CASE("a plan is every scenario with every schedule") {
   CHECK(schedules[0].deferral == 4);
   CHECK(schedules[1].deferral == 8);
   CHECK(schedules[2].chunk == 2);
-  CHECK(schedules[11].strategy == pool_strategy::global);
-  CHECK(schedules[6].strategy == pool_strategy::global);
+  CHECK(schedules[11].strategy == pool_strategy::private_pools);
+  CHECK(schedules[6].strategy == pool_strategy::private_pools);
   // unswept fields keep the library defaults
   CHECK(schedules[0].fetch == schedule_arguments{}.fetch);
 

@@ -144,8 +144,8 @@ TEST_CASE("bad options and tunables of the area workloads are refused on the hos
 }
 
 TEST_CASE("the sweep plans every area's parameters, and refuses bad ones before the GPU") {
-  auto r = sweep_dry_run(
-      {"raycast", "contexts=64,128", "switch-every=1,4", "strategy=global,hybrid", "window=8,16"});
+  auto r = sweep_dry_run({"raycast", "contexts=64,128", "switch-every=1,4",
+                          "strategy=private_pools,hybrid", "window=8,16"});
   INFO(r.err);
   CHECK(r.rc == 0);
   CHECK(r.out.find("2 scenario(s) x 8 setting(s) = 16 points") != std::string::npos);

@@ -60,7 +60,7 @@ TEST_CASE("a small julia sweep runs end to end on the GPU") {
       "height=512",
       "crunch=1024",
       "offset=0,1",
-      "strategy=global,hybrid",
+      "strategy=private_pools,hybrid",
       "chunk=1,16",
       "deferral=4,16",
       "fetch=any",

@@ -72,10 +72,10 @@ TEST_CASE("a swept field that no swept strategy reads is refused; equal schedule
                   "read it") != std::string::npos);
   CHECK(refusal_of({"strategy=hybrid", "budget=32,64"}).find("e.g. strategy=budgeted") !=
         std::string::npos);
-  CHECK(refusal_of({"strategy=local", "period=4,8"}).find("e.g. strategy=stream") !=
+  CHECK(refusal_of({"strategy=local", "period=4,8"}).find("e.g. strategy=warp_range") !=
         std::string::npos);
   CHECK(refusal_of({"strategy=budgeted", "budget=0"}).find("budget = 0") != std::string::npos);
-  CHECK(refusal_of({"strategy=stream", "period=5"}).find("period = 5") != std::string::npos);
+  CHECK(refusal_of({"strategy=warp_range", "period=5"}).find("period = 5") != std::string::npos);
   // automatic ignores chunk, hybrid does not: 1 + 2 schedules, not 4.
   const auto plan =
       make_plan("fake", {"strategy=automatic,hybrid", "chunk=1,2"}, testing::fake_parameters());
@@ -97,7 +97,7 @@ TEST_CASE("budget and period are sweep axes, journaled, resumed and stored in th
   const auto out = (dir.path / "out").string();
   const auto tuning = (dir.path / "tuning.json").string();
   const std::vector<std::string> args = {"fake",
-                                         "strategy=budgeted,stream",
+                                         "strategy=budgeted,warp_range",
                                          "budget=32,64,128",
                                          "period=4,8",
                                          "--out",
@@ -113,7 +113,7 @@ TEST_CASE("budget and period are sweep axes, journaled, resumed and stored in th
   auto r = run_cli(args, counters);
   INFO(r.err);
   REQUIRE(r.rc == exit_ok);
-  CHECK(counters->checks == 3 + 2);  // budgeted x 3 budgets, stream x 2 periods
+  CHECK(counters->checks == 3 + 2);  // budgeted x 3 budgets, warp_range x 2 periods
   const auto entry = sweep::tuning_table::load(tuning).find("Fake GPU", "fake");
   REQUIRE(entry);
   CHECK(entry->schedule.strategy == pool_strategy::budgeted);
@@ -121,7 +121,7 @@ TEST_CASE("budget and period are sweep axes, journaled, resumed and stored in th
   const auto back =
       journal::resume(fs::path(out) / "results.jsonl", header_for("Fake GPU", {0, 1}));
   schedule_arguments stream8;
-  stream8.strategy = pool_strategy::stream;
+  stream8.strategy = pool_strategy::warp_range;
   stream8.period = 8;
   CHECK(back.find_point("fake", stream8) != nullptr);
   schedule_arguments budget128;

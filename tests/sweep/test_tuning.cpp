@@ -51,7 +51,8 @@ TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scena
   tuning_table t;
   const auto h100 = "NVIDIA H100 80GB HBM3";
   const auto julia_default = schedule(pool_strategy::hybrid, fetch_control::any(), 16, 8, 0);
-  const auto julia_offset2 = schedule(pool_strategy::global, fetch_control::ballot(4), 2, 16, 3);
+  const auto julia_offset2 =
+      schedule(pool_strategy::private_pools, fetch_control::ballot(4), 2, 16, 3);
   const auto mc = schedule(pool_strategy::local, fetch_control::ballot(1), 4096, 1, 0);
   t.set({h100, "julia", "", julia_default, 1.5, "best constant"});
   t.set({h100, "julia", "julia offset=2", julia_offset2, 0.9, ""});
@@ -101,7 +102,7 @@ TEST_CASE("a tuning file keeps every field of a schedule: budget, period and swi
   const auto file = dir.path / "tuning.json";
   schedule_arguments budgeted = schedule(pool_strategy::budgeted, fetch_control::any(), 8, 0, 0);
   budgeted.budget = 48;
-  schedule_arguments stream = schedule(pool_strategy::stream, fetch_control::all(), 16, 4, 2);
+  schedule_arguments stream = schedule(pool_strategy::warp_range, fetch_control::all(), 16, 4, 2);
   stream.period = 8;
   schedule_arguments switching = schedule(pool_strategy::hybrid, fetch_control::any(), 32, 0, 0);
   switching.switching = {4, 0x5u, true};

@@ -15,7 +15,7 @@
 #include "microsched/device_buffer.hpp"
 #include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 using namespace microsched;
 

@@ -19,7 +19,7 @@
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 #include "wavefront.cuh"
 
 using namespace microsched;
@@ -145,8 +145,8 @@ template <class Program, int Contexts>
 void check_all_variants(const Program& program, task_id n, const outputs& want) {
   // Under the sanitizers: two strategies (each launch runs ~100x slower).
   const std::vector<pool_strategy> strategies =
-      small_run() ? std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::global}
-                  : std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::global,
+      small_run() ? std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::private_pools}
+                  : std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::private_pools,
                                                pool_strategy::local};
   for (const auto strategy : strategies) {
     for (const int every : {1, 4}) {
@@ -182,7 +182,8 @@ template <class Program, int Contexts>
 void check_fetch_control(const Program& program, task_id n, const outputs& want) {
   const std::vector<fetch_control> fetches = {fetch_control::any(), fetch_control::all(),
                                               fetch_control::ballot(8)};
-  for (const auto strategy : {pool_strategy::hybrid, pool_strategy::global, pool_strategy::local}) {
+  for (const auto strategy :
+       {pool_strategy::hybrid, pool_strategy::private_pools, pool_strategy::local}) {
     for (const auto& fetch : fetches) {
       for (const int deferral : {0, 1, 5}) {
         for (const int every : {1, 4}) {

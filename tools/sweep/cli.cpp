@@ -26,9 +26,9 @@ constexpr const char* journal_name = "results.jsonl";
 
 const std::string footer = R"(
 Parameters (NAME=VALUES, any number of them):
-  schedule:  strategy=local,global,hybrid,stream,budgeted   fetch=any,all,ballot:N
+  schedule:  strategy=local,private_pools,hybrid,warp_range,budgeted   fetch=any,all,ballot:N
              chunk=N   deferral=N   blocks-per-sm=N|auto   budget=N (budgeted)   period=4,8
-             (stream); for workloads that take a schedule. A field no swept strategy reads is
+             (warp_range); for workloads that take a schedule. A field no swept strategy reads is
              refused; points that differ only in fields their strategy ignores run once.
   tunables:  the workload's own settings per point (see --list), e.g. contexts=64,128
              switch-every=1,4 (switching), method=hot,dgi neighbouring=4,16,64 (remap),
@@ -52,7 +52,7 @@ summary.txt, and, drawn by plot_sweep.py from sweep.json, heatmap-<scenario>.png
 speedup-<scenario>.png.
 
 Examples:
-  sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,global,hybrid offset=0,1,2
+  sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,private_pools,hybrid offset=0,1,2
   sweep julia --out julia-sweep --resume ...same parameters...    (continue a stopped sweep)
   sweep montecarlo strategy=hybrid fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
   sweep julia strategy=budgeted budget=32,48,64,128 chunk=1,8,32

@@ -112,7 +112,7 @@ std::vector<pool_strategy> strategies_of(const std::vector<axis>& schedule_axes)
 bool reads(pool_strategy strategy, const std::string& name) {
   if (strategy == pool_strategy::automatic) return false;
   if (name == "budget") return strategy == pool_strategy::budgeted;
-  if (name == "period") return strategy == pool_strategy::stream;
+  if (name == "period") return strategy == pool_strategy::warp_range;
   return true;
 }
 
@@ -128,7 +128,7 @@ void check_axes_are_read(const std::vector<axis>& schedule_axes) {
     std::string names;
     for (const auto s : strategies) names += (names.empty() ? "" : ",") + to_string(s);
     const std::string example = a.name == "budget"   ? "budgeted"
-                                : a.name == "period" ? "stream"
+                                : a.name == "period" ? "warp_range"
                                                      : "hybrid";
     const bool automatic = names == to_string(pool_strategy::automatic);
     throw std::invalid_argument(
@@ -228,7 +228,7 @@ schedule_arguments effective_schedule(const schedule_arguments& args) {
   }
   schedule_arguments out = args;
   if (out.strategy != pool_strategy::budgeted) out.budget = 0;
-  if (out.strategy != pool_strategy::stream) out.period = 0;
+  if (out.strategy != pool_strategy::warp_range) out.period = 0;
   return out;
 }
 

@@ -56,7 +56,7 @@ struct sweep_plan {
 //! name given twice, a name that is neither a schedule axis nor listed in `known` (options) or
 //! `tunables` (naming the ones that are), a schedule axis for a workload that takes no schedule
 //! (`takes_schedule` false), a schedule axis that no swept strategy reads (chunk with the
-//! automatic strategy alone, budget without budgeted, period without stream), or more than
+//! automatic strategy alone, budget without budgeted, period without warp_range), or more than
 //! max_points combinations (naming the count, before anything is allocated).
 [[nodiscard]] sweep_plan make_plan(const std::string& workload,
                                    const std::vector<std::string>& axis_arguments,
@@ -68,7 +68,7 @@ struct sweep_plan {
 [[nodiscard]] std::string scenario_key(const std::string& workload, const options_map& options);
 
 //! The schedule a strategy runs: the fields it ignores at their defaults (automatic reads only
-//! `switching`, budget is the budgeted strategy's, period the stream strategy's), so that
+//! `switching`, budget is the budgeted strategy's, period the warp_range strategy's), so that
 //! schedules that run the same have the same key.
 [[nodiscard]] schedule_arguments effective_schedule(const schedule_arguments& args);
 

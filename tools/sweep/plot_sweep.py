@@ -29,9 +29,9 @@ import textwrap
 
 AXES = {"chunk": "chunk", "deferral": "deferral", "fetch": "fetch", "blocks-per-sm": "blocks_per_sm",
         "budget": "budget", "period": "period"}
-STRATEGIES = ["automatic", "direct", "local", "global", "hybrid"]  # panel and legend order
+STRATEGIES = ["automatic", "direct", "local", "private_pools", "hybrid", "warp_range"]  # panel and legend order
 COLOURS = {"automatic": "tab:purple", "direct": "tab:gray", "local": "tab:orange",
-           "global": "tab:blue", "hybrid": "tab:green"}
+           "private_pools": "tab:blue", "hybrid": "tab:green", "warp_range": "tab:red"}
 
 
 def file_slug(text):

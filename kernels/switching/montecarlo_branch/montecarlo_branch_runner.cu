@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
-#include "switching_runner.cuh"
+#include "runner_machinery.cuh"
 #include "wavefront.cuh"
 
 namespace microsched::switching_workloads {

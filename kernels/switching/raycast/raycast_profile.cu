@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Untimed diagnostic runs of the ray caster: visit counters and completion stamps.
 #include "raycast/raycast_switching.cuh"
-#include "switching_runner.cuh"
+#include "runner_machinery.cuh"
 #include "visit_stats.cuh"
 
 namespace microsched::switching_workloads::detail {

@@ -5,7 +5,7 @@
 #include "raycast/raycast_ideal.cuh"
 #include "raycast/raycast_program.cuh"
 #include "raycast/raycast_switching.cuh"
-#include "switching_runner.cuh"
+#include "runner_machinery.cuh"
 #include "visit_stats.cuh"
 #include "wavefront.cuh"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ray caster's scheduled runs: context switching under a variant, and the default.
 #include "raycast/raycast_switching.cuh"
-#include "switching_runner.cuh"
+#include "runner_machinery.cuh"
 
 namespace microsched::switching_workloads::detail {
 

@@ -9,7 +9,7 @@
 
 #include "microsched/measure/event_timer.hpp"
 #include "raycast/raycast_program.cuh"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 namespace microsched::switching_workloads::detail {
 

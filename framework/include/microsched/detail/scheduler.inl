@@ -10,7 +10,7 @@ namespace microsched {
 template <class Program, class Policy>
 scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(args) {
   validate(args_);
-  if (Policy::switches_contexts && args_.strategy == pool_strategy::stream) {
+  if (Policy::switches_contexts && args_.strategy == pool_strategy::warp_range) {
     throw std::invalid_argument(
         "strategy stream: runs plain task programs only; a managed-branch program parks "
         "contexts, use local, global or hybrid");
@@ -101,7 +101,7 @@ void scheduler<Program, Policy>::launch_slice(
     return;
   }
   if constexpr (!Policy::switches_contexts) {
-    using global_variant = kernel_variant<pool_strategy::global, false>;
+    using global_variant = kernel_variant<pool_strategy::private_pools, false>;
     if (s.strategy == pool_strategy::budgeted) {
       if constexpr (budgetable) {
         survivors_.reserve(survivor_capacity(n), stream);
@@ -133,7 +133,7 @@ template <class Program, class Policy>
 void scheduler<Program, Policy>::load_slice_kernels(const schedule_arguments& s) const
     requires(!Policy::switches_contexts) {
   using sliced = sliced_program<Program>;
-  using global_variant = kernel_variant<pool_strategy::global, false>;
+  using global_variant = kernel_variant<pool_strategy::private_pools, false>;
   const auto load = [&](const void* kernel, int threads) {
     (void)resources_of(kernel, threads, 0);
   };

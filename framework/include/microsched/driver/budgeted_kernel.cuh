@@ -4,9 +4,9 @@
 //! The budgeted strategy's two launches. The direct pass runs one thread per task, as a vanilla
 //! kernel does, but for at most `budget` steps; a task still running then is saved, compacted,
 //! to the survivor queue. The persistent driver then resumes the survivors through
-//! resumed_program, with private pools (the global strategy). Most tasks of a short-task kernel end
-//! in the direct pass at vanilla's cost per task; the warps that hold a long task do not wait
-//! for it, and the long tasks run together in full warps.
+//! resumed_program, with private pools (the private_pools strategy). Most tasks of a short-task
+//! kernel end in the direct pass at vanilla's cost per task; the warps that hold a long task do not
+//! wait for it, and the long tasks run together in full warps.
 
 #include <cooperative_groups.h>
 

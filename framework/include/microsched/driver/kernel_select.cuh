@@ -58,14 +58,14 @@ struct kernel_select {
   }
 
   //! The budgeted strategy's second launch: private pools of `chunk` survivors per lane (the
-  //! global strategy): a lane holds about two survivors over the whole launch, so how finely
+  //! private_pools strategy): a lane holds about two survivors over the whole launch, so how finely
   //! they are handed out decides the balance at the end. TailPolicy is Policy, or
   //! one_block_policy for the automatic grid (one_block_launch()).
   template <class TailPolicy>
   [[nodiscard]] static tail_t* tail_for(const schedule_arguments&) {
     if constexpr (budgetable) {
       return persistent_kernel<resumed_program<Program>, TailPolicy,
-                               kernel_variant<pool_strategy::global, false>>;
+                               kernel_variant<pool_strategy::private_pools, false>>;
     } else {
       return nullptr;
     }
@@ -96,22 +96,22 @@ struct kernel_select {
     return pooled_kernel<Policy, Fifo>(s);
   }
 
-  //! The global, hybrid and stream strategies' kernel on KernelPolicy's blocks (Policy, or
+  //! The global, hybrid and warp_range strategies' kernel on KernelPolicy's blocks (Policy, or
   //! one_block_policy); hybrid for any other strategy, and for stream under a policy that
   //! switches contexts.
   template <class KernelPolicy, bool Fifo>
   [[nodiscard]] static kernel_t* pooled_kernel(const schedule_arguments& s) {
-    if (s.strategy == pool_strategy::global) {
-      return entry<KernelPolicy, kernel_variant<pool_strategy::global, Fifo>>();
+    if (s.strategy == pool_strategy::private_pools) {
+      return entry<KernelPolicy, kernel_variant<pool_strategy::private_pools, Fifo>>();
     }
     if constexpr (!KernelPolicy::switches_contexts) {
-      if (s.strategy == pool_strategy::stream) {
+      if (s.strategy == pool_strategy::warp_range) {
         if (period_of(s) == long_stream_period) {
           return entry<KernelPolicy,
-                       kernel_variant<pool_strategy::stream, Fifo, long_stream_period>>();
+                       kernel_variant<pool_strategy::warp_range, Fifo, long_stream_period>>();
         }
         return entry<KernelPolicy,
-                     kernel_variant<pool_strategy::stream, Fifo, default_stream_period>>();
+                     kernel_variant<pool_strategy::warp_range, Fifo, default_warp_range_period>>();
       }
     }
     return entry<KernelPolicy, kernel_variant<pool_strategy::hybrid, Fifo>>();
@@ -124,9 +124,9 @@ struct kernel_select {
       return nullptr;
     } else {
       switch (s.strategy) {
-        case pool_strategy::global:
+        case pool_strategy::private_pools:
         case pool_strategy::hybrid:
-        case pool_strategy::stream:
+        case pool_strategy::warp_range:
           return pooled_kernel<one_block_policy, false>(s);
         default:
           return nullptr;

@@ -22,9 +22,9 @@ namespace microsched {
 
 //! What a launch compiles in besides the program and the policy: the pool strategy, how idle
 //! lanes are counted and, for policies with parked contexts, their ring
-//! order, and for the stream strategy the steps between a lane's refills. Each is a template
+//! order, and for the warp_range strategy the steps between a lane's refills. Each is a template
 //! parameter so that no run-time branch sits in the compute loop.
-template <pool_strategy Strategy, bool Fifo, int Period = default_stream_period>
+template <pool_strategy Strategy, bool Fifo, int Period = default_warp_range_period>
 struct kernel_variant {
   static constexpr pool_strategy strategy = Strategy;
   static constexpr bool fifo = Fifo;

@@ -4,7 +4,7 @@
 //! The task source of each pool strategy (frey2012 §4.2, Table 1), chosen at compile time, and
 //! how the driver constructs it. Every source offers the same warp-collective interface:
 //! `acquire(idle_mask, lane, out)` hands each idle lane its `grant` (its next task; a run of tasks
-//! for the stream strategy), `exhausted()` says no task will ever come again.
+//! for the warp_range strategy), `exhausted()` says no task will ever come again.
 
 #include <type_traits>
 
@@ -12,7 +12,7 @@
 #include "microsched/driver/global_task_source.cuh"
 #include "microsched/driver/hybrid_task_source.cuh"
 #include "microsched/driver/local_task_source.cuh"
-#include "microsched/driver/stream_task_source.cuh"
+#include "microsched/driver/warp_range_source.cuh"
 #include "microsched/schedule/pool_strategy.hpp"
 
 namespace microsched::detail {
@@ -20,8 +20,8 @@ namespace microsched::detail {
 template <pool_strategy Strategy>
 using task_source_t = std::conditional_t<
     Strategy == pool_strategy::local, local_task_source,
-    std::conditional_t<Strategy == pool_strategy::global, global_task_source,
-                       std::conditional_t<Strategy == pool_strategy::stream, stream_task_source,
+    std::conditional_t<Strategy == pool_strategy::private_pools, global_task_source,
+                       std::conditional_t<Strategy == pool_strategy::warp_range, warp_range_source,
                                           hybrid_task_source>>>;
 
 //! Block-collective for Local (its constructor synchronises the block), per warp otherwise.

@@ -11,7 +11,7 @@
 
 #include "microsched/config.hpp"
 #include "microsched/policy/step_window.cuh"
-#include "microsched/policy/stream_lane.cuh"
+#include "microsched/policy/warp_range_lane.cuh"
 #include "microsched/schedule/pool_strategy.hpp"
 #include "microsched/schedule/switching_arguments.hpp"
 #include "microsched/task_program.hpp"
@@ -114,10 +114,10 @@ struct termination_policy {
   //! Runs plain task programs; no parked contexts, so no ring order to compile.
   static constexpr bool switches_contexts = false;
 
-  //! One task per lane, or under the stream strategy a run of tasks begun inside the window.
+  //! One task per lane, or under the warp_range strategy a run of tasks begun inside the window.
   template <class Program, class Variant>
-  using lane = std::conditional_t<Variant::strategy == pool_strategy::stream,
-                                  detail::stream_lane<Program, Variant::period>,
+  using lane = std::conditional_t<Variant::strategy == pool_strategy::warp_range,
+                                  detail::warp_range_lane<Program, Variant::period>,
                                   detail::termination_lane<Program, BlockThreads>>;
   template <class Program>
   static constexpr std::size_t dynamic_shared_bytes = 0;

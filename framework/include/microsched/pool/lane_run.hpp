@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file lane_run.hpp
-//! The stream strategy's private pool (frey2012 §4.1's lowest level), held by a warp: a range of
-//! tasks from which a lane takes its next task inside the compute window as soon as its task
+//! The warp_range strategy's private pool (frey2012 §4.1's lowest level), held by a warp: a range
+//! of tasks from which a lane takes its next task inside the compute window as soon as its task
 //! ends, so a finished task costs no atomic and no wait for the warp's next check. Pure
 //! arithmetic, shared by the device source and lane and the host tests.
 

@@ -29,12 +29,12 @@ namespace microsched::detail {
 //! its mutex.
 struct calibration_state {
   explicit calibration_state(std::vector<schedule_arguments> candidates)
-      : tuning(std::move(candidates)) {}
+      : choice(std::move(candidates)) {}
   ~calibration_state();
   calibration_state(const calibration_state&) = delete;
   calibration_state& operator=(const calibration_state&) = delete;
 
-  //! Reads the pending measurement into `tuning`; true when none is pending afterwards. With
+  //! Reads the pending measurement into `choice`; true when none is pending afterwards. With
   //! `wait` false it does not block: a run still in flight stays pending.
   bool collect(bool wait = true);
   //! Records the start event before a timed run of `tasks` tasks on `stream`.
@@ -54,7 +54,7 @@ struct calibration_state {
   double wait_elapsed();
 
   std::mutex mutex;
-  calibration tuning;
+  calibration choice;  //!< the candidates, their times and the choice among them
   cudaEvent_t start_event = nullptr;
   cudaEvent_t stop_event = nullptr;
   int pending = -1;  //!< candidate whose run the events time, -1 for none
@@ -63,8 +63,8 @@ struct calibration_state {
   std::string in_call;     //!< what timing slices of the first call found, for the report
   //! Nothing ran in this size class yet: its first call may time candidates on slices.
   [[nodiscard]] bool fresh() const {
-    return !from_file && in_call.empty() && pending < 0 && tuning.runs() == 0 &&
-           !tuning.decided() && tuning.restarts() == 0;
+    return !from_file && in_call.empty() && pending < 0 && choice.runs() == 0 &&
+           !choice.decided() && choice.restarts() == 0;
   }
   //! Events around the slices of one call (in_call_plan), created on first use.
   std::vector<cudaEvent_t> slice_events;
@@ -131,7 +131,7 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     (void)state->collect(false);
-    return state->tuning.candidate(state->tuning.next());
+    return state->choice.candidate(state->choice.next());
   }
 
   //! Whether a run of this size class may take the budgeted strategy (calibrating, or chose
@@ -140,8 +140,8 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     (void)state->collect(false);
-    return !state->tuning.decided() ||
-           state->tuning.candidate(state->tuning.chosen()).strategy == pool_strategy::budgeted;
+    return !state->choice.decided() ||
+           state->choice.candidate(state->choice.chosen()).strategy == pool_strategy::budgeted;
   }
 
   //! The choice for this size class is made and checked (calibration::settled; reads a pending
@@ -150,7 +150,7 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     state->collect();
-    return state->tuning.settled();
+    return state->choice.settled();
   }
 
   //! The choice for this size class is made (reads a pending measurement first).
@@ -158,14 +158,14 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     state->collect();
-    return state->tuning.decided();
+    return state->choice.decided();
   }
 
   [[nodiscard]] std::string report(task_id num_tasks) const {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     state->collect();
-    std::string out = "automatic: " + state->tuning.report();
+    std::string out = "automatic: " + state->choice.report();
     if (state->from_file) out += " [chosen by an earlier process: " + cache_origin() + "]";
     if (!state->in_call.empty()) out += " [" + state->in_call + "]";
     return out;
@@ -181,31 +181,31 @@ class automatic_schedule {
            Prepare&& prepare) {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
-    calibration& tuning = state->tuning;
+    calibration& choice = state->choice;
     if (in_call_ && state->fresh() && num_tasks >= in_call_plan::least_tasks &&
         num_tasks <= in_call_plan::most_tasks) {
       run_in_slices(*state, num_tasks, stream, launch_slice, prepare);
       return;
     }
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
-    if (!tuning.decided()) (void)state->collect();
+    if (!choice.decided()) (void)state->collect();
     // Decided: never block the host, and put no event before most launches. A timed run in
     // flight is read after this launch, while the kernel runs.
-    const bool timed = state->pending < 0 && tuning.next_run_timed();
+    const bool timed = state->pending < 0 && choice.next_run_timed();
     if (!timed) {
-      launch(tuning.candidate(tuning.chosen()));
+      launch(choice.candidate(choice.chosen()));
       (void)state->collect(false);
       return;
     }
-    const int candidate = tuning.next();
+    const int candidate = choice.next();
     state->start(candidate, num_tasks, stream);
     try {
-      launch(tuning.candidate(candidate));
+      launch(choice.candidate(candidate));
     } catch (const std::invalid_argument& e) {
       state->pending = -1;
-      if (tuning.decided()) throw;  // the chosen schedule itself cannot run: the caller's error
-      tuning.fail(candidate, e.what());
-      launch(tuning.candidate(0));
+      if (choice.decided()) throw;  // the chosen schedule itself cannot run: the caller's error
+      choice.fail(candidate, e.what());
+      launch(choice.candidate(0));
       return;
     } catch (...) {
       state->pending = -1;  // no stop event follows: nothing to read at the next run
@@ -222,14 +222,14 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     (void)state->collect();
-    calibration& tuning = state->tuning;
-    if (!tuning.decided()) return;
+    calibration& choice = state->choice;
+    if (!choice.decided()) return;
     double fastest = 0;
     for (int r = 0; r < runs; ++r) {
-      const double ms = state->time_run(stream, [&] { launch(tuning.candidate(tuning.chosen())); });
+      const double ms = state->time_run(stream, [&] { launch(choice.candidate(choice.chosen())); });
       fastest = r == 0 ? ms : std::min(fastest, ms);
     }
-    if (runs > 0) tuning.check_choice(fastest, num_tasks);
+    if (runs > 0) choice.check_choice(fastest, num_tasks);
   }
 
  private:
@@ -240,16 +240,16 @@ class automatic_schedule {
   template <class LaunchSlice, class Prepare>
   void run_in_slices(calibration_state& state, task_id n, cudaStream_t stream,
                      LaunchSlice& launch_slice, Prepare& prepare) {
-    calibration& tuning = state.tuning;
+    calibration& choice = state.choice;
     const int shift = in_call_plan::shift(n);
     const task_slice first = task_slice::residues(n, shift, in_call_plan::period, 0, 1);
     const task_slice rest =
         task_slice::residues(n, shift, in_call_plan::period, 1, in_call_plan::period);
     const auto events = ensure_slice_events(state, 2);
     step_counts* counts = ensure_counts(state, stream);
-    prepare(tuning.candidate(0));  // a kernel loads before its events, not inside them
+    prepare(choice.candidate(0));  // a kernel loads before its events, not inside them
     record_event(events[0], stream);
-    launch_slice(tuning.candidate(0), first, counts);
+    launch_slice(choice.candidate(0), first, counts);
     record_event(events[1], stream);
     const double whole_ms = elapsed_ms(events[0], events[1]) * static_cast<double>(n) /
                             static_cast<double>(first.size());
@@ -258,18 +258,18 @@ class automatic_schedule {
     int chosen = whole_ms >= in_call_plan::long_call_ms ? candidate_for(form, candidates_) : 0;
     if (chosen != 0) {
       try {
-        launch_slice(tuning.candidate(chosen), rest, nullptr);
+        launch_slice(choice.candidate(chosen), rest, nullptr);
       } catch (const std::invalid_argument& e) {
-        tuning.fail(chosen, e.what());
+        choice.fail(chosen, e.what());
         chosen = 0;
       }
     }
-    if (chosen == 0) launch_slice(tuning.candidate(0), rest, nullptr);
-    state.in_call = describe_first_call(tuning, seen, first.size(), whole_ms, chosen);
-    if (chosen != 0) tuning.adopt(chosen, 0, n, true);
+    if (chosen == 0) launch_slice(choice.candidate(0), rest, nullptr);
+    state.in_call = describe_first_call(choice, seen, first.size(), whole_ms, chosen);
+    if (chosen != 0) choice.adopt(chosen, 0, n, true);
   }
 
-  [[nodiscard]] static std::string describe_first_call(const calibration& tuning,
+  [[nodiscard]] static std::string describe_first_call(const calibration& choice,
                                                        const step_counts& seen, task_id tasks,
                                                        double whole_ms, int chosen);
   [[nodiscard]] static step_counts* ensure_counts(calibration_state& state, cudaStream_t stream);

@@ -14,14 +14,18 @@ enum class pool_strategy {
   //! One thread per task, run to completion, no pools: what a vanilla kernel does, in its
   //! textbook form (`if (t >= n) return;`).
   direct,
-  local,   //!< per-block pool in shared memory, statically filled with `chunk` tasks; grid =
-           //!< tasks/chunk
-  global,  //!< per-lane private pool in registers refilled from the global pool, `chunk` per lane
-  hybrid,  //!< per-warp local pool refilled from the global pool by one atomic per grab
+  //! A per-block pool in shared memory, statically filled with `chunk` tasks; grid = tasks /
+  //! chunk.
+  local,
+  //! A private pool per lane, in registers, refilled from the global pool, `chunk` tasks per
+  //! lane (frey2012's private pools).
+  private_pools,
+  //! A per-warp local pool refilled from the global pool by one atomic per grab.
+  hybrid,
   //! Per-warp ranges of up to `chunk` tasks per lane from the global pool; a lane whose task
   //! ends takes the next task of the range inside the window (pool/lane_run.hpp). Plain task
   //! programs only.
-  stream,
+  warp_range,
   //! Block-synchronous rounds of one task per thread from the global pool, regrouped by the
   //! program's path(task) with Head-or-Tail or Data Group Indexing before they begin
   //! (driver/remapped_loop.cuh). Programs with paths only (routed_task_program).
@@ -42,7 +46,7 @@ enum class pool_strategy {
 //! Steps a stream lane runs between two refills inside the window: the stream kernels are
 //! compiled for these two periods, the default (schedule_arguments::period 0) and the long one
 //! that cheap steps want.
-inline constexpr int default_stream_period = 4;
+inline constexpr int default_warp_range_period = 4;
 inline constexpr int long_stream_period = 8;
 
 }  // namespace microsched

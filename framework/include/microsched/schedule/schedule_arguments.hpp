@@ -38,7 +38,7 @@ struct schedule_arguments {
   int budget = 0;
   //! Stream only: steps a lane runs between two refills inside the window, 4 or 8 (the
   //! compiled periods). Cheap steps want 8 (fewer ballots), costly ones 4 (a finished lane
-  //! idles less); policy/stream_lane.cuh has the figures. 0: default_stream_period.
+  //! idles less); policy/warp_range_lane.cuh has the figures. 0: default_warp_range_period.
   int period = 0;
   //! Context switching at managed branches; read by switching_policy only.
   switching_arguments switching;
@@ -54,9 +54,9 @@ inline constexpr int default_budget = 64;
   return args.budget > 0 ? args.budget : default_budget;
 }
 
-//! The stream strategy's steps between refills for `args`.
+//! The warp_range strategy's steps between refills for `args`.
 [[nodiscard]] inline int period_of(const schedule_arguments& args) {
-  return args.period > 0 ? args.period : default_stream_period;
+  return args.period > 0 ? args.period : default_warp_range_period;
 }
 
 //! Throws std::invalid_argument naming the first bad value: chunk 0, a negative deferral, budget
@@ -65,7 +65,7 @@ inline constexpr int default_budget = 64;
 void validate(const schedule_arguments& args);
 void validate(const switching_arguments& args);
 
-//! "hybrid any chunk=32 deferral=64 blocks/SM=auto", "stream period=8 any chunk=16 ..."
+//! "hybrid any chunk=32 deferral=64 blocks/SM=auto", "warp_range period=8 any chunk=16 ..."
 [[nodiscard]] std::string to_string(const schedule_arguments& args);
 //! "immediate, parked contexts last in first out", "deferred every 4, vanilla at >=24 ..."
 [[nodiscard]] std::string to_string(const switching_arguments& args);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-//! @file switching_runner.cuh
+//! @file runner_machinery.cuh
 //! Shared device-side machinery of the switching runners: dispatch on the compiled pool sizes,
 //! timing with CUDA events, the exactly-once run.
 
@@ -14,7 +14,7 @@
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/divergent_program.cuh"
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 namespace microsched::switching_workloads::detail {
 

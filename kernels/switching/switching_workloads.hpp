@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-//! @file switching_runners.hpp
+//! @file switching_workloads.hpp
 //! Host API of the switching workloads (Monte Carlo branch test, isosurface ray caster): each
 //! owns its device buffers and runs the vanilla kernel (the program with every managed branch
 //! an ordinary branch), the termination-only persistent driver, and the context-switching driver

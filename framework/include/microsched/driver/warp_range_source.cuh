@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-//! @file stream_task_source.cuh
+//! @file warp_range_source.cuh
 //! Stream strategy: a warp with idle lanes grabs a range of tasks for all its lanes with one
 //! atomic; the lanes take their next tasks from it inside the compute window
-//! (policy/stream_lane.cuh). A refill hands out a range, not one task per idle lane.
+//! (policy/warp_range_lane.cuh). A refill hands out a range, not one task per idle lane.
 
 #include "microsched/config.hpp"
 #include "microsched/driver/driver_params.hpp"
@@ -13,13 +13,13 @@
 
 namespace microsched {
 
-class stream_task_source {
+class warp_range_source {
  public:
   struct temp_storage {};
   //! What a refill hands the warp: its new range and the lanes that were idle.
   using grant = warp_run;
 
-  __device__ __forceinline__ stream_task_source(temp_storage&, const driver_params& params)
+  __device__ __forceinline__ warp_range_source(temp_storage&, const driver_params& params)
       : pool_(params.pool),
         longest_(params.chunk),
         resident_(static_cast<task_id>(gridDim.x) * blockDim.x) {}

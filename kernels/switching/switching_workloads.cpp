@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "switching_runners.hpp"
+#include "switching_workloads.hpp"
 
 #include <utility>
 

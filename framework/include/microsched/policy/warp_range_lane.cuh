@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-//! @file stream_lane.cuh
-//! One lane's state under the stream strategy (driver/stream_task_source.cuh). The warp holds a
+//! @file warp_range_lane.cuh
+//! One lane's state under the warp_range strategy (driver/warp_range_source.cuh). The warp holds a
 //! range of tasks; when a lane's task ends inside a window the lane ends it and, at the end of a
 //! short period of steps, takes the next task of the range, in lane order by a ballot. A lane
 //! idles longer only once the range is spent, and a refill then gives the warp a new range.
@@ -17,9 +17,9 @@ namespace microsched::detail {
 //! short period costs ballots and a long one costs the steps a finished lane idles until the
 //! period ends; which costs more depends on the step: a few integer instructions want 8, a step
 //! of Philox draws wants 4. The kernels are compiled for 4 and 8, and the automatic schedule
-//! times both (docs/decisions.md, "The stream strategy's refill period").
+//! times both (docs/decisions.md, "The warp_range strategy's refill period").
 template <class Program, int Period>
-class stream_lane {
+class warp_range_lane {
   static_assert(Period >= 1, "a stream lane runs at least one step between refills");
   using context = typename Program::context;
 
@@ -27,8 +27,8 @@ class stream_lane {
   struct temp_storage {};
 
   template <class PolicyParams>
-  __device__ __forceinline__ stream_lane(temp_storage&, const PolicyParams&, unsigned char*,
-                                         unsigned, unsigned lane)
+  __device__ __forceinline__ warp_range_lane(temp_storage&, const PolicyParams&, unsigned char*,
+                                             unsigned, unsigned lane)
       : lane_(lane) {}
 
   //! This lane holds no task: the driver may refill the warp.
