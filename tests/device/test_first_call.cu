@@ -98,7 +98,7 @@ TEST_CASE("a long first call runs in slices, each task once; later calls check i
   const std::string report = sched.report(n);
   CAPTURE(report);
   CHECK(report.find("first call: a counted 1/16 slice ran direct") != std::string::npos);
-  CHECK(report.find("the rest ran global") != std::string::npos);  // most tasks are long
+  CHECK(report.find("the rest ran private_pools") != std::string::npos);  // most tasks are long
 }
 
 TEST_CASE("a short first call of many tasks runs its first slice direct, then the rest") {

@@ -95,7 +95,7 @@ TEST_CASE("direct: the textbook kernel while ids fit 32 bits, the grid-stride lo
   CHECK(k(select::direct(with(pool_strategy::strided), two_31 + 1)) == strided);
 }
 
-TEST_CASE("budgeted: the pass's id width follows the task count; the survivors run global") {
+TEST_CASE("budgeted: the pass's id width follows the task count; survivors on private pools") {
   CHECK(select::budgetable);
   CHECK(k(select::budgeted(two_31)) == k(&budgeted_pass<countdown, 256, std::uint32_t>));
   CHECK(k(select::budgeted(two_31 + 1)) == k(&budgeted_pass<countdown, 256, std::uint64_t>));

@@ -159,7 +159,7 @@ TEST_CASE("stream: lanes taking from the warp's range in ballots cover it exactl
   CHECK(next == 12);
 }
 
-TEST_CASE("stream run length shrinks as the pool drains") {
+TEST_CASE("a warp range shrinks as the pool drains") {
   const task_id resident = 132 * 1024;
   CHECK(stream_run_length(task_id{1} << 24, 0, resident, 16) == 16);  // 62 per lane: capped
   CHECK(stream_run_length(task_id{1} << 24, (task_id{1} << 24) - 4 * resident, resident, 16) == 2);
