@@ -5,10 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "microsched/driver/kernel_select.cuh"
 #include "microsched/driver/task_source.cuh"
+#include "microsched/pool/global_task_pool.cuh"
 
 using namespace microsched;
 
@@ -184,4 +186,11 @@ TEST_CASE("driver_params: one task per grab, a check every step and Any by defau
   CHECK(v.fifo);
   CHECK(v.period == 8);
   CHECK(kernel_variant<pool_strategy::private_pools, false>::period == default_warp_range_period);
+}
+
+TEST_CASE("the global pool allocates nothing before its first pooled launch") {
+  // No CUDA call here: the test runs without a GPU, as a scheduler that only runs direct does.
+  global_task_pool pool;
+  CHECK_THROWS_AS((void)pool.ref(1), std::logic_error);
+  CHECK_THROWS_AS((void)pool.next_counter(), std::logic_error);
 }

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stdexcept>
+
 #include "microsched/config.hpp"
 #include "microsched/error.hpp"
 #include "microsched/pool/global_pool_ref.cuh"
@@ -21,26 +23,40 @@ namespace microsched {
 //!   short runs see). prime() zeroes both once, on the stream of the first launch.
 class global_task_pool {
  public:
-  global_task_pool() { MICROSCHED_CUDA_TRY(cudaMalloc(&counters_, 2 * sizeof(*counters_))); }
-  ~global_task_pool() { cudaFree(counters_); }
+  //! Allocates nothing: the counters come with the first pooled launch (prime() or reset()), so
+  //! a scheduler that only ever runs the direct mapping makes no device allocation.
+  global_task_pool() = default;
+  ~global_task_pool() {
+    if (counters_ != nullptr) cudaFree(counters_);
+  }
   global_task_pool(const global_task_pool&) = delete;
   global_task_pool& operator=(const global_task_pool&) = delete;
 
   void reset(cudaStream_t stream) {
+    allocate();
     MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_ + turn_, 0, sizeof(*counters_), stream));
   }
   //! Before a launch that zeroes next_counter(): zeroes both counters the first time.
   void prime(cudaStream_t stream) {
     if (primed_) return;
+    allocate();
     MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_, 0, 2 * sizeof(*counters_), stream));
     primed_ = true;
   }
-  [[nodiscard]] global_pool_ref ref(task_id total) const { return {counters_ + turn_, total}; }
-  [[nodiscard]] unsigned long long* next_counter() const { return counters_ + (1 - turn_); }
+  //! After prime() or reset().
+  [[nodiscard]] global_pool_ref ref(task_id total) const { return {counters() + turn_, total}; }
+  [[nodiscard]] unsigned long long* next_counter() const { return counters() + (1 - turn_); }
   //! The launch that zeroes next_counter() is enqueued: the next launch takes that counter.
   void launched() { turn_ = 1 - turn_; }
 
  private:
+  void allocate() {
+    if (counters_ == nullptr) MICROSCHED_CUDA_TRY(cudaMalloc(&counters_, 2 * sizeof(*counters_)));
+  }
+  [[nodiscard]] unsigned long long* counters() const {
+    if (counters_ == nullptr) throw std::logic_error("global_task_pool: prime() or reset() first");
+    return counters_;
+  }
   unsigned long long* counters_ = nullptr;
   int turn_ = 0;
   bool primed_ = false;
