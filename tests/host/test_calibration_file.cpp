@@ -119,7 +119,7 @@ TEST_CASE("a file of an older format is ignored with the reason, not misread") {
   const auto r = load_calibrations(old);
   CHECK(r.loaded == 0);
   CHECK(r.problem.find("not a microsched calibration file of this version") != std::string::npos);
-  // Format 4 wrote a switching field that no longer exists.
+  // A format-4 file holds a key that is no field of this version.
   write(old,
         "microsched-calibration 4\nkey|0:GPU A\t20\tstrategy=hybrid fetch=any chunk=32 "
         "deferral=0 blocks_per_sm=0 budget=0 period=0 switch_every=1 default_then=0 "
