@@ -224,7 +224,10 @@ class multi_scheduler {
   //! the equal split), the GPUs, the claim sizes, what the GPUs can reach of each other.
   [[nodiscard]] std::string report(task_id count) const {
     std::string gpus;
-    for (const int d : devices_) gpus += (gpus.empty() ? "" : ",") + std::to_string(d);
+    for (const int d : devices_) {
+      if (!gpus.empty()) gpus += ',';
+      gpus += std::to_string(d);
+    }
     const std::string peers = "; peer access: " + peers_ + " (host claims need none)";
     if (slots_.size() == 1) {
       return "one GPU (" + gpus + "): the single-GPU scheduler runs all " + std::to_string(count) +
