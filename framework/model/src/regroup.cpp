@@ -103,7 +103,64 @@ struct greedy_groups {
     if (prev[g] != npos) next[prev[g]] = next[g];
     if (next[g] != npos) prev[next[g]] = prev[g];
   }
+  //! Merges group b into a: a's items first, then b's (Algorithm 1, MERGE).
+  void merge(std::size_t a, std::size_t b) {
+    next_item[tail[a]] = head[b];
+    tail[a] = tail[b];
+    size[a] += size[b];
+    for (std::size_t r = 0; r < regions; ++r) {
+      min[a * regions + r] = std::min(min[a * regions + r], min[b * regions + r]);
+      max[a * regions + r] = std::max(max[a * regions + r], max[b * regions + r]);
+    }
+    unlink(b);
+    ++version[a];
+  }
+  //! Moves the first `gs` items of group a to `order`; the rest keeps merging, its extent
+  //! rebuilt from its items. Returns false when nothing is left of a.
+  bool take_group(std::size_t a, std::size_t gs, const bbv_matrix& bbv,
+                  std::vector<std::uint32_t>& order) {
+    std::uint32_t item = head[a];
+    for (std::size_t k = 0; k < gs; ++k, item = next_item[item]) order.push_back(item);
+    size[a] -= static_cast<std::uint32_t>(gs);
+    if (size[a] == 0) return false;
+    head[a] = item;
+    const auto lo = min.begin() + static_cast<std::ptrdiff_t>(a * regions);
+    const auto hi = max.begin() + static_cast<std::ptrdiff_t>(a * regions);
+    std::ranges::copy(bbv.row(item), lo);
+    std::ranges::copy(bbv.row(item), hi);
+    for (std::uint32_t k = 1, it = next_item[item]; k < size[a]; ++k, it = next_item[it])
+      for (std::size_t r = 0; r < regions; ++r) {
+        lo[static_cast<std::ptrdiff_t>(r)] =
+            std::min(lo[static_cast<std::ptrdiff_t>(r)], bbv.at(it, r));
+        hi[static_cast<std::ptrdiff_t>(r)] =
+            std::max(hi[static_cast<std::ptrdiff_t>(r)], bbv.at(it, r));
+      }
+    return true;
+  }
 };
+
+//! Whole groups of identical BBVs go to `order` first: merging them has no cost (eq. 9), so the
+//! merges would form them too, and a launch where most items are alike (empty voxels) leaves
+//! only its remainders, returned, to the priority queue.
+std::vector<std::uint32_t> take_identical_groups(const bbv_matrix& bbv,
+                                                 std::span<const std::uint32_t> sorted,
+                                                 std::size_t gs,
+                                                 std::vector<std::uint32_t>& order) {
+  std::vector<std::uint32_t> list;
+  for (std::size_t first = 0; first < sorted.size();) {
+    std::size_t last = first + 1;
+    while (last < sorted.size() &&
+           std::ranges::equal(bbv.row(sorted[first]), bbv.row(sorted[last])))
+      ++last;
+    const std::size_t whole = (last - first) / gs * gs;
+    order.insert(order.end(), sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                 sorted.begin() + static_cast<std::ptrdiff_t>(first + whole));
+    list.insert(list.end(), sorted.begin() + static_cast<std::ptrdiff_t>(first + whole),
+                sorted.begin() + static_cast<std::ptrdiff_t>(last));
+    first = last;
+  }
+  return list;
+}
 
 //! A candidate merge of two neighbouring groups: (gain, -left, left, right, versions).
 using edge =
@@ -118,24 +175,9 @@ std::vector<std::uint32_t> greedy_order(const bbv_matrix& bbv, std::span<const d
   validate(options);
   const auto sorted = detail::latency_order(bbv, latency);
   const std::size_t gs = static_cast<std::size_t>(options.groupsize);
-  const std::size_t regions = bbv.regions;
-  // Whole groups of identical BBVs first: merging them has no cost (eq. 9), so the merges
-  // would form them too, and a launch where most items are alike (empty voxels) leaves only
-  // its remainders to the priority queue.
-  std::vector<std::uint32_t> order, list;
+  std::vector<std::uint32_t> order;
   order.reserve(sorted.size());
-  for (std::size_t first = 0; first < sorted.size();) {
-    std::size_t last = first + 1;
-    while (last < sorted.size() &&
-           std::ranges::equal(bbv.row(sorted[first]), bbv.row(sorted[last])))
-      ++last;
-    const std::size_t whole = (last - first) / gs * gs;
-    order.insert(order.end(), sorted.begin() + static_cast<std::ptrdiff_t>(first),
-                 sorted.begin() + static_cast<std::ptrdiff_t>(first + whole));
-    list.insert(list.end(), sorted.begin() + static_cast<std::ptrdiff_t>(first + whole),
-                sorted.begin() + static_cast<std::ptrdiff_t>(last));
-    first = last;
-  }
+  const std::vector<std::uint32_t> list = take_identical_groups(bbv, sorted, gs, order);
   const std::size_t n = list.size();
   if (n == 0) return order;
   greedy_groups g(bbv, list);
@@ -152,38 +194,12 @@ std::vector<std::uint32_t> greedy_order(const bbv_matrix& bbv, std::span<const d
     heap.pop();
     if (!g.alive[a] || !g.alive[b] || g.version[a] != va || g.version[b] != vb || g.next[a] != b)
       continue;
-    // merge b into a: a's items first, then b's (Algorithm 1, MERGE)
-    g.next_item[g.tail[a]] = g.head[b];
-    g.tail[a] = g.tail[b];
-    g.size[a] += g.size[b];
-    for (std::size_t r = 0; r < regions; ++r) {
-      g.min[a * regions + r] = std::min(g.min[a * regions + r], g.min[b * regions + r]);
-      g.max[a * regions + r] = std::max(g.max[a * regions + r], g.max[b * regions + r]);
-    }
-    g.unlink(b);
-    ++g.version[a];
-    if (g.size[a] >= gs) {  // the first groupsize items form a finished group
-      std::uint32_t item = g.head[a];
-      for (std::size_t k = 0; k < gs; ++k, item = g.next_item[item]) order.push_back(item);
-      g.size[a] -= static_cast<std::uint32_t>(gs);
-      if (g.size[a] == 0) {
-        const std::size_t before = g.prev[a];
-        g.unlink(a);
-        push(before);
-        continue;
-      }
-      g.head[a] = item;  // the rest keeps merging; its extent is rebuilt from its items
-      const auto lo = g.min.begin() + static_cast<std::ptrdiff_t>(a * regions);
-      const auto hi = g.max.begin() + static_cast<std::ptrdiff_t>(a * regions);
-      std::ranges::copy(bbv.row(item), lo);
-      std::ranges::copy(bbv.row(item), hi);
-      for (std::uint32_t k = 1, it = g.next_item[item]; k < g.size[a]; ++k, it = g.next_item[it])
-        for (std::size_t r = 0; r < regions; ++r) {
-          lo[static_cast<std::ptrdiff_t>(r)] =
-              std::min(lo[static_cast<std::ptrdiff_t>(r)], bbv.at(it, r));
-          hi[static_cast<std::ptrdiff_t>(r)] =
-              std::max(hi[static_cast<std::ptrdiff_t>(r)], bbv.at(it, r));
-        }
+    g.merge(a, b);
+    if (g.size[a] >= gs && !g.take_group(a, gs, bbv, order)) {  // a finished group, nothing left
+      const std::size_t before = g.prev[a];
+      g.unlink(a);
+      push(before);
+      continue;
     }
     push(g.prev[a]);
     push(a);
