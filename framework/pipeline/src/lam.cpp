@@ -12,15 +12,12 @@ void check_classes(int classes) {
   if (classes < 1 || classes > 65536) throw_invalid("classes", classes, "must be in 1..65536");
 }
 
-//! The three steps of zhang2010 Figure 5 on class ids, into ws.destination and ws.warp_label.
-//! Reuses the workspace's vectors; returns the number of elements moved.
-std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int warp,
-                     bool fill_quotas, lam_workspace& ws) {
-  check_classes(classes);
-  if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
+//! zhang2010 Figure 5, steps 1 and 2 (label): each class's quota of warps it can fill, and the
+//! warp segments labelled with a class (ws.warp_label; lam_mixed for the others), the elements
+//! of other classes in a labelled segment listed as its class's openings (ws.to_fill).
+void lam_label(std::span<const std::uint32_t> class_of, std::size_t r, std::size_t w,
+               bool fill_quotas, lam_workspace& ws) {
   const std::size_t n = class_of.size();
-  const auto w = static_cast<std::size_t>(warp);
-  const auto r = static_cast<std::size_t>(classes);
 
   // Label: count each class, quota = warps it can fill entirely.
   ws.count.assign(r, 0);
@@ -80,7 +77,14 @@ std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int w
       label(seg, best >= 0 ? static_cast<std::size_t>(best) : spare);
     }
   }
+}
 
+//! zhang2010 Figure 5, step 3 (assign), into ws.destination: a bijection that moves each element
+//! in an opening to an opening of its class; returns the number of elements moved.
+std::size_t lam_assign(std::span<const std::uint32_t> class_of, std::size_t r, std::size_t w,
+                       lam_workspace& ws) {
+  const std::size_t n = class_of.size();
+  const std::size_t warps = (n + w - 1) / w;
   // Assign: elements in openings go to openings of their own class, else to a mixed warp later.
   ws.destination.resize(n);
   for (std::size_t i = 0; i < n; ++i) ws.destination[i] = static_cast<index_t>(i);
@@ -117,6 +121,18 @@ std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int w
   std::size_t moved = 0;
   for (std::size_t i = 0; i < n; ++i) moved += ws.destination[i] != i ? 1 : 0;
   return moved;
+}
+
+//! The three steps of zhang2010 Figure 5 on class ids, into ws.destination and ws.warp_label.
+//! Reuses the workspace's vectors; returns the number of elements moved.
+std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int warp,
+                     bool fill_quotas, lam_workspace& ws) {
+  check_classes(classes);
+  if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
+  const auto w = static_cast<std::size_t>(warp);
+  const auto r = static_cast<std::size_t>(classes);
+  lam_label(class_of, r, w, fill_quotas, ws);
+  return lam_assign(class_of, r, w, ws);
 }
 }  // namespace
 
