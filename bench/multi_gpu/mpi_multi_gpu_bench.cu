@@ -66,13 +66,7 @@ int main(int argc, char** argv) {
   std::string workloads = "julia,walks,skewed";
   app.add_option("--workloads", workloads, "julia, walks, skewed, comma-separated")
       ->capture_default_str();
-  programs::add_checked(app, "--julia-side", opt.sizes.julia_side, "pixels per side", 1, 60000);
-  programs::add_checked(app, "--walks", opt.sizes.walks, "Monte Carlo walks", task_id{1},
-                        task_id{1} << 34);
-  programs::add_checked(app, "--skewed", opt.sizes.skewed, "skewed walks", task_id{1},
-                        task_id{1} << 34);
-  programs::add_checked(app, "--warmup", opt.warmup, "untimed runs first (calibration)", 0, 1000);
-  programs::add_checked(app, "--repetitions", opt.repetitions, "timed runs (median)", 1, 1000);
+  bench::add_workload_options(app, opt.sizes, opt.warmup, opt.repetitions);
   int code = 0;
   if (const auto parsed = programs::parse_arguments(app, argc, argv)) {
     code = *parsed;

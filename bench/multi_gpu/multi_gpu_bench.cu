@@ -168,13 +168,7 @@ int main(int argc, char** argv) {
                  "claims), claims-N (N equal interleaved claims per GPU), streams-N (N streams "
                  "per GPU); comma-separated")
       ->capture_default_str();
-  programs::add_checked(app, "--julia-side", opt.sizes.julia_side, "pixels per side", 1, 60000);
-  programs::add_checked(app, "--walks", opt.sizes.walks, "Monte Carlo walks", task_id{1},
-                        task_id{1} << 34);
-  programs::add_checked(app, "--skewed", opt.sizes.skewed, "skewed walks", task_id{1},
-                        task_id{1} << 34);
-  programs::add_checked(app, "--warmup", opt.warmup, "untimed runs first (calibration)", 0, 1000);
-  programs::add_checked(app, "--repetitions", opt.repetitions, "timed runs (median)", 1, 1000);
+  bench::add_workload_options(app, opt.sizes, opt.warmup, opt.repetitions);
   app.add_flag("!--no-check", opt.check, "skip the output check against one GPU");
   app.add_flag("!--no-claim-costs", opt.claim_costs, "skip the claim-cost measurements");
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);

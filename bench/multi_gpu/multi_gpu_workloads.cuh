@@ -7,10 +7,12 @@
 
 #include <curand_kernel.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "checked_cli.hpp"
 #include "julia/julia_program.cuh"
 #include "microsched/config.hpp"
 #include "montecarlo/montecarlo_program.cuh"
@@ -61,6 +63,18 @@ struct workload_sizes {
   task_id walks = task_id{1} << 28;   //!< Monte Carlo walks
   task_id skewed = task_id{1} << 26;  //!< skewed walks
 };
+
+//! The options both benchmarks take: the workloads' sizes, warm-up and timed runs.
+inline void add_workload_options(CLI::App& app, workload_sizes& sizes, int& warmup,
+                                 int& repetitions) {
+  programs::add_checked(app, "--julia-side", sizes.julia_side, "pixels per side", 1, 60000);
+  programs::add_checked(app, "--walks", sizes.walks, "Monte Carlo walks", task_id{1},
+                        task_id{1} << 34);
+  programs::add_checked(app, "--skewed", sizes.skewed, "skewed walks", task_id{1},
+                        task_id{1} << 34);
+  programs::add_checked(app, "--warmup", warmup, "untimed runs first (calibration)", 0, 1000);
+  programs::add_checked(app, "--repetitions", repetitions, "timed runs (median)", 1, 1000);
+}
 
 //! The islands view at offset 0, crunch 4096: interior islands scattered over the image.
 [[nodiscard]] inline kernels::julia_program<float> julia_view_program(int side,
