@@ -14,7 +14,7 @@ import sys
 
 sys.dont_write_bytecode = True  # leave no __pycache__ behind
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+from benchmark_json import PROG, check_writable, fail, read_benchmark_json  # noqa: E402
 
 NUMBERS = ("meas_ratio", "pred_w", "err_w_pct", "pred_ws", "err_ws_pct", "pred_ws_plain",
            "err_ws_plain_pct", "speedup", "host_ms", "breakeven", "e2e_speedup")
@@ -30,13 +30,7 @@ class Parser(argparse.ArgumentParser):
 
 def check_output(option, path):
     """Exits 2 unless a file can be written at `path` (checked before reading; creates nothing)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        fail(f"{option} = '{path}': is a folder, not a file")
-    if not os.path.isdir(folder):
-        fail(f"{option} = '{path}': the folder '{folder}' does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        fail(f"{option} = '{path}': the folder '{folder}' is not writable")
+    check_writable(f"{option} = '{path}'", path)
 
 
 def rows(path):

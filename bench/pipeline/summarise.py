@@ -9,7 +9,7 @@ import sys
 
 sys.dont_write_bytecode = True  # leave no __pycache__ behind
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+from benchmark_json import PROG, fail, positional_arguments, read_benchmark_json  # noqa: E402
 
 KEYS = ("original_ms", "pipelined_ms", "speedup", "speedup_median", "optimised_share",
         "frame_ms_mean", "frame_ms_median", "frame_ms_max")
@@ -17,15 +17,7 @@ KEYS = ("original_ms", "pipelined_ms", "speedup", "speedup_median", "optimised_s
 
 
 def main():
-    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    for arg in sys.argv[1:]:
-        if arg.startswith("-"):
-            fail(f"unknown option '{arg}' (see --help)")
-    if len(sys.argv) != 2:
-        fail("usage: summarise.py BENCH_PIPELINE.json (see --help)")
-    path = sys.argv[1]
+    (path,) = positional_arguments(1, "summarise.py BENCH_PIPELINE.json", __doc__)
     for b in read_benchmark_json(path)[1]:
         if not isinstance(b, dict) or b.get("run_type") != "iteration":
             continue

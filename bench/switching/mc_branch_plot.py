@@ -19,7 +19,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # leave no __pycache__ behind
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+from benchmark_json import PROG, check_writable, fail, positional_arguments, read_benchmark_json  # noqa: E402,E501
 
 SERIES = [  # (bench variant, legend, colour, line style)
     ("vanilla", "vanilla (one thread per task)", "tab:red", "-"),
@@ -35,15 +35,9 @@ FORMATS = ("svg", "png", "pdf")
 
 def check_output(out):
     """Exits 2 unless a plot can be written at `out` (checked before reading; creates nothing)."""
-    folder = os.path.dirname(os.path.abspath(out))
     if os.path.splitext(out)[1].lstrip(".") not in FORMATS:
         fail(f"'{out}': the name must end in .svg, .png or .pdf")
-    if os.path.isdir(out):
-        fail(f"'{out}' is a folder, not a file")
-    if not os.path.isdir(folder):
-        fail(f"'{out}': the folder '{folder}' does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        fail(f"'{out}': the folder '{folder}' is not writable")
+    check_writable(f"'{out}'", out)
 
 
 def read_rows(path):
@@ -107,17 +101,10 @@ def draw(rows, device, out):
 
 
 def main():
-    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0
-    for arg in sys.argv[1:]:
-        if arg.startswith("-"):
-            fail(f"unknown option '{arg}' (see --help)")
-    if len(sys.argv) != 3:
-        fail("usage: mc_branch_plot.py BENCH.json OUT.svg (see --help)")
-    check_output(sys.argv[2])
-    rows, device = read_rows(sys.argv[1])
-    draw(rows, device, sys.argv[2])
+    bench_json, out = positional_arguments(2, "mc_branch_plot.py BENCH.json OUT.svg", __doc__)
+    check_output(out)
+    rows, device = read_rows(bench_json)
+    draw(rows, device, out)
     return 0
 
 

@@ -14,23 +14,16 @@ import sys
 
 sys.dont_write_bytecode = True  # leave no __pycache__ behind
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from benchmark_json import PROG, fail, read_benchmark_json  # noqa: E402
+from benchmark_json import PROG, fail, positional_arguments, read_benchmark_json  # noqa: E402
 
 
 
 
 
 def main():
-    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0
-    for arg in sys.argv[1:]:
-        if arg.startswith("-"):
-            fail(f"unknown option '{arg}' (see --help)")
-    if len(sys.argv) != 2:
-        fail("usage: raycast_tables.py BENCH_SWITCHING.json (see --help)")
+    (bench_json,) = positional_arguments(1, "raycast_tables.py BENCH_SWITCHING.json", __doc__)
     rows = {}
-    for b in read_benchmark_json(sys.argv[1])[1]:
+    for b in read_benchmark_json(bench_json)[1]:
         if b.get("error_occurred") or not isinstance(b.get("ms"), (int, float)):
             continue
         m = re.match(r"(raycast_hessian(?:_skip)?)/(\d+)/(\w+)_w(\d+)/step=([\d.]+)",
