@@ -102,6 +102,16 @@ bool calibration::next_run_timed() {
   return true;
 }
 
+int calibration::take_untimed_runs() {
+  if (!decided() || validating_) return 0;
+  if (candidates_.size() == 1) return most_timed_every;
+  if (entries_[static_cast<std::size_t>(chosen_)].best_ms == 0) return 0;
+  const int left = timed_every() - 1 - untimed_;
+  if (left <= 0) return 0;
+  untimed_ += left;
+  return left;
+}
+
 int calibration::timed_every() const {
   const double ms = decided() ? entries_[static_cast<std::size_t>(chosen_)].best_ms : 0;
   if (!(ms > 0)) return least_timed_every;

@@ -258,6 +258,28 @@ TEST_CASE("every calibrating run is timed; once decided, one run in timed_every(
   CHECK(c.next_run_timed());
 }
 
+TEST_CASE("untimed runs taken at once are the ones next_run_timed() would have said false for") {
+  calibration c(three(), {2, 0.03, 1.5, 1.25});
+  CHECK(c.take_untimed_runs() == 0);  // calibrating: every run is timed
+  drive(c, {1.0, 0.3, 1.0});
+  REQUIRE(c.chosen() == 1);
+  const int every = c.timed_every();
+  CHECK_FALSE(c.next_run_timed());               // one untimed run counted the usual way
+  CHECK(c.take_untimed_runs() == every - 2);     // the rest before the timed one
+  CHECK(c.take_untimed_runs() == 0);             // none left: the next run is timed
+  CHECK(c.next_run_timed());
+  CHECK(c.take_untimed_runs() == every - 1);     // a whole period after a timed run
+  CHECK(c.next_run_timed());
+  // A drift check (direct runs against the choice): nothing to take until it is over.
+  c.record(1, 1.0);
+  c.record(1, 1.0);
+  REQUIRE(c.decided());
+  CHECK(c.take_untimed_runs() == 0);
+  // A lone choice is never timed: runs are taken in the largest batches.
+  calibration lone({three().front()});
+  CHECK(lone.take_untimed_runs() == calibration::most_timed_every);
+}
+
 TEST_CASE("short runs are timed more rarely, within the bounds; a lone choice never") {
   const auto decided_at = [](double ms) {
     calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0});

@@ -62,6 +62,10 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     launch(args_, program, num_tasks, stream);
     return;
   }
+  const auto launch_chosen = [&](const schedule_arguments& chosen) {
+    launch(chosen, program, num_tasks, stream);
+  };
+  if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
   // The survivor queue is allocated before any candidate is timed, so that no run's time holds
   // the allocation (an eighth of the tasks' contexts; survivor_capacity()). Without the
   // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
@@ -73,8 +77,7 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     }
   }
   automatic_.run(
-      num_tasks, stream,
-      [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
+      num_tasks, stream, launch_chosen,
       [&](const schedule_arguments& chosen, const task_slice& slice, step_counts* counts) {
         // Managed-branch programs are not cut (automatic_schedule::configure): no slice kernels.
         if constexpr (!Policy::switches_contexts) {
@@ -139,6 +142,9 @@ void scheduler<Program, Policy>::load_slice_kernels(const schedule_arguments& s)
   };
   if (is_direct_form(s.strategy)) {  // the counting form: the slice the events time
     load(reinterpret_cast<const void*>(direct_kernel_counting<sliced, direct_block_threads>),
+         direct_block_threads);
+    // The plain direct kernel too: the next calls run it, and its loading belongs to the first.
+    load(reinterpret_cast<const void*>(select::direct(s, detail::in_call_plan::most_tasks)),
          direct_block_threads);
   } else if (s.strategy == pool_strategy::budgeted) {
     if constexpr (budgetable) {

@@ -171,6 +171,17 @@ class automatic_schedule {
     return out;
   }
 
+  //! Runs the choice through `launch(schedule)` when this scheduler holds untimed runs of this
+  //! size class (taken from the calibration after an untimed run); false, launching nothing,
+  //! otherwise. Touches no shared state: a decided call costs what a fixed schedule's does.
+  template <class Launch>
+  bool run_untimed(task_id num_tasks, Launch&& launch) {
+    if (fast_.runs == 0 || fast_.size_class != size_class(num_tasks)) return false;
+    --fast_.runs;
+    launch(fast_.chosen);
+    return true;
+  }
+
   //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
   //! candidate that throws std::invalid_argument (it cannot launch here) is dropped with the
   //! reason and the direct mapping runs instead. The first call of a size class of at least
@@ -195,6 +206,12 @@ class automatic_schedule {
     if (!timed) {
       launch(choice.candidate(choice.chosen()));
       (void)state->collect(false);
+      if (state->pending < 0) {  // nothing left to read: the next untimed runs need no lock
+        const int runs = choice.take_untimed_runs();
+        if (runs > 0 && choice.decided()) {
+          fast_ = {size_class(num_tasks), runs, choice.candidate(choice.chosen())};
+        }
+      }
       return;
     }
     const int candidate = choice.next();
@@ -219,6 +236,7 @@ class automatic_schedule {
   //! (calibration::check_choice).
   template <class Launch>
   void check_choice(task_id num_tasks, cudaStream_t stream, Launch&& launch, int runs) {
+    fast_.runs = 0;  // the check may restart the calibration
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     (void)state->collect();
@@ -289,9 +307,17 @@ class automatic_schedule {
     return slot;
   }
 
+  //! Untimed runs of one size class this scheduler may launch without the shared state.
+  struct untimed_runs {
+    int size_class = -1;
+    int runs = 0;
+    schedule_arguments chosen;
+  };
+
   std::string key_;
   std::vector<schedule_arguments> candidates_;
   bool in_call_ = false;
+  untimed_runs fast_;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state
 };
 

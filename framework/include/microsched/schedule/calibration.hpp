@@ -110,6 +110,10 @@ class calibration {
   //! timed_every() once decided (the first of them timed_every() runs after the decision), none
   //! where the choice has no alternative.
   [[nodiscard]] bool next_run_timed();
+  //! Once decided with nothing to check: the runs from now until the next timed one, taken now
+  //! as if next_run_timed() had said false for each, so a scheduler runs them without touching
+  //! the shared state; 0 when the next run is timed.
+  [[nodiscard]] int take_untimed_runs();
   //! Once decided, one run in this many is timed: timed_cost_ms over timed_share of the chosen
   //! schedule's calibrated time, within [least_timed_every, most_timed_every] (4 for runs of
   //! 0.25 ms or more, 12 for 0.09 ms, 84 for 0.012 ms with the default settings).
