@@ -124,3 +124,61 @@ TEST_CASE("the automatic schedule and every candidate run each task once at ever
     }
   }
 }
+
+namespace {
+//! Task t takes 1 + hash(t) % longest steps, `longest` set per call: work that jumps between
+//! short and long calls, as an animation's frames do.
+struct changing_lengths {
+  struct context {
+    std::uint32_t steps = 0;
+    std::uint32_t length = 0;
+    float value = 0;
+  };
+  std::uint32_t* steps = nullptr;
+  std::uint32_t longest = 2;
+
+  __host__ __device__ std::uint32_t length(task_id t) const {
+    return 1 + ((static_cast<std::uint32_t>(t) * 2654435761u) >> 7) % longest;
+  }
+  __device__ context begin(task_id t) const { return {0, length(t), static_cast<float>(t & 7)}; }
+  __device__ bool step(context& c) const {
+    c.value = fmaf(c.value, 0.999f, 1.0f);
+    return ++c.steps >= c.length;
+  }
+  __device__ void end(task_id t, const context& c) const {
+    steps[t] = c.steps + (c.value < 0 ? 1 : 0);
+  }
+};
+}  // namespace
+
+TEST_CASE("calls that jump between short and long work: each task once, long stretches follow") {
+  no_cache guard;
+  const task_id n = (task_id{1} << 20) + 7;
+  const int calls = sanitizing() ? 8 : 60;
+  scheduler<counted_program<changing_lengths>> sched;
+  task_counters visits(n);
+  device_buffer<std::uint32_t> steps(n);
+  std::vector<std::uint32_t> s(n);
+  for (int call = 0; call < calls; ++call) {
+    CAPTURE(call);
+    // Stretches of five long calls among short ones; the first is short.
+    const bool long_call = call % 20 >= 12 && call % 20 < 17;
+    changing_lengths program{steps.data(), long_call ? (sanitizing() ? 64u : 2048u) : 2u};
+    visits.reset();
+    steps.fill_bytes(0xff);
+    sched.run({program, visits.data()}, n);
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    const exactly_once_count once = visits.check();
+    CHECK(once.missing == 0);
+    CHECK(once.duplicated == 0);
+    MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
+    std::size_t wrong_steps = 0;
+    for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
+    CHECK(wrong_steps == 0);
+  }
+  if (sanitizing()) return;
+  const std::string report = sched.report(n);
+  CAPTURE(report);
+  CHECK(report.find("chose direct") != std::string::npos);
+  CHECK(report.find("stretches of long calls ran budgeted") != std::string::npos);
+}

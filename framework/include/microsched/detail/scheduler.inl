@@ -62,17 +62,20 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     launch(args_, program, num_tasks, stream);
     return;
   }
-  const auto launch_chosen = [&](const schedule_arguments& chosen) {
-    launch(chosen, program, num_tasks, stream);
+  const auto launch_chosen = [&](const schedule_arguments& chosen, std::uint64_t* stamps) {
+    launch(chosen, program, num_tasks, stream, stamps);
   };
   if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
-  // The survivor queue is allocated before any candidate is timed, so that no run's time holds
-  // the allocation (an eighth of the tasks' contexts; survivor_capacity()). Without the
+  // The survivor queue and the pool's counters are allocated before any candidate is timed, so
+  // that no run's time holds the allocation (an eighth of the tasks' contexts;
+  // survivor_capacity()). Without the
   // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
   if constexpr (budgetable) {
     try {
-      if (automatic_.may_run_budgeted(num_tasks))
+      if (automatic_.may_run_budgeted(num_tasks)) {
         survivors_.reserve(survivor_capacity(num_tasks), stream);
+        pool_.prime(stream);
+      }
     } catch (const std::invalid_argument&) {
     }
   }
@@ -227,10 +230,12 @@ std::size_t scheduler<Program, Policy>::survivors_shared_bytes(const schedule_ar
 
 template <class Program, class Policy>
 void scheduler<Program, Policy>::launch(const schedule_arguments& s, const Program& program,
-                                        task_id num_tasks, cudaStream_t stream) {
+                                        task_id num_tasks, cudaStream_t stream,
+                                        std::uint64_t* stamps) {
   if (is_direct_form(s.strategy)) {
     const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-    select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
+    select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
+                                                                              stamps);
     MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
     return;
   }
