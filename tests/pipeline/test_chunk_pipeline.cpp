@@ -54,6 +54,8 @@ struct fake_program {
   std::size_t n = 4096;
   std::chrono::microseconds kernel_time{3000};  //!< scripted (the simulated GPU's clock)
   std::chrono::microseconds optimised_kernel_time{1500};
+  //! When set: chunk c's kernel takes this long instead (a cold start, a stalled step).
+  std::function<std::chrono::microseconds(std::size_t, bool optimised)> kernel_time_of;
   std::function<void(const transform_job&)> hook;  // may throw
   //! Chunks whose remap the simulated GPU waits for: kernel c ends only once chunk c+1 settled
   //! (remap uploaded, or chunk launched), for each chunk c+1 this returns true for. Default:
@@ -177,7 +179,8 @@ struct fake_program {
     note_launch(c);
     s->enqueue_when([this, c] { return may_end(c); },
                     [this, c, s] {
-                      s->advance(kernel_time);  // scripted time: what the events measure
+                      // scripted time: what the events measure
+                      s->advance(kernel_time_of ? kernel_time_of(c, false) : kernel_time);
                       for (std::size_t t = 0; t < n; ++t)
                         output[c * n + t] = element_result(input[c][t], t);
                       kernels_done.fetch_add(1, std::memory_order_release);
@@ -185,16 +188,17 @@ struct fake_program {
   }
   void launch_optimised(const transform_job& job, stream s) {
     note_launch(job.chunk);
-    s->enqueue_when([this, c = job.chunk] { return may_end(c); },
-                    [this, job, s] {
-                      s->advance(optimised_kernel_time);
-                      const auto& map = device[static_cast<std::size_t>(job.slot)];
-                      for (std::size_t t = 0; t < n; ++t) {
-                        const std::size_t e = t < job.transformed ? map[t] : t;
-                        output[job.chunk * n + e] = element_result(input[job.chunk][e], e);
-                      }
-                      kernels_done.fetch_add(1, std::memory_order_release);
-                    });
+    s->enqueue_when(
+        [this, c = job.chunk] { return may_end(c); },
+        [this, job, s] {
+          s->advance(kernel_time_of ? kernel_time_of(job.chunk, true) : optimised_kernel_time);
+          const auto& map = device[static_cast<std::size_t>(job.slot)];
+          for (std::size_t t = 0; t < n; ++t) {
+            const std::size_t e = t < job.transformed ? map[t] : t;
+            output[job.chunk * n + e] = element_result(input[job.chunk][e], e);
+          }
+          kernels_done.fetch_add(1, std::memory_order_release);
+        });
   }
   //! Every output equals the original loop's.
   [[nodiscard]] bool results_correct() const {
@@ -869,6 +873,71 @@ TEST_CASE(
   program.resize(program.chunks);
   CHECK(unknown.run(program).optimised_count() == program.chunks - 1);
   CHECK(unknown.statistics().host_others == -1);
+}
+
+TEST_CASE(
+    "pipeline: one noisy sample of each kind (a cold first kernel, a 3x profile, a stall) keeps a "
+    "paying remap on") {
+  fake_backend backend;
+  fake_program program;
+  program.resize(24);
+  program.kernel_time = 2000us;
+  program.list_all_or_nothing(3);
+  // Chunk 0's kernel carries a cold start (3x); the first profiled chunk's remap (2) is late (a
+  // helper lost its core: it ends only once its chunk ran without it), the second profiled one
+  // (5) is ready; optimised chunk 12 stalls for 20 kernel times.
+  program.kernel_time_of = [](std::size_t c, bool optimised) {
+    if (c == 0) return std::chrono::microseconds{6000};
+    if (c == 12 && optimised) return std::chrono::microseconds{40000};
+    return optimised ? std::chrono::microseconds{1500} : std::chrono::microseconds{2000};
+  };
+  script_misses(program, [](std::size_t c) { return c == 2; });
+  program.late_remaps = {5};
+  auto args = scripted(3);
+  args.threads_per_chunk = 2;
+  args.control.rearm_after = 0;  // no second chance beyond the control's own
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  INFO(stats.summary() << " " << stats.controller_reason);
+  CHECK(stats.iterations[2].reason == fallback::not_ready);
+  CHECK(stats.iterations[5].optimised);
+  CHECK(stats.iterations[12].optimised);
+  CHECK(stats.controller_state != std::string("off"));
+  CHECK(stats.original_ms == doctest::Approx(2.0));  // the cold 6 ms is not Torg
+  for (std::size_t i = 13; i < program.chunks; ++i) {
+    CAPTURE(i);
+    CHECK(stats.iterations[i].optimised);
+  }
+}
+
+TEST_CASE(
+    "pipeline: a remap that truly cannot keep up is switched off within a bounded number of "
+    "chunks, and the run backs off") {
+  fake_backend backend;
+  fake_program program;
+  program.resize(24);
+  program.kernel_time = 2000us;
+  program.list_all_or_nothing(3);
+  script_misses(program, [](std::size_t) { return true; });
+  auto args = scripted(3);
+  args.threads_per_chunk = 2;  // rearm_after: the default (once per run)
+  chunk_pipeline pipe(backend, args);
+  const auto& stats = pipe.run(program);
+  CHECK(program.results_correct());
+  INFO(stats.summary() << " " << stats.controller_reason);
+  CHECK(stats.optimised_count() == 0);
+  CHECK(stats.controller_state == std::string("off"));
+  // Off at the second profiled chunk (2 + Δ), re-armed once 8 chunks after it was seen off, off
+  // again after two more profiled chunks; every other chunk ran the original kernel.
+  std::size_t profiled = 0;
+  for (std::size_t c = 0; c < program.chunks; ++c) profiled += program.submitted[c] ? 1 : 0;
+  CHECK(profiled == 4);
+  for (std::size_t i = 6; i < 14; ++i)
+    CHECK(stats.iterations[i].reason == fallback::controller_off);
+  CHECK(stats.lost);
+  program.resize(program.chunks);
+  CHECK(pipe.run(program).iterations[0].reason == fallback::backoff);
 }
 
 TEST_CASE(

@@ -55,3 +55,16 @@ TEST_CASE("run backoff: a run that optimised nothing backs off too, whatever its
   CHECK(b.runs_left() == 2);
   CHECK_FALSE(run_backoff(0.05, 0).pipelined_run(7.4, 0.054, 200, true));  // never backs off
 }
+
+TEST_CASE("run backoff: a run whose control ended off is a loss unless it beat the original") {
+  run_backoff b(0.05, 32);
+  CHECK_FALSE(b.pipelined_run(6.0, 0.33, 32));  // Torg 0.33: the estimate is 10.56 ms
+  // 2 % over the estimate: within the tolerance while the control is on, a loss once it is off
+  // (what the run paid before the switch would be paid again in every run).
+  CHECK_FALSE(b.pipelined_run(10.77, 0.33, 32));
+  CHECK(b.pipelined_run(10.77, 0.33, 32, false, /*ended_off=*/true));
+  CHECK(b.runs_left() == 1);
+  while (b.skip_run()) {
+  }
+  CHECK_FALSE(b.pipelined_run(9.0, 0.33, 32, false, true));  // it gained before it went off
+}

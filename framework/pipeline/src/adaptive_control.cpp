@@ -45,9 +45,12 @@ adaptive_controller::adaptive_controller(const adaptive_arguments& args, int dep
 
 void adaptive_controller::original_kernel(double kernel_ms) {
   if (kernel_ms <= 0) return;
-  t_org_ = kernel_ms;
-  org_sum_ += kernel_ms;
   ++org_count_;
+  // The first original carries the run's cold start: it is Torg only until a warm one is known.
+  if (org_count_ == 1)
+    first_org_ = kernel_ms;
+  else
+    org_sum_ += kernel_ms;
   if (org_count_ == 1 && args_.predicted_speedup > 0 && phase_ == phase::profiling) {
     const double saving = kernel_ms * (1.0 - 1.0 / args_.predicted_speedup);
     if (!(saving > args_.min_gain * kernel_ms))
@@ -61,11 +64,19 @@ void adaptive_controller::iteration_time(double step_ms) {
   // Every step judged so far against the current Torg: the mean sharpens as originals run, and
   // a first estimate from one or two warm-up kernels must not leave its error in the sum.
   const double org = original_mean_ms();
-  step_sum_ += step_ms;
   ++loss_count_;
-  const double loss = loss_ms();
   const double allowed =
       args_.loss_tolerance * org * static_cast<double>(std::max(loss_count_, args_.loss_window));
+  // One step late by more than the whole allowance is one noisy sample (a thread that lost its
+  // core): the first is set aside, so only a second one or a steady loss can switch off.
+  if (!set_aside_ && step_ms - org > allowed) {
+    set_aside_ = true;
+    set_aside_ms_ = step_ms - org;
+    step_sum_ += org;
+  } else {
+    step_sum_ += step_ms;
+  }
+  const double loss = loss_ms();
   loss_over_ = loss > allowed ? loss_over_ + 1 : 0;
   const bool stall = loss > allowed + args_.loss_patience * org;
   if (loss_over_ >= args_.loss_patience || stall) {
@@ -77,6 +88,7 @@ void adaptive_controller::iteration_time(double step_ms) {
       why << " plus " << args_.loss_patience << " iterations";
     else
       why << ", exceeded for " << loss_over_ << " iterations in a row";
+    if (set_aside_) why << "; one step " << set_aside_ms_ << " ms late set aside";
     why << ")";
     shut_down(why.str());
   }
@@ -110,17 +122,21 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
       // window and still late: the remap waited for a helper, or began after the window opened.
       why << "profiling: the profiled chunk's remap did not finish before its kernel had to launch "
           << "(transformation " << transform_ms << " ms at r=" << ratio << " from when a helper "
-          << "began it; the window was " << depth_ << " kernel time(s) of " << t_org_ << " ms";
+          << "began it; the window was " << depth_ << " kernel time(s) of " << original_mean_ms()
+          << " ms";
       if (profile_misses_ > 1) why << "; " << profile_misses_ << " profiled chunks missed";
       why << ")";
       shut_down(why.str());
       return;
     }
-    if (t_org_ <= 0) return;  // no original timing yet: profile the next one
-    const double t_sav = t_org_ - optimised_kernel_ms;
-    if (t_sav <= args_.min_gain * t_org_) {
+    if (org_count_ == 0) return;  // no original timing yet: profile the next one
+    // The mean of the warm originals, not the latest one: a verdict from a single noisy kernel
+    // time would be a coin toss.
+    const double t_org = original_mean_ms();
+    const double t_sav = t_org - optimised_kernel_ms;
+    if (t_sav <= args_.min_gain * t_org) {
       std::ostringstream why;
-      why << "profiling: no gain (original " << t_org_ << " ms, optimised at r=" << ratio << " "
+      why << "profiling: no gain (original " << t_org << " ms, optimised at r=" << ratio << " "
           << optimised_kernel_ms << " ms)";
       shut_down(why.str());
       return;
@@ -130,7 +146,7 @@ void adaptive_controller::transformation(double ratio, bool success, double tran
     // r' = r0 * Torg / (Ttr + Tsav): the paper's estimate with Δ = 1, since Ttr was measured with
     // all helpers on one chunk (the depth adds latency, not throughput).
     const double d = scope_ == remap_scope::partial ? depth_ : 1;
-    const double estimate = ratio * d * t_org_ / (std::max(0.0, transform_ms) + d * t_sav);
+    const double estimate = ratio * d * t_org / (std::max(0.0, transform_ms) + d * t_sav);
     ratio_ = std::clamp(estimate, args_.min_ratio, 1.0);
     phase_ = phase::adjusting;
     successes_ = 0;

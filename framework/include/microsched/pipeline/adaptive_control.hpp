@@ -5,10 +5,13 @@
 //! and decides the optimisation ratio r (the share of a chunk that is transformed), the number of
 //! data segments s, and whether the transformation runs at all.
 //!
-//! - Online profiling: r = r0. The first transformation's time Ttr and an original kernel's time
+//! - Online profiling: r = r0. The first transformation's time Ttr and the original kernels' time
 //!   Torg are recorded; if the transformation did not finish in time (Ttr > Torg) it switches off.
 //!   Its optimised kernel's time Topt gives the saving Tsav = Torg - Topt; no saving switches off
 //!   too (a workload with nothing to gain, like Black-Scholes).
+//! - Torg (ours) is the mean of the original kernel times less the control's first one, which
+//!   carries the run's cold start (the first launch, the first copy of a frame); the first is
+//!   Torg only until a second is known. The verdict and the guard take this mean, not the latest.
 //! - Estimate: r' = r0 * Torg / (Ttr + Tsav), clamped to [min_ratio, 1]. With a pipeline depth
 //!   Δ > 1 a transformation has Δ kernel times to finish (the paper fixes Δ = 1), so the same
 //!   derivation (Ttr' = Δ * (Torg - Tsav')) gives r' = r0 * Δ * Torg / (Ttr + Δ * Tsav).
@@ -27,10 +30,14 @@
 //!   once the loss has stayed above the allowance for `loss_patience` judged iterations in a row (a
 //!   steady loss above the tolerance), or at once when it is more than `loss_patience` original
 //!   iterations past the allowance (a long stall). So one late iteration that the next ones make up
-//!   does not end a pipeline that pays (docs/decisions.md, "The pipeline's loss guard"). The
-//!   loop is never behind the original by much more than the tolerance plus `loss_patience`
-//!   iterations' excess. Torg is the original chunk's copies and kernel, which is the original
-//!   loop's step when its GPU queue never drains.
+//!   does not end a pipeline that pays (docs/decisions.md, "The pipeline's loss guard"). One
+//!   sample is set aside (docs/decisions.md, "The pipeline's noisy profile"): the first step whose
+//!   excess alone is more than the allowance (a helper or the launching thread that lost its core
+//!   for a scheduler slice) counts as Torg, so a single stall cannot switch a paying pipeline off;
+//!   a second one counts in full. The loop is never behind the original by much more than the
+//!   tolerance plus that one step plus `loss_patience` iterations' excess. Torg is the original
+//!   chunk's copies and kernel, which is the original loop's step when its GPU queue never
+//!   drains.
 //! - Forecast (ours): with adaptive_arguments::predicted_speedup from the divergence model, a
 //!   remap predicted to save no more than min_gain is switched off at the first original kernel,
 //!   before profiling pays for a remap.
@@ -106,7 +113,7 @@ class adaptive_controller {
   //! Why it switched off ("" while enabled).
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
-  //! A kernel that ran on original data only took `kernel_ms` (Torg; the latest is kept).
+  //! A kernel that ran on original data only took `kernel_ms` (a sample of Torg).
   void original_kernel(double kernel_ms);
 
   //! The transformation of one chunk ended. `success`: it was ready when its chunk launched, so
@@ -124,10 +131,15 @@ class adaptive_controller {
                            : 0.0;
   }
 
-  //! Mean of the original kernel times seen (<= 0: none yet).
+  //! Torg: the mean of the original kernel times seen less the first (cold) one, or the first
+  //! while it is the only one (<= 0: none yet).
   [[nodiscard]] double original_mean_ms() const noexcept {
-    return org_count_ > 0 ? org_sum_ / org_count_ : -1;
+    if (org_count_ > 1) return org_sum_ / (org_count_ - 1);
+    return org_count_ == 1 ? first_org_ : -1;
   }
+
+  //! The loss guard's one step set aside: its excess over Torg (ms; 0: none yet).
+  [[nodiscard]] double set_aside_ms() const noexcept { return set_aside_ms_; }
 
   //! Profiled chunks that missed so far (while profiling: a next one is awaited).
   [[nodiscard]] int profile_misses() const noexcept { return profile_misses_; }
@@ -143,13 +155,15 @@ class adaptive_controller {
   double ratio_ = 0;
   int segments_ = 1;
   int depth_ = 1;
-  double t_org_ = -1;  // latest original kernel time, <0: none yet
-  double org_sum_ = 0;
+  double first_org_ = -1;  // the first original kernel time (cold start)
+  double org_sum_ = 0;     // the original kernel times after the first
   int org_count_ = 0;
   double step_sum_ =
       0;  // loss guard: sum of the steps judged (loss_ms() uses the latest mean Torg)
   int loss_count_ = 0;
   int loss_over_ = 0;       // judged iterations in a row with the loss above the allowance
+  bool set_aside_ = false;  // the loss guard set one late step aside
+  double set_aside_ms_ = 0;
   int profile_misses_ = 0;  // profiled chunks that missed their launch
   bool decreased_ = false;
   int successes_ = 0;

@@ -7,7 +7,10 @@
 //! taken by another process) pays for one run in 1, 2, 4, ... instead of for every run.
 //!
 //! A run that could not gain (its control ended off before any chunk ran optimised) also backs
-//! off: the next runs skip its profile.
+//! off: the next runs skip its profile. So does a run whose control ended off and that was not
+//! faster than the original's estimate, however little it lost: what it paid before the switch
+//! (profiles, a stall, drained queues) is sunk, and repeating it in every run within the
+//! tolerance would keep the loop a few percent behind the original for good.
 //!
 //! Within a run the loss guard judges GPU steps against Torg; a loss it cannot see or bound
 //! (the launching thread losing its core, Torg itself slowed by the helpers' memory traffic)
@@ -40,17 +43,19 @@ class run_backoff {
   //! A pipelined run took `run_ms`; `original_mean_ms` is its mean original step (Torg, <= 0:
   //! none timed). `futile`: it could not gain (its control ended off with no chunk optimised,
   //! e.g. Black-Scholes, whose profile misses in every run): it counts as a loss whatever its
-  //! time, so the profile's cost is paid in 1, 2, 4, ... runs only. Returns whether it was a
-  //! loss (the next runs are then backed off).
+  //! time, so the profile's cost is paid in 1, 2, 4, ... runs only. `ended_off`: its control
+  //! ended off; then any time above the estimate is a loss (no tolerance). Returns whether it was
+  //! a loss (the next runs are then backed off).
   bool pipelined_run(double run_ms, double original_mean_ms, std::size_t chunks,
-                     bool futile = false) noexcept {
+                     bool futile = false, bool ended_off = false) noexcept {
     if (original_mean_ms > 0)
       best_torg_ = best_torg_ > 0 ? std::min(best_torg_, original_mean_ms) : original_mean_ms;
     last_run_ms_ = run_ms;
     last_futile_ = futile;
     last_reference_ms_ = reference_ms(chunks);
     if (max_runs_ == 0 || (last_reference_ms_ <= 0 && !futile)) return false;
-    if (!futile && run_ms <= last_reference_ms_ * (1 + tolerance_)) {
+    const double tolerance = ended_off ? 0.0 : tolerance_;
+    if (!futile && run_ms <= last_reference_ms_ * (1 + tolerance)) {
       next_skip_ = 1;
       return false;
     }

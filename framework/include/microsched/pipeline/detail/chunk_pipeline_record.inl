@@ -74,8 +74,9 @@ void chunk_pipeline<Backend>::finish_run() {
   stats_.original_ms = control_.original_mean_ms();
   stats_.run_ms = static_cast<double>(now() - run_start_ns_) * 1e-6;
   if (run_.remap) {
-    const bool futile = stats_.optimised_count() == 0 && !control_.enabled();
-    stats_.lost = backoff_.pipelined_run(stats_.run_ms, stats_.original_ms, n, futile);
+    const bool off = !control_.enabled();
+    const bool futile = stats_.optimised_count() == 0 && off;
+    stats_.lost = backoff_.pipelined_run(stats_.run_ms, stats_.original_ms, n, futile, off);
   } else {
     backoff_.original_run(stats_.run_ms, n);
   }
