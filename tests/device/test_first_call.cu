@@ -163,7 +163,7 @@ TEST_CASE("calls that jump between short and long work: each task once, long str
     CAPTURE(call);
     // Stretches of five long calls among short ones; the first is short.
     const bool long_call = call % 20 >= 12 && call % 20 < 17;
-    changing_lengths program{steps.data(), long_call ? (sanitizing() ? 64u : 2048u) : 2u};
+    changing_lengths program{steps.data(), long_call ? (sanitizing() ? 64u : 32768u) : 2u};
     visits.reset();
     steps.fill_bytes(0xff);
     sched.run({program, visits.data()}, n);

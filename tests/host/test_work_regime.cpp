@@ -15,8 +15,10 @@ TEST_CASE("a long call sends the next to the long-work candidate while it pays")
   CHECK(r.long_ms(0.1) == doctest::Approx(0.4));
   r.direct_ran(0.026, ref);
   CHECK_FALSE(r.next_long());
+  CHECK_FALSE(r.in_long());
   r.direct_ran(0.9, ref);  // an animation's first long frame, run direct
   CHECK(r.next_long());
+  CHECK(r.in_long());
   CHECK(r.stretches() == 1);
   r.long_ran(0.63, ref);  // faster than direct's 0.9: stays
   CHECK(r.next_long());

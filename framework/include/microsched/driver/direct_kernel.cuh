@@ -29,16 +29,21 @@ __device__ __forceinline__ bool step_divergent(const Program& program,
 }  // namespace detail
 
 //! Clock readings of a direct run, for the automatic schedule to see how long a call took without
-//! a CUDA event (work_regime.hpp): slot 0 takes the first block's start, slots 1..15 the start of
-//! every eighth block in turn, so the latest start, less the first, is the run's length but for its
-//! last blocks (stamp_slots, work_regime.hpp). Null: no readings (fixed schedules).
-
+//! a CUDA event (work_regime.hpp): slot 0 takes the first block's start, slots 1..15 in turn the
+//! time thread 0 of every eighth block ends its task, so the latest of them, less the first, is
+//! the run's length (stamp_slots). Null: no readings (fixed schedules).
 namespace detail {
-__device__ __forceinline__ void stamp_block_start(std::uint64_t* stamps) {
-  if (stamps == nullptr || threadIdx.x != 0 || (blockIdx.x & 7u) != 0) return;
+__device__ __forceinline__ std::uint64_t global_clock() {
   std::uint64_t now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  stamps[blockIdx.x == 0 ? 0 : 1 + (blockIdx.x >> 3) % (stamp_slots - 1)] = now;
+  return now;
+}
+__device__ __forceinline__ void stamp_start(std::uint64_t* stamps) {
+  if (stamps != nullptr && blockIdx.x == 0 && threadIdx.x == 0) stamps[0] = global_clock();
+}
+__device__ __forceinline__ void stamp_end(std::uint64_t* stamps) {
+  if (stamps == nullptr || threadIdx.x != 0 || (blockIdx.x & 7u) != 0) return;
+  stamps[1 + (blockIdx.x >> 3) % (stamp_slots - 1)] = global_clock();
 }
 }  // namespace detail
 
@@ -60,13 +65,14 @@ inline constexpr int direct_block_threads = 256;
 template <class Program, int BlockThreads>
 __global__ void direct_kernel_one_per_thread(const Program program, const task_id num_tasks,
                                              std::uint64_t* const stamps) {
-  detail::stamp_block_start(stamps);
+  detail::stamp_start(stamps);
   const std::uint32_t t = blockIdx.x * BlockThreads + threadIdx.x;
   if (t >= static_cast<std::uint32_t>(num_tasks)) return;
   auto context = program.begin(t);
   while (!detail::step_divergent(program, context)) {
   }
   program.end(t, context);
+  detail::stamp_end(stamps);
 }
 
 //! The other form a vanilla kernel takes: a grid-stride loop over 64-bit ids with the block size
@@ -76,7 +82,7 @@ __global__ void direct_kernel_one_per_thread(const Program program, const task_i
 template <class Program>
 __global__ void direct_kernel_strided(const Program program, const task_id num_tasks,
                                       std::uint64_t* const stamps) {
-  detail::stamp_block_start(stamps);
+  detail::stamp_start(stamps);
   const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;
   for (task_id t = static_cast<task_id>(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tasks;
        t += stride) {
@@ -85,6 +91,7 @@ __global__ void direct_kernel_strided(const Program program, const task_id num_t
     }
     program.end(t, context);
   }
+  detail::stamp_end(stamps);
 }
 
 }  // namespace microsched

@@ -245,7 +245,8 @@ class automatic_schedule {
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
     if (!choice.decided()) (void)state->collect();
     std::uint64_t* stamps = nullptr;
-    if (follows_regime(*state)) {
+    const bool regime = follows_regime(*state);
+    if (regime) {
       (void)state->collect(false);
       read_regime(*state, num_tasks);
       if (state->regime.next_long() && state->pending < 0 && run_long(*state, num_tasks, stream, launch)) {
@@ -255,7 +256,8 @@ class automatic_schedule {
     }
     // Decided: never block the host, and put no event before most launches. A timed run in
     // flight is read after this launch, while the kernel runs.
-    const bool timed = state->pending < 0 && choice.next_run_timed();
+    const bool timed =
+        state->pending < 0 && !(regime && state->regime.in_long()) && choice.next_run_timed();
     if (!timed) {
       launch(choice.candidate(choice.chosen()), stamps);
       (void)state->collect(false);

@@ -9,6 +9,8 @@
 //! readings (work_stamps), or the events of a long-work run, so no short call pays for an event.
 //!
 //! The rules:
+//! - While the calls are long, the calibration times no run: its drift check is for the work the
+//!   choice was made for, and a restart on long work would time every candidate again.
 //! - A call is long when it takes at least `long_factor` x the direct reference and at least
 //!   `long_floor_ms`; the next call then runs the long-work candidate.
 //! - A long-work run no faster than (1 - margin) x the direct mapping's last long time gives the
@@ -41,6 +43,8 @@ class work_regime {
   void long_ran(double ms, double reference_ms);
   //! Whether the next call runs the long-work candidate.
   [[nodiscard]] bool next_long() const { return long_ && !gave_up_; }
+  //! The last call was long (the calibration times no run now: this work is the regime's).
+  [[nodiscard]] bool in_long() const { return long_; }
   //! Stretches of long calls seen, and those the long-work candidate gave back to direct.
   [[nodiscard]] int stretches() const { return stretches_; }
   [[nodiscard]] int given_back() const { return given_back_; }
