@@ -14,6 +14,8 @@
 #include <fstream>
 #include <memory>
 #include <numbers>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -155,9 +157,9 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
     }
   };
   // Every timed run follows the same steps (the previous run's output copied to the host and
-  // compared, the output poisoned, a synchronise), and the default and the fixed schedules take
-  // turns in the places after vanilla: a run's place in the loop moves its host time by a
-  // microsecond or two, as much as calls of 25 us differ.
+  // compared, the output poisoned, a synchronise), and the default and the fixed schedules run in
+  // a fresh random order each call: a run right after the same kernel finds its code in the
+  // GPU's caches and gains a few microseconds, as much as calls of 25 us differ.
   const auto timed = [&](series& s, int i, auto&& body) {
     out.fill_bytes(0xff);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
@@ -165,7 +167,13 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
     check(s.name.c_str(), i);
   };
   const int runners = 1 + static_cast<int>(fixed.size());  // the default, then each fixed one
+  std::vector<int> order(static_cast<std::size_t>(runners));
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 shuffle(12345);
   for (int i = 0; i < calls; ++i) {
+    std::shuffle(order.begin(), order.end(), shuffle);
+    // The first call: the default right after vanilla, so that it loads its own kernels.
+    if (i == 0) std::iter_swap(order.begin(), std::find(order.begin(), order.end(), 0));
     reference.fill_bytes(0xff);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     vanilla.ms.push_back(wall_ms(
@@ -173,7 +181,7 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
     MICROSCHED_CUDA_TRY(
         cudaMemcpy(want.data(), reference.data(), words * 4, cudaMemcpyDeviceToHost));
     for (int k = 0; k < runners; ++k) {
-      const int r = (k + i) % runners;
+      const int r = order[static_cast<std::size_t>(k)];
       if (r == 0) {
         timed(automatic, i, [&] {
           if (!sched) {

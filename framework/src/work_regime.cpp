@@ -39,7 +39,9 @@ void work_regime::long_ran(double ms, double reference_ms) {
     return;
   }
   long_ = true;
-  if (direct_long_ms_ > 0 && ms > (1 - settings_.margin) * direct_long_ms_) {
+  // The readings miss a direct run's last blocks, so only a run slower than them by the margin
+  // is known to be slower than direct.
+  if (direct_long_ms_ > 0 && ms > (1 + settings_.margin) * direct_long_ms_) {
     gave_up_ = true;
     ++given_back_;
   }

@@ -13,8 +13,9 @@
 //!   choice was made for, and a restart on long work would time every candidate again.
 //! - A call is long when it takes at least `long_factor` x the direct reference and at least
 //!   `long_floor_ms`; the next call then runs the long-work candidate.
-//! - A long-work run no faster than (1 - margin) x the direct mapping's last long time gives the
-//!   stretch back to direct until a short call ends it: such work gains nothing from it.
+//! - A long-work run slower than (1 + margin) x the direct mapping's last long time (by its
+//!   readings, which miss the last blocks: a lower bound) gives the stretch back to direct until
+//!   a short call ends it: such work gains nothing from it.
 //! - A short call ends the stretch; the next runs direct.
 
 namespace microsched {
@@ -25,7 +26,7 @@ inline constexpr int stamp_slots = 16;
 struct work_regime_settings {
   double long_factor = 4.0;    //!< a call this many times the direct reference is long ...
   double long_floor_ms = 0.2;  //!< ... and at least this long: enough to pay a timed run
-  double margin = 0.03;        //!< the long-work run must beat direct's long time by this
+  double margin = 0.03;        //!< a long-work run this much slower than direct's gives up
 };
 
 class work_regime {
