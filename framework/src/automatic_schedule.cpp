@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/automatic_schedule.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -68,7 +66,6 @@ std::string cache_origin() {
 }
 
 calibration_state::~calibration_state() {
-  if (stamps != nullptr) cudaFreeHost(stamps);
   if (start_event != nullptr) cudaEventDestroy(start_event);
   if (stop_event != nullptr) cudaEventDestroy(stop_event);
   for (cudaEvent_t e : slice_events) cudaEventDestroy(e);
@@ -89,72 +86,8 @@ bool calibration_state::collect(bool wait) {
   float ms = 0;
   MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
   // A run too short for the events' resolution counts as their resolution, half a microsecond.
-  const double time = ms > 0 ? static_cast<double>(ms) : 0.0005;
-  if (pending_long) {
-    pending_long = false;
-    regime.long_ran(time, choice.expected_ms(pending_tasks));
-    return true;
-  }
-  last_timed_ms = time;
-  choice.record(candidate, time, pending_tasks);
+  choice.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005, pending_tasks);
   return true;
-}
-
-bool calibration_state::ensure_stamps() {
-  if (stamps != nullptr) return true;
-  if (stamps_tried) return false;
-  stamps_tried = true;
-  void* host = nullptr;
-  void* device = nullptr;
-  const std::size_t bytes = stamp_slots * sizeof(std::uint64_t);
-  if (cudaHostAlloc(&host, bytes, cudaHostAllocMapped) != cudaSuccess) {
-    (void)cudaGetLastError();  // no readings: long calls then run the choice, as before
-    return false;
-  }
-  if (cudaHostGetDevicePointer(&device, host, 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    cudaFreeHost(host);
-    return false;
-  }
-  std::memset(host, 0, bytes);
-  stamps = static_cast<std::uint64_t*>(host);
-  stamps_device = static_cast<std::uint64_t*>(device);
-  return true;
-}
-
-double calibration_state::take_stamps() {
-  if (stamps == nullptr) return 0;
-  const double ms = peek_stamps(stamps);
-  clear_stamps(stamps);
-  return ms;
-}
-
-double peek_stamps(const std::uint64_t* stamps) {
-  const volatile std::uint64_t* slots = stamps;  // the GPU writes them: read memory each time
-  const std::uint64_t first = slots[0];
-  if (first == 0) return 0;
-  std::uint64_t last = 0;
-  for (int i = 1; i < stamp_slots; ++i) {
-    const std::uint64_t t = slots[i];
-    last = std::max(last, t);
-  }
-  return last > first ? static_cast<double>(last - first) * 1e-6 : 0;
-}
-
-void clear_stamps(std::uint64_t* stamps) {
-  volatile std::uint64_t* slots = stamps;
-  for (int i = 0; i < stamp_slots; ++i) slots[i] = 0;
-}
-
-void automatic_schedule::read_regime(calibration_state& state, task_id num_tasks) {
-  const double ms = state.take_stamps();
-  if (!(ms > 0)) return;
-  // A timed run carries both: the readings miss the last blocks, so the events set their scale.
-  if (state.stamped_timed && state.last_timed_ms > 0) {
-    state.stamp_scale = std::clamp(state.last_timed_ms / ms, 1.0, 2.0);
-  }
-  state.stamped_timed = false;
-  state.regime.direct_ran(ms * state.stamp_scale, state.choice.expected_ms(num_tasks));
 }
 
 void calibration_state::start(int candidate, task_id tasks, cudaStream_t stream) {

@@ -102,12 +102,6 @@ bool calibration::next_run_timed() {
   return true;
 }
 
-double calibration::expected_ms(std::uint64_t tasks) const {
-  if (!decided() || reference_tasks_ == 0) return 0;
-  return entries_[static_cast<std::size_t>(chosen_)].best_ms * static_cast<double>(tasks) /
-         static_cast<double>(reference_tasks_);
-}
-
 int calibration::take_untimed_runs() {
   if (!decided() || validating_) return 0;
   if (candidates_.size() == 1) return most_timed_every;

@@ -225,7 +225,7 @@ class scheduler {
                                                    int threads, int blocks) const;
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
-              cudaStream_t stream, std::uint64_t* stamps = nullptr);
+              cudaStream_t stream);
 
   //! The direct pass, then the persistent warps over its survivors. The second launch's grid is
   //! sized on the host; its task count is read on the device (resumed_program). On compute

@@ -62,8 +62,8 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     launch(args_, program, num_tasks, stream);
     return;
   }
-  const auto launch_chosen = [&](const schedule_arguments& chosen, std::uint64_t* stamps) {
-    launch(chosen, program, num_tasks, stream, stamps);
+  const auto launch_chosen = [&](const schedule_arguments& chosen) {
+    launch(chosen, program, num_tasks, stream);
   };
   if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
   // The survivor queue and the pool's counters are allocated before any candidate is timed, so
@@ -230,12 +230,10 @@ std::size_t scheduler<Program, Policy>::survivors_shared_bytes(const schedule_ar
 
 template <class Program, class Policy>
 void scheduler<Program, Policy>::launch(const schedule_arguments& s, const Program& program,
-                                        task_id num_tasks, cudaStream_t stream,
-                                        std::uint64_t* stamps) {
+                                        task_id num_tasks, cudaStream_t stream) {
   if (is_direct_form(s.strategy)) {
     const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-    select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
-                                                                              stamps);
+    select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
     MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
     return;
   }

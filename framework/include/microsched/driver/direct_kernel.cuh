@@ -10,7 +10,6 @@
 #include <cstdint>
 
 #include "microsched/config.hpp"
-#include "microsched/schedule/work_regime.hpp"
 #include "microsched/switching/managed_program.hpp"
 
 namespace microsched {
@@ -25,25 +24,6 @@ __device__ __forceinline__ bool step_divergent(const Program& program,
   } else {
     return program.step(context);
   }
-}
-}  // namespace detail
-
-//! Clock readings of a direct run, for the automatic schedule to see how long a call took without
-//! a CUDA event (work_regime.hpp): slot 0 takes the first block's start, slots 1..15 in turn the
-//! time thread 0 of every eighth block ends its task, so the latest of them, less the first, is
-//! the run's length (stamp_slots). Null: no readings (fixed schedules).
-namespace detail {
-__device__ __forceinline__ std::uint64_t global_clock() {
-  std::uint64_t now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
-__device__ __forceinline__ void stamp_start(std::uint64_t* stamps) {
-  if (stamps != nullptr && blockIdx.x == 0 && threadIdx.x == 0) stamps[0] = global_clock();
-}
-__device__ __forceinline__ void stamp_end(std::uint64_t* stamps) {
-  if (stamps == nullptr || threadIdx.x != 0 || (blockIdx.x & 7u) != 0) return;
-  stamps[1 + (blockIdx.x >> 3) % (stamp_slots - 1)] = global_clock();
 }
 }  // namespace detail
 
@@ -63,16 +43,13 @@ inline constexpr int direct_block_threads = 256;
 //! tasks, with 32-bit ids. The direct candidate must cost what the user's own kernel costs, and
 //! the code generator treats the two forms differently.
 template <class Program, int BlockThreads>
-__global__ void direct_kernel_one_per_thread(const Program program, const task_id num_tasks,
-                                             std::uint64_t* const stamps) {
-  detail::stamp_start(stamps);
+__global__ void direct_kernel_one_per_thread(const Program program, const task_id num_tasks) {
   const std::uint32_t t = blockIdx.x * BlockThreads + threadIdx.x;
   if (t >= static_cast<std::uint32_t>(num_tasks)) return;
   auto context = program.begin(t);
   while (!detail::step_divergent(program, context)) {
   }
   program.end(t, context);
-  detail::stamp_end(stamps);
 }
 
 //! The other form a vanilla kernel takes: a grid-stride loop over 64-bit ids with the block size
@@ -80,9 +57,7 @@ __global__ void direct_kernel_one_per_thread(const Program program, const task_i
 //! (pool_strategy::strided, and direct past 2^31 tasks). Neither form wins everywhere, and
 //! whether the block size is a constant is enough to move the code generator.
 template <class Program>
-__global__ void direct_kernel_strided(const Program program, const task_id num_tasks,
-                                      std::uint64_t* const stamps) {
-  detail::stamp_start(stamps);
+__global__ void direct_kernel_strided(const Program program, const task_id num_tasks) {
   const task_id stride = static_cast<task_id>(gridDim.x) * blockDim.x;
   for (task_id t = static_cast<task_id>(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tasks;
        t += stride) {
@@ -91,7 +66,6 @@ __global__ void direct_kernel_strided(const Program program, const task_id num_t
     }
     program.end(t, context);
   }
-  detail::stamp_end(stamps);
 }
 
 }  // namespace microsched

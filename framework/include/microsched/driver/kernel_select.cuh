@@ -29,7 +29,7 @@ struct kernel_select {
       !Policy::switches_contexts && std::is_trivially_copyable_v<typename Program::context>;
   using context = typename Program::context;
   using kernel_t = void(Program, driver_params, typename Policy::params);
-  using direct_t = void(Program, task_id, std::uint64_t*);
+  using direct_t = void(Program, task_id);
   using budgeted_t = void(Program, task_id, int, survivor_queue_ref<context>);
   using tail_t = void(resumed_program<Program>, driver_params, typename Policy::params);
   //! The automatic grid's persistent launches: one block of 1024 threads per SM

@@ -22,14 +22,8 @@
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
 #include "microsched/schedule/step_counts.hpp"
-#include "microsched/schedule/work_regime.hpp"
 
 namespace microsched::detail {
-
-//! A direct run's length (ms) by its clock readings (stamp_slots), 0 for none, without clearing
-//! them; and their clearing, before the next stamped run.
-[[nodiscard]] double peek_stamps(const std::uint64_t* stamps);
-void clear_stamps(std::uint64_t* stamps);
 
 //! One size class's calibration and its pending measurement. Shared by schedulers; guarded by
 //! its mutex.
@@ -72,25 +66,6 @@ struct calibration_state {
     return !from_file && in_call.empty() && pending < 0 && choice.runs() == 0 &&
            !choice.decided() && choice.restarts() == 0;
   }
-  //! A decided direct choice's clock readings (direct_kernel.cuh, stamp_slots): pinned host
-  //! memory the GPU writes through its mapping, created at the first such run; null where it
-  //! cannot be had (the long-work runs are then off).
-  std::uint64_t* stamps = nullptr;
-  std::uint64_t* stamps_device = nullptr;
-  bool stamps_tried = false;
-  //! The readings' estimate of a run against its events' time (timed direct runs carry both).
-  double stamp_scale = 1.0;
-  bool stamped_timed = false;  //!< the last stamped run was also timed
-  double last_timed_ms = 0;    //!< the events' time of the last timed run
-  //! Calls of long work while direct is chosen (work_regime.hpp); `pending_long`: the events time
-  //! a long-work run, whose time goes to the regime, not to the calibration.
-  work_regime regime;
-  bool pending_long = false;
-  //! Creates the readings' buffer once; false where there is none.
-  bool ensure_stamps();
-  //! The last stamped run's length (ms) by its readings, 0 for none; clears them.
-  double take_stamps();
-
   //! Events around the slices of one call (in_call_plan), created on first use.
   std::vector<cudaEvent_t> slice_events;
   //! The counted slice's steps (device memory), allocated on first use.
@@ -149,7 +124,6 @@ class automatic_schedule {
     key_ = std::move(key);
     candidates_ = std::move(candidates);
     in_call_ = in_call;
-    long_candidate_ = in_call ? candidate_for(predicted_form::budgeted, candidates_) : 0;
   }
 
   //! Does not wait for a timed run in flight (its time is read later).
@@ -166,13 +140,8 @@ class automatic_schedule {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     (void)state->collect(false);
-    const calibration& choice = state->choice;
-    if (!choice.decided() || state->regime.next_long()) return true;
-    if (choice.candidate(choice.chosen()).strategy == pool_strategy::budgeted) return true;
-    // A long direct run just ended: the next may be the long-work candidate's (work_regime).
-    return long_candidate_ > 0 && state->stamps != nullptr &&
-           peek_stamps(state->stamps) * state->stamp_scale >=
-               state->regime.long_ms(choice.expected_ms(num_tasks));
+    return !state->choice.decided() ||
+           state->choice.candidate(state->choice.chosen()).strategy == pool_strategy::budgeted;
   }
 
   //! The choice for this size class is made and checked (calibration::settled; reads a pending
@@ -197,32 +166,19 @@ class automatic_schedule {
     std::lock_guard lock(state->mutex);
     state->collect();
     std::string out = "automatic: " + state->choice.report();
-    if (state->regime.stretches() > 0) {
-      out += " [" + std::to_string(state->regime.stretches()) +
-             " stretches of long calls ran " + to_string(state->choice.candidate(long_candidate_)) +
-             ", " + std::to_string(state->regime.given_back()) + " of them given back to direct]";
-    }
     if (state->from_file) out += " [chosen by an earlier process: " + cache_origin() + "]";
     if (!state->in_call.empty()) out += " [" + state->in_call + "]";
     return out;
   }
 
-  //! Runs the choice through `launch(schedule, stamps)` when this scheduler holds untimed runs of
-  //! this size class (taken from the calibration after an untimed run) and the last run was not
-  //! long work; false, launching nothing, otherwise. Touches no shared state: a decided call costs
-  //! what a fixed schedule's does.
+  //! Runs the choice through `launch(schedule)` when this scheduler holds untimed runs of this
+  //! size class (taken from the calibration after an untimed run); false, launching nothing,
+  //! otherwise. Touches no shared state: a decided call costs what a fixed schedule's does.
   template <class Launch>
   bool run_untimed(task_id num_tasks, Launch&& launch) {
     if (fast_.runs == 0 || fast_.size_class != size_class(num_tasks)) return false;
-    if (fast_.stamps != nullptr) {
-      if (peek_stamps(fast_.stamps) * fast_.stamp_scale >= fast_.long_ms) {
-        fast_.runs = 0;  // long work: the shared state decides the next run
-        return false;
-      }
-      clear_stamps(fast_.stamps);
-    }
     --fast_.runs;
-    launch(fast_.chosen, fast_.stamps_device);
+    launch(fast_.chosen);
     return true;
   }
 
@@ -244,44 +200,29 @@ class automatic_schedule {
     }
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
     if (!choice.decided()) (void)state->collect();
-    std::uint64_t* stamps = nullptr;
-    const bool regime = follows_regime(*state);
-    if (regime) {
-      (void)state->collect(false);
-      read_regime(*state, num_tasks);
-      if (state->regime.next_long() && state->pending < 0 && run_long(*state, num_tasks, stream, launch)) {
-        return;
-      }
-      if (state->ensure_stamps()) stamps = state->stamps_device;
-    }
     // Decided: never block the host, and put no event before most launches. A timed run in
     // flight is read after this launch, while the kernel runs.
-    const bool timed =
-        state->pending < 0 && !(regime && state->regime.in_long()) && choice.next_run_timed();
+    const bool timed = state->pending < 0 && choice.next_run_timed();
     if (!timed) {
-      launch(choice.candidate(choice.chosen()), stamps);
+      launch(choice.candidate(choice.chosen()));
       (void)state->collect(false);
       if (state->pending < 0) {  // nothing left to read: the next untimed runs need no lock
         const int runs = choice.take_untimed_runs();
         if (runs > 0 && choice.decided()) {
-          fast_ = {size_class(num_tasks), runs, choice.candidate(choice.chosen()),
-                   stamps != nullptr ? state->stamps : nullptr, stamps,
-                   state->regime.long_ms(choice.expected_ms(num_tasks)), state->stamp_scale};
+          fast_ = {size_class(num_tasks), runs, choice.candidate(choice.chosen())};
         }
       }
       return;
     }
     const int candidate = choice.next();
-    const bool stamped = stamps != nullptr && choice.decided() && candidate == choice.chosen();
     state->start(candidate, num_tasks, stream);
-    state->stamped_timed = stamped;
     try {
-      launch(choice.candidate(candidate), stamped ? stamps : nullptr);
+      launch(choice.candidate(candidate));
     } catch (const std::invalid_argument& e) {
       state->pending = -1;
       if (choice.decided()) throw;  // the chosen schedule itself cannot run: the caller's error
       choice.fail(candidate, e.what());
-      launch(choice.candidate(0), nullptr);
+      launch(choice.candidate(0));
       return;
     } catch (...) {
       state->pending = -1;  // no stop event follows: nothing to read at the next run
@@ -346,35 +287,6 @@ class automatic_schedule {
     if (chosen != 0) choice.adopt(chosen, 0, n, true);
   }
 
-  //! Decided on a direct form, with a long-work candidate: the calls follow the work_regime.
-  [[nodiscard]] bool follows_regime(const calibration_state& state) const {
-    return long_candidate_ > 0 && state.choice.settled() &&
-           is_direct_form(state.choice.candidate(state.choice.chosen()).strategy);
-  }
-  //! The last direct run's readings go to the regime (and, for a timed one, set their scale).
-  static void read_regime(calibration_state& state, task_id num_tasks);
-  //! Runs the long-work candidate, timed for the regime; false where it cannot launch (it is then
-  //! dropped from the regime for good and the caller runs direct).
-  template <class Launch>
-  bool run_long(calibration_state& state, task_id num_tasks, cudaStream_t stream, Launch& launch) {
-    state.start(long_candidate_, num_tasks, stream);
-    state.pending_long = true;
-    try {
-      launch(state.choice.candidate(long_candidate_), nullptr);
-    } catch (const std::invalid_argument&) {
-      state.pending = -1;
-      state.pending_long = false;
-      long_candidate_ = 0;
-      return false;
-    } catch (...) {
-      state.pending = -1;
-      state.pending_long = false;
-      throw;
-    }
-    state.stop(stream);
-    return true;
-  }
-
   [[nodiscard]] static std::string describe_first_call(const calibration& choice,
                                                        const step_counts& seen, task_id tasks,
                                                        double whole_ms, int chosen);
@@ -395,22 +307,16 @@ class automatic_schedule {
     return slot;
   }
 
-  //! Untimed runs of one size class this scheduler may launch without the shared state, and
-  //! the readings that end them at a long call.
+  //! Untimed runs of one size class this scheduler may launch without the shared state.
   struct untimed_runs {
     int size_class = -1;
     int runs = 0;
     schedule_arguments chosen;
-    std::uint64_t* stamps = nullptr;  //!< host view; null: the choice is not stamped
-    std::uint64_t* stamps_device = nullptr;
-    double long_ms = 0;
-    double stamp_scale = 1;
   };
 
   std::string key_;
   std::vector<schedule_arguments> candidates_;
   bool in_call_ = false;
-  int long_candidate_ = 0;  //!< the long-work candidate (budgeted), 0 for none
   untimed_runs fast_;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state
 };

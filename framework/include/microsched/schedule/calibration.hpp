@@ -144,8 +144,6 @@ class calibration {
   //! (as after a drift).
   void adopt(int i, double ms = 0, std::uint64_t tasks = 1, bool verify = false);
 
-  //! Once decided: the chosen candidate's calibrated time for `tasks` tasks (ms), 0 when unknown.
-  [[nodiscard]] double expected_ms(std::uint64_t tasks) const;
   //! Runs so far, and the time they took beyond what the best candidate would have taken.
   [[nodiscard]] int runs() const { return runs_; }
   [[nodiscard]] double extra_ms() const;
