@@ -19,8 +19,8 @@ using namespace microsched;
 
 namespace {
 
-//! Task t takes length(t) steps (a hash, so lengths mix within warps); end() writes the steps it
-//! took. The tests run it counted (counted_program) to see each task end once.
+//! Task t takes length(t) steps (a hash, so lengths mix within warps), at most `longest`; end()
+//! writes the steps it took. The tests run it counted (counted_program) to see each task end once.
 template <std::uint32_t Longest>
 struct hashed_lengths {
   struct context {
@@ -29,11 +29,12 @@ struct hashed_lengths {
     float value = 0;
   };
   std::uint32_t* steps = nullptr;
+  std::uint32_t longest = Longest;
 
-  __host__ __device__ static std::uint32_t length(task_id t) {
+  __host__ __device__ std::uint32_t length(task_id t) const {
     std::uint32_t h = static_cast<std::uint32_t>(t) * 2654435761u;
     h ^= h >> 15;
-    return 1 + h % Longest;
+    return 1 + h % longest;
   }
   __device__ context begin(task_id t) const { return {0, length(t), static_cast<float>(t & 7)}; }
   __device__ bool step(context& c) const {
@@ -55,7 +56,8 @@ void check_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs)
     CAPTURE(n);
     visits.reset();
     steps.fill_bytes(0xff);  // poison: a task that never ends leaves it
-    sched.run({Program{steps.data()}, visits.data()}, n);
+    const Program program{steps.data()};
+    sched.run({program, visits.data()}, n);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     const exactly_once_count once = visits.check();
     CHECK(once.missing == 0);
@@ -63,7 +65,7 @@ void check_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs)
     if (n == 0) continue;
     MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
     std::size_t wrong_steps = 0;
-    for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != Program::length(t);
+    for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
     CHECK(wrong_steps == 0);
   }
 }
@@ -125,36 +127,12 @@ TEST_CASE("the automatic schedule and every candidate run each task once at ever
   }
 }
 
-namespace {
-//! Task t takes 1 + hash(t) % longest steps, `longest` set per call: work that jumps between
-//! short and long calls, as an animation's frames do.
-struct changing_lengths {
-  struct context {
-    std::uint32_t steps = 0;
-    std::uint32_t length = 0;
-    float value = 0;
-  };
-  std::uint32_t* steps = nullptr;
-  std::uint32_t longest = 2;
-
-  __host__ __device__ std::uint32_t length(task_id t) const {
-    return 1 + ((static_cast<std::uint32_t>(t) * 2654435761u) >> 7) % longest;
-  }
-  __device__ context begin(task_id t) const { return {0, length(t), static_cast<float>(t & 7)}; }
-  __device__ bool step(context& c) const {
-    c.value = fmaf(c.value, 0.999f, 1.0f);
-    return ++c.steps >= c.length;
-  }
-  __device__ void end(task_id t, const context& c) const {
-    steps[t] = c.steps + (c.value < 0 ? 1 : 0);
-  }
-};
-}  // namespace
-
 TEST_CASE("calls that jump between short and long work run each task once") {
   no_cache guard;
   const task_id n = (task_id{1} << 20) + 7;
   const int calls = sanitizing() ? 8 : 60;  // drifts, restarts and checks of the choice
+  // Task lengths set per call: work that jumps between short and long calls, as an animation's.
+  using changing_lengths = hashed_lengths<2>;
   scheduler<counted_program<changing_lengths>> sched;
   task_counters visits(n);
   device_buffer<std::uint32_t> steps(n);
@@ -163,7 +141,7 @@ TEST_CASE("calls that jump between short and long work run each task once") {
     CAPTURE(call);
     // Stretches of five long calls among short ones; the first is short.
     const bool long_call = call % 20 >= 12 && call % 20 < 17;
-    changing_lengths program{steps.data(), long_call ? (sanitizing() ? 64u : 32768u) : 2u};
+    const changing_lengths program{steps.data(), long_call ? (sanitizing() ? 64u : 32768u) : 2u};
     visits.reset();
     steps.fill_bytes(0xff);
     sched.run({program, visits.data()}, n);

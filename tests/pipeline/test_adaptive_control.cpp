@@ -216,42 +216,28 @@ TEST_CASE("the loss guard sets one long stall aside and stops at the second, bef
 
 TEST_CASE("a loop that truly cannot keep up still switches off within a bounded number of steps") {
   adaptive_arguments a;  // window 8, tolerance 2 %, patience 3
-  {
-    // Every step stalls: the first is set aside, the second switches off.
+  // Steps until the control switches off when every step takes `late` x the original kernel.
+  const auto steps_until_off = [&a](double late, double* set_aside = nullptr) {
     adaptive_controller c(a);
     c.original_kernel(0.33);
     int steps = 0;
     while (c.enabled() && steps < 100) {
-      c.iteration_time(0.33 * 5);
+      c.iteration_time(0.33 * late);
       ++steps;
     }
-    CHECK(steps == 2);
-  }
-  {
-    // Every step 20 % late (0.066 ms, over the 0.0528 ms allowance alone): the first is set
-    // aside, then three judged steps in a row over it.
-    adaptive_controller c(a);
-    c.original_kernel(0.33);
-    int steps = 0;
-    while (c.enabled() && steps < 100) {
-      c.iteration_time(0.33 * 1.2);
-      ++steps;
-    }
-    CHECK(steps == 1 + a.loss_patience);
-  }
-  {
-    // Every step 5 % late (under the allowance alone: nothing set aside): off once the loss
-    // passes the tolerance, 0.0165 * k > 0.0066 * max(k, 8) from k = 4, three in a row.
-    adaptive_controller c(a);
-    c.original_kernel(0.33);
-    int steps = 0;
-    while (c.enabled() && steps < 100) {
-      c.iteration_time(0.33 * 1.05);
-      ++steps;
-    }
-    CHECK(steps == 6);
-    CHECK(c.set_aside_ms() == 0);
-  }
+    if (set_aside != nullptr) *set_aside = c.set_aside_ms();
+    return steps;
+  };
+  // Every step stalls: the first is set aside, the second switches off.
+  CHECK(steps_until_off(5.0) == 2);
+  // Every step 20 % late (0.066 ms, over the 0.0528 ms allowance alone): the first is set aside,
+  // then three judged steps in a row over it.
+  CHECK(steps_until_off(1.2) == 1 + a.loss_patience);
+  // Every step 5 % late (under the allowance alone: nothing set aside): off once the loss passes
+  // the tolerance, 0.0165 * k > 0.0066 * max(k, 8) from k = 4, three in a row.
+  double set_aside = -1;
+  CHECK(steps_until_off(1.05, &set_aside) == 6);
+  CHECK(set_aside == 0);
   {
     // Whole chunks whose remap misses every profile: off after profile_attempts profiled chunks.
     adaptive_controller c(a, 2, remap_scope::whole_chunk);
