@@ -253,7 +253,8 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
   std::printf("first call: vanilla %.3f ms, default %.3f ms (its construction %.3f ms)\n",
               vanilla.ms[0], automatic.ms[0], construction_ms);
   std::printf("choice: %s\n", sched->report(tasks).c_str());
-  std::printf("outputs: %s\n", mismatches == 0 ? "every run of every schedule equal to vanilla" : "MISMATCH");
+  std::printf("outputs: %s\n",
+              mismatches == 0 ? "every run of every schedule equal to vanilla" : "MISMATCH");
   if (!o.csv.empty()) {
     std::ofstream f(o.csv);
     f << "call,vanilla,default";

@@ -264,11 +264,11 @@ TEST_CASE("untimed runs taken at once are the ones next_run_timed() would have s
   drive(c, {1.0, 0.3, 1.0});
   REQUIRE(c.chosen() == 1);
   const int every = c.timed_every();
-  CHECK_FALSE(c.next_run_timed());               // one untimed run counted the usual way
-  CHECK(c.take_untimed_runs() == every - 2);     // the rest before the timed one
-  CHECK(c.take_untimed_runs() == 0);             // none left: the next run is timed
+  CHECK_FALSE(c.next_run_timed());            // one untimed run counted the usual way
+  CHECK(c.take_untimed_runs() == every - 2);  // the rest before the timed one
+  CHECK(c.take_untimed_runs() == 0);          // none left: the next run is timed
   CHECK(c.next_run_timed());
-  CHECK(c.take_untimed_runs() == every - 1);     // a whole period after a timed run
+  CHECK(c.take_untimed_runs() == every - 1);  // a whole period after a timed run
   CHECK(c.next_run_timed());
   // A drift check (direct runs against the choice): nothing to take until it is over.
   c.record(1, 1.0);
