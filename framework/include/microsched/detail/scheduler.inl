@@ -68,8 +68,8 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
   if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
   // The survivor queue and the pool's counters are allocated before any candidate is timed, so
   // that no run's time holds the allocation (an eighth of the tasks' contexts;
-  // survivor_capacity()). Without the
-  // memory, the budgeted candidates fail at their own runs and are dropped with the reason.
+  // survivor_capacity()). Without the memory, the budgeted candidates fail at their own runs and
+  // are dropped with the reason.
   if constexpr (budgetable) {
     try {
       if (automatic_.may_run_budgeted(num_tasks)) {
