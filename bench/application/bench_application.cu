@@ -11,11 +11,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <numbers>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +24,7 @@
 #include "julia/julia_program.cuh"
 #include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
+#include "microsched/io/atomic_file.hpp"
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/scheduler.cuh"
 #include "montecarlo/montecarlo_program.cuh"
@@ -255,8 +256,8 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
   std::printf("choice: %s\n", sched->report(tasks).c_str());
   std::printf("outputs: %s\n",
               mismatches == 0 ? "every run of every schedule equal to vanilla" : "MISMATCH");
-  if (!o.csv.empty()) {
-    std::ofstream f(o.csv);
+  if (!o.csv.empty()) {  // written whole or not at all
+    std::ostringstream f;
     f << "call,vanilla,default";
     for (const series& s : oracle) f << ",\"" << s.name << '"';
     f << '\n';
@@ -265,6 +266,7 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
       for (const series& s : oracle) f << ',' << s.ms[i];
       f << '\n';
     }
+    microsched::write_file_atomically(o.csv, f.str());
   }
   return mismatches == 0 ? 0 : microsched::programs::failure_exit_code;
 }

@@ -21,18 +21,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "benchmark_main.hpp"
 #include "checked_cli.hpp"
 #include "microsched/device.hpp"
 #include "microsched/device_buffer.hpp"
+#include "microsched/io/atomic_file.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "microsched/model/latency.hpp"
 #include "microsched/model/metrics.hpp"
@@ -148,20 +150,22 @@ std::vector<double> measure_latency(prepared& p) {
 void write_dump(const prepared& p, const std::string& folder) {
   std::filesystem::create_directories(folder);
   const std::string base = folder + "/" + p.w->name();
+  // Each file written whole or not at all.
   for (const auto& [suffix, m] : {std::pair{".exact.u32", &p.exact.counts},
                                   {".predicted.u32", &p.predicted.counts},
                                   {".original-cycles.u32", &p.original_cycles},
                                   {".sorted-cycles.u32", &p.sorted_cycles}}) {
-    std::ofstream out(base + suffix, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(m->data()),
-              static_cast<std::streamsize>(m->size() * sizeof(std::uint32_t)));
+    microsched::write_file_atomically(base + suffix,
+                                      std::string_view(reinterpret_cast<const char*>(m->data()),
+                                                       m->size() * sizeof(std::uint32_t)));
   }
-  std::ofstream meta(base + ".meta.txt");
+  std::ostringstream meta;
   meta << "items " << p.exact.items << "\nregions " << p.exact.regions << "\nlatency";
   for (const double l : p.latency) meta << ' ' << l;
   meta << "\nsm_count " << p.shape.sm_count << "\nblocks_per_sm " << p.shape.blocks_per_sm
        << "\nthreads_per_block " << p.shape.threads_per_block << "\nlone_block_speedup "
        << p.shape.lone_block_speedup << "\noriginal_ms " << p.original_ms << '\n';
+  microsched::write_file_atomically(base + ".meta.txt", meta.str());
 }
 
 prepared& get(const std::string& name) {
