@@ -207,10 +207,8 @@ class automatic_schedule {
       launch(choice.candidate(choice.chosen()));
       (void)state->collect(false);
       if (state->pending < 0) {  // nothing left to read: the next untimed runs need no lock
-        const int runs = choice.take_untimed_runs();
-        if (runs > 0 && choice.decided()) {
-          fast_ = {size_class(num_tasks), runs, choice.candidate(choice.chosen())};
-        }
+        const int runs = choice.take_untimed_runs();  // 0 unless decided with nothing to check
+        if (runs > 0) fast_ = {size_class(num_tasks), runs, choice.candidate(choice.chosen())};
       }
       return;
     }
