@@ -57,9 +57,12 @@ struct multi_row {
 //! The arguments of a variant on the first `gpus` GPUs: "dynamic" (the defaults), or parts
 //! joined by '+': equal (the static equal split), contiguous (guided contiguous claims), guided
 //! (guided interleaved claims), claims-N (N equal interleaved claims per GPU), streams-N (claims
-//! on N streams per GPU, N claims in flight at least). Throws std::invalid_argument naming an
-//! unknown part.
-inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int gpus) {
+//! on N streams per GPU, N claims in flight at least), fixed (each GPU runs `fixed`, the
+//! single-GPU default's choice, instead of its own automatic schedule), overlap-timed (timed runs
+//! share the GPU with the other stream's claims). Throws std::invalid_argument naming an unknown
+//! part.
+inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int gpus,
+                                                    const schedule_arguments& fixed = {}) {
   multi_gpu::multi_arguments args;
   for (int d = 0; d < gpus; ++d) args.devices.push_back(d);
   const auto number = [&](const std::string& part, std::size_t prefix, long most) {
@@ -76,6 +79,10 @@ inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int
   std::stringstream parts(name);
   for (std::string part; std::getline(parts, part, '+');) {
     if (part == "dynamic") {
+    } else if (part == "fixed") {
+      args.schedule = fixed;
+    } else if (part == "overlap-timed") {
+      args.claims.isolate_timed_runs = false;
     } else if (part == "equal") {
       args.split = multi_gpu::split_mode::equal;
     } else if (part == "contiguous" || part == "guided") {
@@ -91,8 +98,8 @@ inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int
       args.claims.in_flight = std::max(args.claims.in_flight, args.claims.streams);
     } else {
       throw std::invalid_argument("--variants = '" + name + "': '" + part +
-                                  "' is none of dynamic, equal, contiguous, guided, claims-N, "
-                                  "streams-N");
+                                  "' is none of dynamic, equal, fixed, overlap-timed, "
+                                  "contiguous, guided, claims-N, streams-N");
     }
   }
   return args;
@@ -126,6 +133,7 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
   // The baseline: the single-GPU scheduler's default on GPU 0.
   std::vector<std::uint32_t> want;
   double baseline = 0;
+  schedule_arguments chosen;
   {
     const device_guard on(0);
     const Program program = make(out.of(0));
@@ -139,6 +147,7 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
       if (r >= opt.warmup) times.push_back(ms_since(start));
     }
     baseline = median(times);
+    chosen = sched.schedule_for(count);
     if (opt.check) want = out.arrays[0][0].to_host();
     rows.push_back({name, 1, "single-GPU scheduler", baseline, 1.0, sched.report(count)});
     std::printf("%-7s baseline (scheduler on GPU 0): %.3f ms; %s\n", name.c_str(), baseline,
@@ -155,15 +164,27 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
       // Each variant calibrates its claims afresh, as a process that runs only it would: claims
       // of one size class but another layout would otherwise share its calibration.
       microsched::detail::forget_calibrations();
-      multi_scheduler<Program> sched(variant_arguments(variant, g));
+      multi_scheduler<Program> sched(variant_arguments(variant, g, chosen));
       const auto factory = [&](device_slot s) { return make(out.of(s.device)); };
       std::vector<double> times;
+      std::vector<double> late_start;
+      std::vector<double> spread;
       multi_run last;
       for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
         const auto start = clock_type::now();
         multi_run run = sched.run(factory, count);
         run.wait();
-        if (r >= opt.warmup) times.push_back(ms_since(start));
+        if (r >= opt.warmup) {
+          times.push_back(ms_since(start));
+          double last_start = 0, end_min = 1e30, end_max = 0;
+          for (const slot_timing& t : run.timeline()) {
+            last_start = std::max(last_start, t.enqueued_ms);
+            end_min = std::min(end_min, t.finished_ms);
+            end_max = std::max(end_max, t.finished_ms);
+          }
+          late_start.push_back(last_start);
+          spread.push_back(end_max - end_min);
+        }
         last = std::move(run);
       }
       const double ms = median(times);
@@ -178,7 +199,8 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
       }
       detail << "; tasks per GPU " << fewest << ".." << most_tasks << "; runs "
              << *std::min_element(times.begin(), times.end()) << ".."
-             << *std::max_element(times.begin(), times.end()) << " ms";
+             << *std::max_element(times.begin(), times.end()) << " ms; last GPU's first claim at "
+             << median(late_start) << " ms, GPUs finish within " << median(spread) << " ms";
       if (opt.check) {
         std::vector<std::uint32_t> got(count, 0xffffffffu);
         std::vector<const std::uint32_t*> firsts;

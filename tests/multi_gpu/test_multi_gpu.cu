@@ -98,6 +98,19 @@ void check_walks(const std::vector<int>& devices, split_mode split, task_id coun
   task_id claimed = 0;
   for (int s = 0; s < sched.slots(); ++s) claimed += run.tasks(s);
   CHECK(claimed == count);
+  // The timeline: a slot that claimed was enqueued, then finished; one that did not, neither.
+  const std::vector<slot_timing> when = run.timeline();
+  REQUIRE(when.size() == static_cast<std::size_t>(sched.slots()));
+  for (int s = 0; s < sched.slots(); ++s) {
+    CAPTURE(s);
+    const slot_timing& t = when[static_cast<std::size_t>(s)];
+    if (run.tasks(s) > 0) {
+      CHECK(t.enqueued_ms >= 0);
+      CHECK(t.finished_ms >= t.enqueued_ms);
+    } else {
+      CHECK(t.enqueued_ms == -1);
+    }
+  }
   // Outputs gathered from the slots equal the single-GPU run's.
   std::vector<std::uint32_t> steps(count), sums(count);
   std::vector<const std::uint32_t*> slot_steps, slot_sums;
@@ -197,6 +210,9 @@ TEST_CASE("one slot: the single-GPU path runs the whole range, and says so") {
   CHECK(std::count(c.begin(), c.end(), 1u) == static_cast<std::ptrdiff_t>(count));
   REQUIRE(run.claims().size() == 1);
   CHECK(run.claims()[0] == std::vector<claimed_range>{{0, count}});
+  REQUIRE(run.timeline().size() == 1);
+  CHECK(run.timeline()[0].finished_ms >= run.timeline()[0].enqueued_ms);
+  CHECK(run.timeline()[0].enqueued_ms >= 0);
 }
 
 TEST_CASE("arguments: an invisible device and too many tasks are refused before device work") {

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -21,10 +22,41 @@
 
 namespace microsched::multi_gpu {
 
+//! When one slot of a run worked, in milliseconds since run() was called (host clock): its first
+//! claim enqueued, its last claim finished. Slots that finish far apart mean the claims were too
+//! coarse for the work; late starts mean the host was slow to begin. -1: not reached.
+struct slot_timing {
+  double enqueued_ms = -1;
+  double finished_ms = -1;
+};
+
 namespace detail {
+//! A slot's timing, stamped by the thread that runs its claims.
+class slot_stamps {
+ public:
+  using clock = std::chrono::steady_clock;
+  void begin(clock::time_point start) {
+    start_ = start;
+    timing_ = {};
+  }
+  void enqueued() { timing_.enqueued_ms = since_start(); }
+  void finished() { timing_.finished_ms = since_start(); }
+  [[nodiscard]] const slot_timing& timing() const { return timing_; }
+
+ private:
+  [[nodiscard]] double since_start() const {
+    return std::chrono::duration<double, std::milli>(clock::now() - start_).count();
+  }
+  clock::time_point start_{};
+  slot_timing timing_;
+};
+
 //! What the host threads of one run share with its handle.
 struct run_state {
-  explicit run_state(std::size_t slots) : claims(slots), errors(slots) {}
+  explicit run_state(std::size_t slots) : claims(slots), errors(slots), stamps(slots) {
+    const auto start = slot_stamps::clock::now();
+    for (slot_stamps& s : stamps) s.begin(start);
+  }
   ~run_state() { join(); }
   run_state(const run_state&) = delete;
   run_state& operator=(const run_state&) = delete;
@@ -40,6 +72,7 @@ struct run_state {
   claim_layout layout;                             //!< what a claim's units are
   std::vector<std::exception_ptr> errors;          //!< (slot) -> what its loop threw
   std::vector<std::pair<int, cudaStream_t>> streams;  //!< (slot) -> (device, stream)
+  std::vector<slot_stamps> stamps;                    //!< (slot) -> when it worked
 };
 }  // namespace detail
 
@@ -58,6 +91,9 @@ class multi_run {
       const device_guard on(device);
       MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     }
+    for (detail::slot_stamps& s : state_->stamps) {  // a slot without a thread: seen here
+      if (s.timing().enqueued_ms >= 0 && s.timing().finished_ms < 0) s.finished();
+    }
     for (const std::exception_ptr& e : state_->errors) {
       if (e) std::rethrow_exception(e);
     }
@@ -72,6 +108,16 @@ class multi_run {
 
   //! What the units of claims() are: tasks (contiguous), or residues of interleaved granules.
   [[nodiscard]] claim_layout layout() const { return state_ ? state_->layout : claim_layout{}; }
+
+  //! (slot) -> when it enqueued its first claim and when its last finished; complete once wait()
+  //! has returned. On the one-GPU path `finished_ms` is when wait() saw the stream drained.
+  [[nodiscard]] std::vector<slot_timing> timeline() const {
+    std::vector<slot_timing> out;
+    if (state_) {
+      for (const detail::slot_stamps& s : state_->stamps) out.push_back(s.timing());
+    }
+    return out;
+  }
 
   //! The tasks `slot` ran; complete once wait() has returned.
   [[nodiscard]] task_id tasks(int slot) const {

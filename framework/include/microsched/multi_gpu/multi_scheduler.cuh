@@ -68,46 +68,82 @@ class event_ring {
   std::vector<cudaEvent_t> events_;
 };
 
-//! One stream of a slot and the single-GPU scheduler whose runs it takes (a scheduler's runs
-//! share its pool counter, so each stream has its own).
+//! One stream of a slot, the single-GPU scheduler whose runs it takes (a scheduler's runs share
+//! its pool counter, so each stream has its own), and the event its last claim recorded.
 template <class Program>
 struct lane {
-  explicit lane(const schedule_arguments& schedule) : sched(schedule) {}
+  explicit lane(const schedule_arguments& schedule) : sched(schedule), done(1) {}
   scheduler<sliced_program<Program>> sched;
   cuda_stream stream;
+  event_ring done;
+  bool recorded = false;  //!< `done` marks a claim (none before the first)
 };
 
 //! A slot's lanes (`streams` of them) and the events of its claims in flight, on its GPU.
 template <class Program>
 struct slot_lanes {
   slot_lanes(const schedule_arguments& schedule, const claim_settings& claims)
-      : ring(claims.in_flight) {
+      : ring(claims.in_flight), isolate(claims.isolate_timed_runs) {
     for (int l = 0; l < claims.streams; ++l)
       lanes.push_back(std::make_unique<lane<Program>>(schedule));
   }
   std::vector<std::unique_ptr<lane<Program>>> lanes;
   event_ring ring;
+  bool isolate = true;
 };
+
+//! Enqueues the run of `slice` on lane `l`. A run that may be timed (the automatic schedule
+//! calibrating, or checking its choice) runs alone on the GPU: it waits for the other lanes'
+//! last claims and they wait for it, since a claim that overlaps another measures both.
+template <class Program>
+void enqueue_claim(slot_lanes<Program>& slot, std::size_t l, const Program& program,
+                   const task_slice& slice) {
+  lane<Program>& mine = *slot.lanes[l];
+  const bool alone =
+      slot.isolate && !mine.sched.next_run_untimed(slice.size()) && slot.lanes.size() > 1;
+  if (alone) {
+    for (const auto& other : slot.lanes) {
+      if (other.get() != &mine && other->recorded) {
+        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(mine.stream.get(), other->done[0], 0));
+      }
+    }
+  }
+  mine.sched.run(sliced_program<Program>{program, slice}, slice.size(), mine.stream.get());
+  MICROSCHED_CUDA_TRY(cudaEventRecord(mine.done[0], mine.stream.get()));
+  mine.recorded = true;
+  if (alone) {
+    for (const auto& other : slot.lanes) {
+      if (other.get() != &mine) {
+        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(other->stream.get(), mine.done[0], 0));
+      }
+    }
+  }
+}
 
 //! The claim loop of one slot, shared by the process's threads and the MPI ranks: take a claim
 //! from `next()` (empty: done), enqueue the scheduler's run of its slice of `layout` on the next
 //! lane's stream in turn, keep at most ring.size() claims enqueued. Appends each claim to
-//! `taken`. `stop` ends it early (another slot failed).
+//! `taken`, and stamps `when` (if given) once the first claim is enqueued and once the last has
+//! finished. `stop` ends it early (another slot failed).
 template <class Program, class NextClaim>
 void claim_loop(slot_lanes<Program>& slot, const Program& program, const claim_layout& layout,
                 NextClaim&& next, std::vector<claimed_range>& taken,
-                const std::atomic<bool>* stop = nullptr) {
-  for (std::size_t k = 0;; ++k) {
+                const std::atomic<bool>* stop = nullptr, slot_stamps* when = nullptr) {
+  std::size_t k = 0;
+  for (;; ++k) {
     if (k >= slot.ring.size()) MICROSCHED_CUDA_TRY(cudaEventSynchronize(slot.ring[k]));
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
     const claimed_range r = next();
-    if (r.empty()) return;
-    lane<Program>& l = *slot.lanes[k % slot.lanes.size()];
-    const task_slice slice = layout.slice(r);
-    l.sched.run(sliced_program<Program>{program, slice}, slice.size(), l.stream.get());
-    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], l.stream.get()));
+    if (r.empty()) break;
+    const std::size_t l = k % slot.lanes.size();
+    enqueue_claim(slot, l, program, layout.slice(r));
+    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], slot.lanes[l]->stream.get()));
+    if (k == 0 && when != nullptr) when->enqueued();
     taken.push_back(r);
   }
+  if (when == nullptr || k == 0) return;
+  for (const auto& l : slot.lanes) MICROSCHED_CUDA_TRY(cudaStreamSynchronize(l->stream.get()));
+  when->finished();
 }
 }  // namespace detail
 
@@ -181,6 +217,7 @@ class multi_scheduler {
       detail::lane<Program>& l = *slots_[0]->lanes.front();
       l.sched.run(sliced_program<Program>{programs[0], task_slice::range(0, count)}, count,
                   l.stream.get());
+      state->stamps[0].enqueued();
       state->claims[0].push_back({0, count});
       state->layout = contiguous_layout(count);
       return multi_run(state);
@@ -204,7 +241,8 @@ class multi_scheduler {
                 }
                 return take_claim(counter_, layout.units(), slots(), smallest, args_.claims);
               };
-              detail::claim_loop(*slots_[s], program, layout, next, st->claims[s], &stop_);
+              detail::claim_loop(*slots_[s], program, layout, next, st->claims[s], &stop_,
+                                 &st->stamps[s]);
             } catch (...) {
               st->errors[s] = std::current_exception();
               stop_.store(true);
