@@ -166,8 +166,8 @@ int main(int argc, char** argv) {
                  "dynamic (the default claims), or parts joined by '+': equal (static equal "
                  "split), contiguous (guided contiguous claims), guided (guided interleaved "
                  "claims), claims-N (N equal interleaved claims per GPU), streams-N (N streams "
-                 "per GPU), fixed (every GPU runs the single-GPU default's choice), overlap-timed "
-                 "(timed runs share the GPU with the other stream's claims); comma-separated")
+                 "per GPU), fixed (every GPU runs the single-GPU default's choice); "
+                 "comma-separated")
       ->capture_default_str();
   bench::add_workload_options(app, opt.sizes, opt.warmup, opt.repetitions);
   app.add_flag("!--no-check", opt.check, "skip the output check against one GPU");

@@ -58,9 +58,8 @@ struct multi_row {
 //! joined by '+': equal (the static equal split), contiguous (guided contiguous claims), guided
 //! (guided interleaved claims), claims-N (N equal interleaved claims per GPU), streams-N (claims
 //! on N streams per GPU, N claims in flight at least), fixed (each GPU runs `fixed`, the
-//! single-GPU default's choice, instead of its own automatic schedule), overlap-timed (timed runs
-//! share the GPU with the other stream's claims). Throws std::invalid_argument naming an unknown
-//! part.
+//! single-GPU default's choice, instead of its own automatic schedule). Throws
+//! std::invalid_argument naming an unknown part.
 inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int gpus,
                                                     const schedule_arguments& fixed = {}) {
   multi_gpu::multi_arguments args;
@@ -81,8 +80,6 @@ inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int
     if (part == "dynamic") {
     } else if (part == "fixed") {
       args.schedule = fixed;
-    } else if (part == "overlap-timed") {
-      args.claims.isolate_timed_runs = false;
     } else if (part == "equal") {
       args.split = multi_gpu::split_mode::equal;
     } else if (part == "contiguous" || part == "guided") {
@@ -98,7 +95,7 @@ inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int
       args.claims.in_flight = std::max(args.claims.in_flight, args.claims.streams);
     } else {
       throw std::invalid_argument("--variants = '" + name + "': '" + part +
-                                  "' is none of dynamic, equal, fixed, overlap-timed, "
+                                  "' is none of dynamic, equal, fixed, "
                                   "contiguous, guided, claims-N, streams-N");
     }
   }

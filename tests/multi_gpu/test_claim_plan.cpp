@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "microsched/multi_gpu/claim_layout.hpp"
 #include "microsched/multi_gpu/claim_plan.hpp"
 #include "microsched/multi_gpu/host_claim_counter.hpp"
+#include "microsched/multi_gpu/slot_worker.hpp"
 
 using namespace microsched;
 using namespace microsched::multi_gpu;
@@ -287,4 +290,32 @@ TEST_CASE("contiguous layout: a unit is a task") {
   CHECK(layout.units() == 1000);
   CHECK(layout.tasks({10, 20}) == 20);
   CHECK(claims_layout(0, 4, claim_settings{}).units() == 0);
+}
+
+TEST_CASE("slot workers: each posted job runs once, on the worker's thread, awake or asleep") {
+  std::atomic<int> ran{0};
+  std::atomic<bool> other_thread{true};
+  const auto caller = std::this_thread::get_id();
+  {
+    std::vector<std::unique_ptr<multi_gpu::detail::slot_worker>> workers;
+    for (int w = 0; w < 3; ++w) workers.push_back(std::make_unique<multi_gpu::detail::slot_worker>());
+    for (int round = 0; round < 50; ++round) {
+      std::atomic<int> left{3};
+      for (auto& w : workers) {
+        w->post([&] {
+          if (std::this_thread::get_id() == caller) other_thread = false;
+          ++ran;
+          --left;
+        });
+      }
+      while (left.load() > 0) std::this_thread::yield();
+      // Every tenth round waits past the awake time, so the next post wakes a sleeping worker.
+      if (round % 10 == 9) {
+        std::this_thread::sleep_for(multi_gpu::detail::slot_worker::stay_awake * 2);
+      }
+    }
+  }  // the workers end here, idle
+  CHECK(ran.load() == 150);
+  CHECK(other_thread.load());
+  multi_gpu::detail::slot_worker never_used;  // ends without a job
 }

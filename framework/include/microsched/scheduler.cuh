@@ -103,14 +103,6 @@ class scheduler {
     return automatic_.schedule_for(num_tasks);
   }
 
-  //! Whether the next run of `num_tasks` tasks is certain to put no CUDA event around its
-  //! launches: a fixed schedule, or a decided automatic choice between its timed runs. A caller
-  //! that runs several schedulers on one GPU at once keeps the others' work away from a run
-  //! that may be timed (multi_gpu::multi_scheduler does).
-  [[nodiscard]] bool next_run_untimed(task_id num_tasks) const {
-    return args_.strategy != pool_strategy::automatic || automatic_.holds_untimed_run(num_tasks);
-  }
-
   //! Grid and resources for `num_tasks` tasks under schedule_for(num_tasks). Throws
   //! std::invalid_argument if it cannot launch.
   [[nodiscard]] launch_plan plan(task_id num_tasks) const {

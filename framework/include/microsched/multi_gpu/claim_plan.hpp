@@ -52,8 +52,6 @@ struct claim_settings {
   //! The smallest claim in tasks, whatever the range: below it a claim's launches cost more than
   //! its tasks on a large GPU.
   task_id min_tasks = 4096;
-  //! A lane's run that may be timed runs alone on its GPU (multi_scheduler.cuh, enqueue_claim).
-  bool isolate_timed_runs = true;
 };
 
 //! Throws std::invalid_argument for a setting out of range.

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -61,13 +62,15 @@ struct run_state {
   run_state(const run_state&) = delete;
   run_state& operator=(const run_state&) = delete;
 
-  void join() {
-    for (std::thread& t : threads) {
-      if (t.joinable()) t.join();
-    }
+  //! Returns once every slot's claim loop has ended, yielding meanwhile (as a CUDA synchronize
+  //! spins), so the caller resumes within microseconds of the last one.
+  void join() const {
+    while (loops.load(std::memory_order_acquire) > 0) std::this_thread::yield();
   }
+  //! A slot's claim loop has ended (its worker's last act on this run).
+  void loop_ended() { loops.fetch_sub(1, std::memory_order_acq_rel); }
 
-  std::vector<std::thread> threads;                //!< (slot) -> its claim loop; none for one slot
+  std::atomic<int> loops{0};                       //!< claim loops still running; none for one slot
   std::vector<std::vector<claimed_range>> claims;  //!< (slot) -> its claims, in order
   claim_layout layout;                             //!< what a claim's units are
   std::vector<std::exception_ptr> errors;          //!< (slot) -> what its loop threw

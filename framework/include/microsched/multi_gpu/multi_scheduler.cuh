@@ -3,7 +3,7 @@
 //! @file multi_scheduler.cuh
 //! One task range [0, count) over several GPUs of one process, each task run exactly once. Every
 //! GPU runs the ordinary single-GPU scheduler (its automatic schedule by default) on the ranges
-//! it claims; a host thread per GPU takes claims from a host atomic (claim_plan.hpp), each claim
+//! it claims; a host thread per GPU (slot_worker.hpp) takes claims from a host atomic (claim_plan.hpp), each claim
 //! interleaved granules that sample the whole range (claim_layout.hpp), and keeps `in_flight` of
 //! them enqueued on its streams, so a slower GPU claims less and the GPUs finish together. The call
 //! is asynchronous like a launch: it returns a handle (multi_run) to wait on.
@@ -39,6 +39,7 @@
 #include "microsched/multi_gpu/host_claim_counter.hpp"
 #include "microsched/multi_gpu/multi_arguments.hpp"
 #include "microsched/multi_gpu/multi_run.hpp"
+#include "microsched/multi_gpu/slot_worker.hpp"
 #include "microsched/scheduler.cuh"
 #include "microsched/sliced_program.cuh"
 
@@ -68,57 +69,26 @@ class event_ring {
   std::vector<cudaEvent_t> events_;
 };
 
-//! One stream of a slot, the single-GPU scheduler whose runs it takes (a scheduler's runs share
-//! its pool counter, so each stream has its own), and the event its last claim recorded.
+//! One stream of a slot and the single-GPU scheduler whose runs it takes (a scheduler's runs
+//! share its pool counter, so each stream has its own).
 template <class Program>
 struct lane {
-  explicit lane(const schedule_arguments& schedule) : sched(schedule), done(1) {}
+  explicit lane(const schedule_arguments& schedule) : sched(schedule) {}
   scheduler<sliced_program<Program>> sched;
   cuda_stream stream;
-  event_ring done;
-  bool recorded = false;  //!< `done` marks a claim (none before the first)
 };
 
 //! A slot's lanes (`streams` of them) and the events of its claims in flight, on its GPU.
 template <class Program>
 struct slot_lanes {
   slot_lanes(const schedule_arguments& schedule, const claim_settings& claims)
-      : ring(claims.in_flight), isolate(claims.isolate_timed_runs) {
+      : ring(claims.in_flight) {
     for (int l = 0; l < claims.streams; ++l)
       lanes.push_back(std::make_unique<lane<Program>>(schedule));
   }
   std::vector<std::unique_ptr<lane<Program>>> lanes;
   event_ring ring;
-  bool isolate = true;
 };
-
-//! Enqueues the run of `slice` on lane `l`. A run that may be timed (the automatic schedule
-//! calibrating, or checking its choice) runs alone on the GPU: it waits for the other lanes'
-//! last claims and they wait for it, since a claim that overlaps another measures both.
-template <class Program>
-void enqueue_claim(slot_lanes<Program>& slot, std::size_t l, const Program& program,
-                   const task_slice& slice) {
-  lane<Program>& mine = *slot.lanes[l];
-  const bool alone =
-      slot.isolate && !mine.sched.next_run_untimed(slice.size()) && slot.lanes.size() > 1;
-  if (alone) {
-    for (const auto& other : slot.lanes) {
-      if (other.get() != &mine && other->recorded) {
-        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(mine.stream.get(), other->done[0], 0));
-      }
-    }
-  }
-  mine.sched.run(sliced_program<Program>{program, slice}, slice.size(), mine.stream.get());
-  MICROSCHED_CUDA_TRY(cudaEventRecord(mine.done[0], mine.stream.get()));
-  mine.recorded = true;
-  if (alone) {
-    for (const auto& other : slot.lanes) {
-      if (other.get() != &mine) {
-        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(other->stream.get(), mine.done[0], 0));
-      }
-    }
-  }
-}
 
 //! The claim loop of one slot, shared by the process's threads and the MPI ranks: take a claim
 //! from `next()` (empty: done), enqueue the scheduler's run of its slice of `layout` on the next
@@ -135,9 +105,10 @@ void claim_loop(slot_lanes<Program>& slot, const Program& program, const claim_l
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
     const claimed_range r = next();
     if (r.empty()) break;
-    const std::size_t l = k % slot.lanes.size();
-    enqueue_claim(slot, l, program, layout.slice(r));
-    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], slot.lanes[l]->stream.get()));
+    lane<Program>& l = *slot.lanes[k % slot.lanes.size()];
+    const task_slice slice = layout.slice(r);
+    l.sched.run(sliced_program<Program>{program, slice}, slice.size(), l.stream.get());
+    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], l.stream.get()));
     if (k == 0 && when != nullptr) when->enqueued();
     taken.push_back(r);
   }
@@ -167,6 +138,10 @@ class multi_scheduler {
     for (std::size_t s = 0; s < devices_.size(); ++s) {
       const device_guard on(devices_[s]);
       slots_.push_back(std::make_unique<detail::slot_lanes<Program>>(args_.schedule, args_.claims));
+    }
+    if (devices_.size() > 1) {
+      for (std::size_t s = 0; s < devices_.size(); ++s)
+        workers_.push_back(std::make_unique<detail::slot_worker>());
     }
     peers_ = peer_access_summary(devices_);
   }
@@ -227,8 +202,9 @@ class multi_scheduler {
     const claim_layout layout = layout_of(count);
     state->layout = layout;
     const task_id smallest = smallest_units(layout, slots(), args_.claims);
+    state->loops.store(slots(), std::memory_order_relaxed);
     for (std::size_t s = 0; s < slots_.size(); ++s) {
-      state->threads.emplace_back(
+      workers_[s]->post(
           [this, s, count, layout, smallest, program = programs[s], st = state.get()] {
             try {
               const device_guard on(devices_[s]);
@@ -247,6 +223,7 @@ class multi_scheduler {
               st->errors[s] = std::current_exception();
               stop_.store(true);
             }
+            st->loop_ended();
           });
     }
     return multi_run(state);
@@ -298,6 +275,9 @@ class multi_scheduler {
   host_claim_counter counter_;
   std::atomic<bool> stop_{false};
   std::shared_ptr<detail::run_state> last_;  //!< the last run, joined before the next begins
+  //! (slot) -> the thread that runs its claim loops; none with one slot. Declared last, so the
+  //! workers end before the state their jobs use.
+  std::vector<std::unique_ptr<detail::slot_worker>> workers_;
 };
 
 }  // namespace microsched::multi_gpu

@@ -174,11 +174,6 @@ class automatic_schedule {
   //! Runs the choice through `launch(schedule)` when this scheduler holds untimed runs of this
   //! size class (taken from the calibration after an untimed run); false, launching nothing,
   //! otherwise. Touches no shared state: a decided call costs what a fixed schedule's does.
-  //! Whether the next run of this size class launches the choice untimed (run_untimed).
-  [[nodiscard]] bool holds_untimed_run(task_id num_tasks) const {
-    return fast_.runs > 0 && fast_.size_class == size_class(num_tasks);
-  }
-
   template <class Launch>
   bool run_untimed(task_id num_tasks, Launch&& launch) {
     if (fast_.runs == 0 || fast_.size_class != size_class(num_tasks)) return false;
