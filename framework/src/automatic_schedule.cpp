@@ -181,13 +181,14 @@ std::string full_key(const std::string& key, int size_class) {
 }
 
 std::shared_ptr<calibration_state> calibration_for(
-    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates) {
+    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates,
+    const calibration_settings& settings) {
   load_cache_once();
   const std::string full = full_key(key, size_class(num_tasks));
   std::lock_guard lock(registry_mutex);
   auto& slot = registry().states[full];
   if (slot) return slot;
-  slot = std::make_shared<calibration_state>(candidates);
+  slot = std::make_shared<calibration_state>(candidates, settings);
   // An earlier process's choice: adopted when it is still a candidate here.
   const auto seed = registry().seeds.find(full);
   if (seed != registry().seeds.end()) {

@@ -103,6 +103,20 @@ class scheduler {
     return automatic_.schedule_for(num_tasks);
   }
 
+  //! Whether the next run of `num_tasks` tasks is certain to put no CUDA event around its
+  //! launches: a fixed schedule, or a decided automatic choice between its timed runs.
+  [[nodiscard]] bool next_run_untimed(task_id num_tasks) const {
+    return args_.strategy != pool_strategy::automatic || automatic_.holds_untimed_run(num_tasks);
+  }
+
+  //! Declares what one timed run costs the caller beyond its events (a caller that empties the
+  //! GPU for each timed run pays the drain): decided choices are then timed that much more
+  //! rarely. Affects the size classes this process has not calibrated yet.
+  void set_timed_run_cost(double ms) {
+    if (!(ms > 0)) throw_invalid("timed run cost (ms)", ms, "must be positive");
+    automatic_.set_timed_run_cost(ms);
+  }
+
   //! Grid and resources for `num_tasks` tasks under schedule_for(num_tasks). Throws
   //! std::invalid_argument if it cannot launch.
   [[nodiscard]] launch_plan plan(task_id num_tasks) const {

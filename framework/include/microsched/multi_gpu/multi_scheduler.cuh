@@ -69,13 +69,22 @@ class event_ring {
   std::vector<cudaEvent_t> events_;
 };
 
-//! One stream of a slot and the single-GPU scheduler whose runs it takes (a scheduler's runs
-//! share its pool counter, so each stream has its own).
+//! What a lane's timed run costs: it waits for the other lanes' claims to end and they for it,
+//! about one claim's tail of GPU time, so decided choices are timed that much more rarely.
+inline constexpr double lane_timed_run_cost_ms = 0.25;
+
+//! One stream of a slot, the single-GPU scheduler whose runs it takes (a scheduler's runs share
+//! its pool counter, so each stream has its own), and the event its last claim recorded.
 template <class Program>
 struct lane {
-  explicit lane(const schedule_arguments& schedule) : sched(schedule) {}
+  lane(const schedule_arguments& schedule, bool shared) : sched(schedule), done(1) {
+    if (shared && schedule.strategy == pool_strategy::automatic)
+      sched.set_timed_run_cost(lane_timed_run_cost_ms);
+  }
   scheduler<sliced_program<Program>> sched;
   cuda_stream stream;
+  event_ring done;        //!< one event: the end of this lane's last claim
+  bool recorded = false;  //!< `done` marks a claim (none before the first)
 };
 
 //! A slot's lanes (`streams` of them) and the events of its claims in flight, on its GPU.
@@ -84,11 +93,38 @@ struct slot_lanes {
   slot_lanes(const schedule_arguments& schedule, const claim_settings& claims)
       : ring(claims.in_flight) {
     for (int l = 0; l < claims.streams; ++l)
-      lanes.push_back(std::make_unique<lane<Program>>(schedule));
+      lanes.push_back(std::make_unique<lane<Program>>(schedule, claims.streams > 1));
   }
   std::vector<std::unique_ptr<lane<Program>>> lanes;
   event_ring ring;
 };
+
+//! Enqueues the run of `slice` on lane `l`. A run that may be timed (the automatic schedule
+//! choosing, or checking its choice) runs alone on the GPU: it waits for the other lanes' last
+//! claims and they wait for it, since a run timed beside another claim measures both.
+template <class Program>
+void enqueue_claim(slot_lanes<Program>& slot, std::size_t l, const Program& program,
+                   const task_slice& slice) {
+  lane<Program>& mine = *slot.lanes[l];
+  const bool alone = slot.lanes.size() > 1 && !mine.sched.next_run_untimed(slice.size());
+  if (alone) {
+    for (const auto& other : slot.lanes) {
+      if (other.get() != &mine && other->recorded) {
+        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(mine.stream.get(), other->done[0], 0));
+      }
+    }
+  }
+  mine.sched.run(sliced_program<Program>{program, slice}, slice.size(), mine.stream.get());
+  MICROSCHED_CUDA_TRY(cudaEventRecord(mine.done[0], mine.stream.get()));
+  mine.recorded = true;
+  if (alone) {
+    for (const auto& other : slot.lanes) {
+      if (other.get() != &mine) {
+        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(other->stream.get(), mine.done[0], 0));
+      }
+    }
+  }
+}
 
 //! The claim loop of one slot, shared by the process's threads and the MPI ranks: take a claim
 //! from `next()` (empty: done), enqueue the scheduler's run of its slice of `layout` on the next
@@ -105,10 +141,9 @@ void claim_loop(slot_lanes<Program>& slot, const Program& program, const claim_l
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
     const claimed_range r = next();
     if (r.empty()) break;
-    lane<Program>& l = *slot.lanes[k % slot.lanes.size()];
-    const task_slice slice = layout.slice(r);
-    l.sched.run(sliced_program<Program>{program, slice}, slice.size(), l.stream.get());
-    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], l.stream.get()));
+    const std::size_t l = k % slot.lanes.size();
+    enqueue_claim(slot, l, program, layout.slice(r));
+    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], slot.lanes[l]->stream.get()));
     if (k == 0 && when != nullptr) when->enqueued();
     taken.push_back(r);
   }

@@ -28,8 +28,9 @@ namespace microsched::detail {
 //! One size class's calibration and its pending measurement. Shared by schedulers; guarded by
 //! its mutex.
 struct calibration_state {
-  explicit calibration_state(std::vector<schedule_arguments> candidates)
-      : choice(std::move(candidates)) {}
+  explicit calibration_state(std::vector<schedule_arguments> candidates,
+                             calibration_settings settings = {})
+      : choice(std::move(candidates), settings) {}
   ~calibration_state();
   calibration_state(const calibration_state&) = delete;
   calibration_state& operator=(const calibration_state&) = delete;
@@ -96,7 +97,8 @@ struct in_call_plan {
 //! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
 //! created with `candidates` on first use.
 [[nodiscard]] std::shared_ptr<calibration_state> calibration_for(
-    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates);
+    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates,
+    const calibration_settings& settings = {});
 
 //! Every decided choice of the process: (key, size class, schedule), for save_calibrations().
 [[nodiscard]] std::vector<std::tuple<std::string, int, schedule_arguments>> decided_calibrations();
@@ -124,6 +126,15 @@ class automatic_schedule {
     key_ = std::move(key);
     candidates_ = std::move(candidates);
     in_call_ = in_call;
+  }
+
+  //! What a timed run costs its caller (calibration_settings::timed_cost_ms), for the size
+  //! classes this scheduler creates from now on.
+  void set_timed_run_cost(double ms) { settings_.timed_cost_ms = ms; }
+
+  //! Whether the next run of this size class launches the choice untimed (run_untimed).
+  [[nodiscard]] bool holds_untimed_run(task_id num_tasks) const {
+    return fast_.runs > 0 && fast_.size_class == size_class(num_tasks);
   }
 
   //! Does not wait for a timed run in flight (its time is read later).
@@ -301,7 +312,7 @@ class automatic_schedule {
   [[nodiscard]] std::shared_ptr<calibration_state> state_for(task_id num_tasks) const {
     const int k = size_class(num_tasks);
     auto& slot = states_[k];
-    if (!slot) slot = calibration_for(key_, num_tasks, candidates_);
+    if (!slot) slot = calibration_for(key_, num_tasks, candidates_, settings_);
     return slot;
   }
 
@@ -314,6 +325,7 @@ class automatic_schedule {
 
   std::string key_;
   std::vector<schedule_arguments> candidates_;
+  calibration_settings settings_;  //!< for the size classes this scheduler creates
   bool in_call_ = false;
   untimed_runs fast_;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state
