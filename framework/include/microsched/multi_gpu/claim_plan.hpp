@@ -39,7 +39,7 @@ struct claim_settings {
   //! self-scheduling with the factor of Polychronopoulos and Kuck at 1/share_divisor). At
   //! `granules`, every claim is the smallest: interleaved claims cost alike, so equal claims
   //! balance as well as shrinking ones and keep each GPU's automatic schedule in one size class.
-  task_id share_divisor = 8;
+  task_id share_divisor = 4;
   //! Claims each claimant keeps enqueued, so that its GPU never waits for the host's next claim.
   int in_flight = 2;
   //! Streams (each with its own single-GPU scheduler) a claimant's claims take in turn. Two let
@@ -48,7 +48,7 @@ struct claim_settings {
   int streams = 2;
   //! The smallest claim, in parts of one claimant's even share: the last claims are at most
   //! 1/granules of a GPU's work, which bounds how far apart the GPUs finish.
-  task_id granules = 8;
+  task_id granules = 4;
   //! The smallest claim in tasks, whatever the range: below it a claim's launches cost more than
   //! its tasks on a large GPU.
   task_id min_tasks = 4096;
