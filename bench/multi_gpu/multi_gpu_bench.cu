@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
   app.add_option("--variants", variants,
                  "dynamic (the default claims), or parts joined by '+': equal (static equal "
                  "split), contiguous (guided contiguous claims), guided (guided interleaved "
-                 "claims), claims-N (N equal interleaved claims per GPU), streams-N (N streams "
-                 "per GPU), fixed (every GPU runs the single-GPU default's choice); "
+                 "claims), claims-N (N equal interleaved claims per GPU), last-N (guided interleaved "
+                 "claims down to 1/N of a GPU's share), streams-N (N streams per GPU), fixed (every GPU runs the single-GPU default's choice); "
                  "comma-separated")
       ->capture_default_str();
   bench::add_workload_options(app, opt.sizes, opt.warmup, opt.repetitions);

@@ -56,7 +56,8 @@ struct multi_row {
 
 //! The arguments of a variant on the first `gpus` GPUs: "dynamic" (the defaults), or parts
 //! joined by '+': equal (the static equal split), contiguous (guided contiguous claims), guided
-//! (guided interleaved claims), claims-N (N equal interleaved claims per GPU), streams-N (claims
+//! (guided interleaved claims), claims-N (N equal interleaved claims per GPU), last-N (guided
+//! interleaved claims down to 1/N of a GPU's share), streams-N (claims
 //! on N streams per GPU, N claims in flight at least), fixed (each GPU runs `fixed`, the
 //! single-GPU default's choice, instead of its own automatic schedule). Throws
 //! std::invalid_argument naming an unknown part.
@@ -90,12 +91,14 @@ inline multi_gpu::multi_arguments variant_arguments(const std::string& name, int
       const auto per_gpu = static_cast<task_id>(number(part, 7, 4096));
       args.claims.granules = per_gpu;
       args.claims.share_divisor = per_gpu;
+    } else if (part.rfind("last-", 0) == 0) {
+      args.claims.granules = static_cast<task_id>(number(part, 5, 4096));
     } else if (part.rfind("streams-", 0) == 0) {
       args.claims.streams = static_cast<int>(number(part, 8, 16));
       args.claims.in_flight = std::max(args.claims.in_flight, args.claims.streams);
     } else {
       throw std::invalid_argument("--variants = '" + name + "': '" + part +
-                                  "' is none of dynamic, equal, fixed, "
+                                  "' is none of dynamic, equal, fixed, last-N, "
                                   "contiguous, guided, claims-N, streams-N");
     }
   }
