@@ -88,12 +88,14 @@ struct lane {
 };
 
 //! A slot's lanes (`streams` of them) and the events of its claims in flight, on its GPU.
+//! `claiming`: the slot takes claims (more than one slot), so its lanes share the GPU.
 template <class Program>
 struct slot_lanes {
-  slot_lanes(const schedule_arguments& schedule, const claim_settings& claims)
+  slot_lanes(const schedule_arguments& schedule, const claim_settings& claims,
+             bool claiming = true)
       : ring(claims.in_flight) {
     for (int l = 0; l < claims.streams; ++l)
-      lanes.push_back(std::make_unique<lane<Program>>(schedule, claims.streams > 1));
+      lanes.push_back(std::make_unique<lane<Program>>(schedule, claiming && claims.streams > 1));
   }
   std::vector<std::unique_ptr<lane<Program>>> lanes;
   event_ring ring;
@@ -172,7 +174,8 @@ class multi_scheduler {
     check_range(0, static_cast<int>(devices_.size()));
     for (std::size_t s = 0; s < devices_.size(); ++s) {
       const device_guard on(devices_[s]);
-      slots_.push_back(std::make_unique<detail::slot_lanes<Program>>(args_.schedule, args_.claims));
+      slots_.push_back(std::make_unique<detail::slot_lanes<Program>>(args_.schedule, args_.claims,
+                                                                     devices_.size() > 1));
     }
     if (devices_.size() > 1) {
       for (std::size_t s = 0; s < devices_.size(); ++s)
