@@ -130,7 +130,7 @@ class workload {
 [[nodiscard]] workload_traits traits_of(const std::string& name);
 //! Checks options and tunables (any mix of both) on the host, without a GPU: throws
 //! std::invalid_argument naming the first unknown name or bad value.
-void check_workload_options(const std::string& name, const options_map& options);
+void validate_workload_options(const std::string& name, const options_map& options);
 //! Builds a workload on the current device. `options` may hold tunables too (their first
 //! values). Unknown names or options, or bad values, throw std::invalid_argument naming them
 //! before any device work; no GPU throws microsched::no_device_error.

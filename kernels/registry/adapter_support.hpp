@@ -22,7 +22,7 @@ struct entry {
   std::function<std::vector<parameter>()> tunables;    //!< per-run settings (set_tunables)
   std::function<workload_traits()> traits;
   //! Parses options and tunables on the host (no GPU); throws std::invalid_argument.
-  std::function<void(const options_map&)> check;
+  std::function<void(const options_map&)> validate;
   //! Builds the workload from its options, then sets the tunables `options` holds.
   std::function<std::unique_ptr<workload>(const options_map&)> make;
 };

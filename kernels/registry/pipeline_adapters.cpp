@@ -292,7 +292,7 @@ entry chunk_entry(const std::string& name) {
   e.parameters = [name] { return chunk_parameters(name); };
   e.tunables = [name] { return chunk_tunables(name); };
   e.traits = pipeline_traits;
-  e.check = [name](const options_map& o) {
+  e.validate = [name](const options_map& o) {
     reject_unknown(name, o, joined(chunk_parameters(name), chunk_tunables(name)));
     (void)chunk_program_from(name, select(o, chunk_parameters(name)), false);
     (void)parse_chunk_tunables(name, select(o, chunk_tunables(name)));
@@ -437,7 +437,7 @@ entry carried_entry() {
   e.parameters = carried_parameters;
   e.tunables = carried_tunables;
   e.traits = pipeline_traits;
-  e.check = [](const options_map& o) {
+  e.validate = [](const options_map& o) {
     reject_unknown("carried", o, joined(carried_parameters(), carried_tunables()));
     (void)parse_carried(select(o, carried_parameters()));
     (void)parse_carried_tunables(select(o, carried_tunables()));

@@ -256,7 +256,7 @@ entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
   e.parameters = parameters;
   e.tunables = [raycast] { return switching_tunables(raycast); };
   e.traits = traits;
-  e.check = [=](const options_map& options) {
+  e.validate = [=](const options_map& options) {
     const auto tunables = switching_tunables(raycast);
     reject_unknown(name, options, joined(parameters(), tunables));
     (void)parse(select(options, parameters()));

@@ -16,7 +16,7 @@ namespace microsched::programs {
 
 //! Throws std::invalid_argument naming `option` and `path` unless write_file_atomically can be
 //! expected to write `path`: not a folder, a writable folder, an existing file that is writable.
-inline void check_output_file(const std::string& option, const std::string& path) {
+inline void validate_output_file(const std::string& option, const std::string& path) {
   try {
     check_writable_file(path);
   } catch (const std::runtime_error& e) {

@@ -33,7 +33,7 @@ void add_repetitions_option(CLI::App& app, int& repetitions) {
                         "timed runs per kernel (median reported)", 1, 10000);
 }
 
-void check_repetitions(int repetitions) {
+void validate_repetitions(int repetitions) {
   if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
 }
 
@@ -71,7 +71,7 @@ void schedule_cli::add_to(CLI::App& app) {
 }
 
 schedule_arguments schedule_cli::arguments(const std::string& workload) const {
-  check_repetitions(repetitions);
+  validate_repetitions(repetitions);
 #if MICROSCHED_HAVE_TUNING
   if (!tuned.empty()) {
     // The file is read and checked first: a missing or corrupt one is bad input (exit 2) even
@@ -130,7 +130,7 @@ void png_output::add_to(CLI::App& app) {
 }
 
 void png_output::check() const {
-  if (wanted()) programs::check_output_file("--output", path);
+  if (wanted()) programs::validate_output_file("--output", path);
 }
 
 void png_output::write(const rgb_image& image) const {

@@ -145,9 +145,9 @@ TEST_CASE("ranges beyond 2^32 tasks: claims and the equal split in 64-bit arithm
   CHECK(parts[0].count - parts[2].count <= 1);
   const claimed_range last = equal_share(max_range_tasks, 7, 6);
   CHECK(last.end() == max_range_tasks);
-  CHECK_THROWS_AS(check_range(max_range_tasks + 1, 4), std::invalid_argument);
-  CHECK_NOTHROW(check_range(max_range_tasks, max_claimants));
-  CHECK_THROWS_AS(check_range(10, 0), std::invalid_argument);
+  CHECK_THROWS_AS(validate_range(max_range_tasks + 1, 4), std::invalid_argument);
+  CHECK_NOTHROW(validate_range(max_range_tasks, max_claimants));
+  CHECK_THROWS_AS(validate_range(10, 0), std::invalid_argument);
 }
 
 TEST_CASE(

@@ -176,8 +176,8 @@ class fake_area_workload final : public workloads::workload {
   static std::vector<workloads::parameter> tunables() {
     return {{"method", "a", "a or b"}, {"level", "1", "1..8"}};
   }
-  //! Host-only check of the values (the registry's check_workload_options).
-  static void check(const options_map& values) {
+  //! Host-only check of the values (the registry's validate_workload_options).
+  static void validate(const options_map& values) {
     for (const auto& [name, value] : values) {
       if (name == "method" && value != "a" && value != "b")
         throw std::invalid_argument("method = " + value + ": expected a or b");
@@ -188,7 +188,7 @@ class fake_area_workload final : public workloads::workload {
     }
   }
   void set_tunables(const options_map& values) override {
-    check(values);
+    validate(values);
     const auto m = values.find("method");
     const auto l = values.find("level");
     method_ = m == values.end() ? "a" : m->second;
@@ -251,8 +251,8 @@ inline workload_factory fake_area_factory(std::shared_ptr<fake_counters> counter
     return name == "fake-area" ? fake_area_workload::fake_area_traits()
                                : workloads::workload_traits{};
   };
-  f.check = [](const std::string& name, const options_map& options) {
-    if (name == "fake-area") return fake_area_workload::check(options);
+  f.validate = [](const std::string& name, const options_map& options) {
+    if (name == "fake-area") return fake_area_workload::validate(options);
     (void)fake_workload(options, std::make_shared<fake_counters>());  // parses, counts nothing
   };
   return f;

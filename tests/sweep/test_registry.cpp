@@ -42,10 +42,10 @@ std::vector<std::string> names_of(const std::vector<parameter>& ps) {
   return names;
 }
 
-//! The message check_workload_options throws for these options, or "" when it accepts them.
+//! The message validate_workload_options throws for these options, or "" when it accepts them.
 std::string refusal(const std::string& workload, const options_map& options) {
   try {
-    check_workload_options(workload, options);
+    validate_workload_options(workload, options);
     return "";
   } catch (const std::invalid_argument& e) {
     return e.what();

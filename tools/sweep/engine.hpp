@@ -28,7 +28,7 @@ struct workload_factory {
   std::function<std::vector<workloads::parameter>(const std::string& name)> tunables;
   std::function<workloads::workload_traits(const std::string& name)> traits;
   //! Checks options and tunables on the host; throws std::invalid_argument naming a bad value.
-  std::function<void(const std::string& name, const options_map& options)> check;
+  std::function<void(const std::string& name, const options_map& options)> validate;
 
   [[nodiscard]] std::vector<workloads::parameter> tunables_of(const std::string& name) const {
     return tunables ? tunables(name) : std::vector<workloads::parameter>{};

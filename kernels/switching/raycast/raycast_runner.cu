@@ -14,7 +14,7 @@ namespace microsched::switching_workloads {
 using kernels::raycast::raycast_program;
 
 namespace {
-void check_tile(const raycast_settings& s, int w, int h) {
+void validate_tile(const raycast_settings& s, int w, int h) {
   if (w == 0 && h == 0) return;
   if (w < 1 || s.width % w != 0)
     throw_invalid("tile width", w, "must divide the image width (or 0x0: rows)");
@@ -138,7 +138,7 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
   if (settings.march_window < 1 || settings.march_window > 4096) {
     throw_invalid("window", settings.march_window, "must be in 1..4096");
   }
-  check_tile(settings, settings.tile_width, settings.tile_height);
+  validate_tile(settings, settings.tile_width, settings.tile_height);
   impl_ = std::make_unique<impl>(settings);
 }
 raycast_runner::~raycast_runner() = default;
@@ -163,7 +163,7 @@ void raycast_runner::set_skip_empty(bool skip) {
 }
 
 void raycast_runner::set_tile(int w, int h) {
-  check_tile(impl_->settings, w, h);
+  validate_tile(impl_->settings, w, h);
   impl_->settings.tile_width = w;
   impl_->settings.tile_height = h;
 }
