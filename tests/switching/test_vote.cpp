@@ -300,9 +300,9 @@ TEST_CASE("quiet switches move nothing through shared memory") {
 
 TEST_CASE("shared memory check names the sizes and what to lower") {
   CHECK(pool_shared_bytes(1000, 128) == 4000);
-  CHECK_NOTHROW(check_shared_fit(4000, 4000, 64, 16, 128));
+  CHECK_NOTHROW(require_shared_fit(4000, 4000, 64, 16, 128));
   try {
-    check_shared_fit(300000, 232448, 160, 400, 128);
+    require_shared_fit(300000, 232448, 160, 400, 128);
     FAIL("expected std::invalid_argument");
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();

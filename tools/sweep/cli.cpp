@@ -302,9 +302,9 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     if (!dry_run) {
       // The output places, before any device work and without creating anything: a sweep that
       // stops here (or for want of a GPU) leaves the file system as it was.
-      check_writable_folder(out_dir);
+      require_writable_folder(out_dir);
       if (!tuning_file.empty()) {
-        check_writable_file(tuning_file);
+        require_writable_file(tuning_file);
         (void)sweep::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
       }
     }
