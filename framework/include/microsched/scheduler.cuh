@@ -60,15 +60,15 @@ using default_policy_t = std::conditional_t<switching::managed_task_program<Prog
 namespace detail {
 //! The static_asserts of the program kind the policy runs, naming what is missing.
 template <class Program, class Policy>
-constexpr bool check_program_for() {
+constexpr bool assert_program_for() {
   if constexpr (Policy::switches_contexts) {
-    return switching::check_managed_program<Program>();
+    return switching::assert_managed_program<Program>();
   } else {
     static_assert(!switching::managed_task_program<Program>,
                   "a managed-branch program (managed_branches, step(context&, Gate&)) runs under "
                   "switching_policy; wrap it in switching::divergent_program to run its branches "
                   "divergently under termination_policy");
-    return check_task_program<Program>();
+    return assert_task_program<Program>();
   }
 }
 }  // namespace detail
@@ -81,7 +81,7 @@ constexpr bool check_program_for() {
 //! counter, so enqueue them on one stream (or use one scheduler per stream).
 template <class Program, class Policy = default_policy_t<Program>>
 class scheduler {
-  static_assert(detail::check_program_for<Program, Policy>());
+  static_assert(detail::assert_program_for<Program, Policy>());
 
  public:
   using policy = Policy;

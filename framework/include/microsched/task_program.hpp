@@ -64,7 +64,7 @@ concept routed_task_program = task_program<P> && requires(const P& program, task
 //! error where the scheduler or a baseline instantiates it (a concept failure says only
 //! "constraints not satisfied").
 template <class P>
-constexpr bool check_task_program() {
+constexpr bool assert_task_program() {
   static_assert(std::is_trivially_copyable_v<P>,
                 "a task program is passed to kernels by value: it must be trivially copyable "
                 "(device pointers and parameters, nothing owning)");
