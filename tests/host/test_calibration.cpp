@@ -310,18 +310,18 @@ TEST_CASE("an explicit check of the choice restarts on one run off by the drift 
   calibration c(three(), {2, 0.03, 1.5, 1.25, 0.05});
   drive(c, {0.150, 0.100, 0.120});
   REQUIRE(c.chosen() == 1);
-  c.check_choice(0.110);  // within 1.25x: kept
+  c.recalibrate_if_drifted(0.110);  // within 1.25x: kept
   CHECK(c.decided());
-  c.check_choice(0.220, 2);  // twice the tasks, twice the time: the same per task
+  c.recalibrate_if_drifted(0.220, 2);  // twice the tasks, twice the time: the same per task
   CHECK(c.decided());
   // 0.06 ms faster: below the drift floor, which record() would keep, but 1.67x off.
-  c.check_choice(0.060);
+  c.recalibrate_if_drifted(0.060);
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
-  c.check_choice(1.0);  // while calibrating: nothing to check
+  c.recalibrate_if_drifted(1.0);  // while calibrating: nothing to check
   CHECK(c.restarts() == 1);
-  CHECK_THROWS_AS(c.check_choice(0.0), std::invalid_argument);
-  CHECK_THROWS_AS(c.check_choice(1.0, 0), std::invalid_argument);
+  CHECK_THROWS_AS(c.recalibrate_if_drifted(0.0), std::invalid_argument);
+  CHECK_THROWS_AS(c.recalibrate_if_drifted(1.0, 0), std::invalid_argument);
 }
 
 TEST_CASE("after a drift, candidates far slower than direct sit the new calibration out") {

@@ -127,12 +127,12 @@ class scheduler {
   //! one. Every run processes every task, so use it only where running the tasks again is
   //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it times the
   //! choice calibration::drift_runs times and calibrates again if the fastest is off its
-  //! calibrated time (calibration::check_choice): the work may be other data of the same size
-  //! class. A no-op for fixed schedules.
+  //! calibrated time (calibration::recalibrate_if_drifted): the work may be other data of the same
+  //! size class. A no-op for fixed schedules.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
-    automatic_.check_choice(
+    automatic_.recalibrate_if_drifted(
         num_tasks, stream,
         [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
         calibration::drift_runs);
