@@ -241,7 +241,7 @@ class chunk_pipeline_workload final : public workload {
   //! loop with every chunk remapped before its launch (chunk_pipeline::run_remapped, so the
   //! optimised kernel runs on every chunk, with the method the tunables choose), then the
   //! pipelined loop, whatever it chose per chunk.
-  check_report check_scheduled(const schedule_arguments&) override {
+  verification_report verify_scheduled(const schedule_arguments&) override {
     chosen_method_program p{*program_, tunables_.method};
     if (reference_.empty()) {
       program_->poison_outputs();
@@ -391,7 +391,7 @@ class carried_workload final : public workload {
   //! against the original loop's, word for word, twice: the loop with every second part remapped
   //! before its launch (split_loop::run_remapped, so the optimised kernel runs in every
   //! iteration), then the split loop, whatever was ready in time.
-  check_report check_scheduled(const schedule_arguments&) override {
+  verification_report verify_scheduled(const schedule_arguments&) override {
     pw::any_split_program p{*program_};
     if (reference_.empty()) {
       program_->reset();

@@ -58,7 +58,7 @@ class remap_workload : public workload {
   //! Poisons the output, runs the method once, compares every element's bits with the original
   //! kernel's. Each element is written by one thread; the kernels keep no per-element counter,
   //! so a duplicate write of the same value cannot be told apart and `duplicated` stays 0.
-  check_report check_scheduled(const schedule_arguments&) override {
+  verification_report verify_scheduled(const schedule_arguments&) override {
     if (reference_.empty()) {
       out_.fill_bytes(0xff, stream_.get());
       launch(rk::remap_variant::original, stream_.get());

@@ -189,7 +189,7 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
 }
 
 bool print_verification(workloads::workload& w, const schedule_arguments& args) {
-  const auto r = w.check_scheduled(args);
+  const auto r = w.verify_scheduled(args);
   if (r.passed) {
     std::printf("verify: all %llu tasks processed exactly once, outputs equal to vanilla\n",
                 static_cast<unsigned long long>(r.tasks));

@@ -66,11 +66,11 @@ class fake_workload final : public workloads::workload {
     return stats(scheduled_ms(a), o);
   }
 
-  workloads::check_report check_scheduled(const schedule_arguments& a) override {
+  workloads::verification_report verify_scheduled(const schedule_arguments& a) override {
     if (a.blocks_per_sm > 8) ++counters_->refused;
     refuse(a);
     ++counters_->checks;
-    workloads::check_report r;
+    workloads::verification_report r;
     r.tasks = num_tasks();
     r.passed = !(counters_->fail_check && *counters_->fail_check == schedule_text(a));
     if (!r.passed) {
@@ -210,9 +210,9 @@ class fake_area_workload final : public workloads::workload {
     ++counters_->timed[method_ + std::to_string(level_)];
     return stats((method_ == "a" ? 3.0 : 2.0) + 0.1 * std::abs(level_ - 3), o);
   }
-  workloads::check_report check_scheduled(const schedule_arguments&) override {
+  workloads::verification_report verify_scheduled(const schedule_arguments&) override {
     ++counters_->checks;
-    workloads::check_report r;
+    workloads::verification_report r;
     r.tasks = 100;
     r.passed = true;
     return r;

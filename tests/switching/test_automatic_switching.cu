@@ -50,7 +50,7 @@ TEST_CASE("every form of the default's list: Monte Carlo tasks once, sums equal 
     switching_workloads::montecarlo_branch_runner mc(s);
     CAPTURE(n);
     // 3 direct windows x 2 direct forms + 2 switching windows x 2 switching schedules.
-    check_passed(mc.check_forms(), 10);
+    check_passed(mc.verify_forms(), 10);
   }
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("every form of the default's list: rays once, images within tolerance 
       // Orders: rows and expensive-first always, 8x4 where it divides, 16x16 where it divides.
       const std::size_t orders =
           2 + (sz.w % 8 == 0 && sz.h % 4 == 0 ? 1 : 0) + (sz.w % 16 == 0 && sz.h % 16 == 0 ? 1 : 0);
-      check_passed(rc.check_forms(2, 0.001), orders * (3 * 2 + 2 * 2));
+      check_passed(rc.verify_forms(2, 0.001), orders * (3 * 2 + 2 * 2));
     }
   }
 }

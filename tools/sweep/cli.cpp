@@ -336,7 +336,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     running = true;
     try {
       complete = run_sweep(plan, env.factory, log, options);
-    } catch (const check_failed_error& e) {
+    } catch (const verification_failed_error& e) {
       bar.finish();
       *env.err << "sweep: error: " << e.what() << " in " << journal_path.string()
                << "; no CSV, JSON or plots were written.\n";

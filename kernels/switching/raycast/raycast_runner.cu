@@ -213,7 +213,7 @@ default_times raycast_runner::time_default(const timing_options& options) {
                                       impl_->pixels(), options, impl_->stream.get());
 }
 
-std::vector<form_check> raycast_runner::check_forms(int tolerance, double allowed_fraction) {
+std::vector<form_check> raycast_runner::verify_forms(int tolerance, double allowed_fraction) {
   impl_->ensure_reference();
   auto& m = *impl_;
   const cudaStream_t s = m.stream.get();
@@ -279,7 +279,7 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
   return m.compare(tolerance, allowed_fraction);
 }
 
-image_check raycast_runner::check_wavefront(int tolerance, double allowed_fraction) {
+image_check raycast_runner::verify_wavefront(int tolerance, double allowed_fraction) {
   impl_->ensure_reference();
   auto& m = *impl_;
   const cudaStream_t s = m.stream.get();
