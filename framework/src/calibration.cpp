@@ -232,7 +232,7 @@ void calibration::start_check(double chosen_ms) {
 }
 
 int calibration::challenger() const {
-  // The runner-up of the last calibration among the other strategies (another budget or window
+  // The runner-up of the last calibration among the other strategies (another budget or deferral
   // of the same strategy moves with the choice), if it timed one.
   int best = -1;
   const pool_strategy chosen_strategy = candidate(chosen_).strategy;

@@ -22,7 +22,7 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
                  "keeps the fastest), direct (one thread per task; strided: the same in a "
                  "grid-stride loop), or the task pools of "
                  "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
-                 "(runs of tasks per lane, the next begun inside the window) and budgeted (a "
+                 "(runs of tasks per lane, the next begun within the deferral) and budgeted (a "
                  "direct pass of --budget steps per task, then the tasks still running on "
                  "private pools; stream refills lanes every --period steps)")
       ->capture_default_str();

@@ -221,7 +221,7 @@ TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and t
     verify_all_schedules(*w);
   }
   // 2^20 + 7 walks under the automatic schedule and the warp_range strategy, whose lanes take their
-  // next walk inside the window; the steps equal the host's.
+  // next walk within the deferral; the steps equal the host's.
   const walk_settings s{(1u << 20) + 7, 4, 11};
   const auto host = walk_task_lengths(s);
   auto w = make_walk_workload(s);

@@ -175,9 +175,9 @@ void verify_all_variants(const Program& program, task_id n, const outputs& want)
   }
 }
 
-//! Fetch control and the window between fetch checks apply under switching as under termination
+//! Fetch control and the deferral between fetch checks apply under switching as under termination
 //! divergence: every kind of idle count, thresholds that keep warps computing with idle lanes,
-//! windows of one and several visits, each pool strategy, immediate and deferred switching.
+//! deferrals of one and several visits, each pool strategy, immediate and deferred switching.
 template <class Program, int Contexts>
 void verify_fetch_control(const Program& program, task_id n, const outputs& want) {
   const std::vector<fetch_control> fetches = {fetch_control::any(), fetch_control::all(),

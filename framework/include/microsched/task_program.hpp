@@ -17,11 +17,12 @@
 //!
 //! Optional fast path for cheap steps: `__device__ bool advance(context& c, int budget) const`
 //! runs up to `budget` steps (at least one) and returns true if the task finished. The scheduler
-//! calls it for each window of `deferral` steps instead of looping over step() itself; a program
-//! can then fold the window into its own termination test (Julia: `iterations >= min(crunch,
-//! start + budget)`), so a window costs no instruction per step. It must run the same arithmetic
-//! as step() (the results are checked against vanilla, which only calls step()). Programs are
-//! passed to kernels by value, so they hold device pointers and parameters, nothing owning.
+//! calls it for each deferral (`deferral` steps) instead of looping over step() itself; a program
+//! can then fold the budget into its own termination test (Julia: `iterations >= min(crunch,
+//! start + budget)`), so counting the steps costs no instruction per step. It must run the same
+//! arithmetic as step() (the results are checked against vanilla, which only calls step()).
+//! Programs are passed to kernels by value, so they hold device pointers and parameters, nothing
+//! owning.
 
 #include <concepts>
 #include <type_traits>
