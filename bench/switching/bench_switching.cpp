@@ -562,7 +562,7 @@ void register_raycast_baselines() {
         return t;
       });
       add_row("vanilla_best", [](rc_baseline_set& b, std::string& label) {
-        label = b.vanilla.order + " w" + std::to_string(b.vanilla.window);
+        label = b.vanilla.order + " w" + std::to_string(b.vanilla.march_window);
         return b.vanilla.stats;
       });
       for (const auto& o : rc_wave_orders) {

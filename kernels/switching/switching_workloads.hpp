@@ -175,7 +175,7 @@ struct image_check {
 //! (raycast_runner::time_vanilla_best).
 struct vanilla_search {
   timing_stats stats;  //!< the fastest one's timing
-  int window = 1;
+  int march_window = 1;
   //! "rows", "8x4", "16x16" (tiles), "center_first" (8x4 tiles, expensive first)
   std::string order;
   std::vector<std::pair<std::string, double>> tried;  //!< "8x4 w64" -> median ms, every one

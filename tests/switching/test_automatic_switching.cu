@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of the automatic switching schedule (label gpu): every form of its candidate list
-// (direct forms at each window and task order, switching forms) runs each task exactly once with
-// outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast sample's
-// tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides, and its
-// chosen form then runs each task once.
+// (direct forms at each march window and task order, switching forms) runs each task exactly once
+// with outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast
+// sample's tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides,
+// and its chosen form then runs each task once.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -49,7 +49,7 @@ TEST_CASE("every form of the default's list: Monte Carlo tasks once, sums equal 
     s.probability = 0.05f;
     switching_workloads::montecarlo_branch_runner mc(s);
     CAPTURE(n);
-    // 3 direct windows x 2 direct forms + 2 switching windows x 2 switching schedules.
+    // 3 direct march windows x 2 direct forms + 2 switching march windows x 2 schedules.
     check_passed(mc.verify_forms(), 10);
   }
 }

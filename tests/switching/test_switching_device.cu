@@ -362,7 +362,7 @@ TEST_CASE("the windowed-vanilla search tries every order and window and keeps th
   double fastest = 1e300;
   for (const auto& [name, ms] : best.tried) fastest = std::min(fastest, ms);
   CHECK(best.stats.median_ms == fastest);
-  CHECK((best.window == 1 || best.window == 8));
+  CHECK((best.march_window == 1 || best.march_window == 8));
   CHECK(rc.settings().march_window == 3);
   CHECK(rc.settings().tile_width == 16);
   CHECK_FALSE(rc.settings().center_first);
@@ -404,7 +404,7 @@ TEST_CASE_TEMPLATE("a march window in the Monte Carlo step changes no output", C
   const task_id n = small_run() ? 2001 : 30011;
   const auto want = run_vanilla(p, n);  // window 1: one outer iteration per step
   for (const std::uint32_t window : {2u, 7u, 64u}) {
-    p.window = window;
+    p.march_window = window;
     const auto vanilla = run_vanilla(p, n);
     CHECK(vanilla.a == want.a);
     CHECK(vanilla.b == want.b);

@@ -40,7 +40,7 @@ struct montecarlo_branch_runner::impl {
     p.outer = settings.outer;
     p.inner = settings.inner;
     p.seed = settings.seed;
-    p.window = settings.march_window;
+    p.march_window = settings.march_window;
     p.sum_out = sum_out;
     p.entered_out = entered_out;
     return p;

@@ -367,7 +367,7 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
         best.tried.push_back({std::string(o.name) + " w" + std::to_string(w), t.median_ms});
         if (t.median_ms < best.stats.median_ms) {
           best.stats = t;
-          best.window = w;
+          best.march_window = w;
           best.order = o.name;
         }
       }
