@@ -62,7 +62,7 @@ std::vector<schedule_arguments> candidates() {
     a.blocks_per_sm = 12;
     list.push_back(a);
   }
-  schedule_arguments chunk32;  // hybrid with its default chunk and a longer window
+  schedule_arguments chunk32;  // hybrid with its default chunk and a longer deferral
   chunk32.strategy = pool_strategy::hybrid;
   chunk32.deferral = 256;
   list.push_back(chunk32);
@@ -72,7 +72,7 @@ std::vector<schedule_arguments> candidates() {
   l.fetch = fetch_control::any();
   l.deferral = 64;
   list.push_back(l);
-  // Runs of tasks begun inside the window (short tasks: Monte Carlo kill 0.1, random walks),
+  // Runs of tasks begun within the deferral (short tasks: Monte Carlo kill 0.1, random walks),
   // refilled every 4 steps (costly steps) or every 8 (cheap steps).
   for (int period : {4, 8}) {
     for (int run : {8, 16, 32}) {

@@ -86,7 +86,7 @@ class task_workload : public Base {
                        stream_.get());
   }
 
-  check_report check_scheduled(const schedule_arguments& args) override {
+  verification_report verify_scheduled(const schedule_arguments& args) override {
     ensure_reference();
     scheduler<counted_program<Program>, termination_policy<scheduler_block_threads>> sched(args);
     for (auto& buffer : run_) buffer.fill_bytes(0xff, stream_.get());  // poison
@@ -158,8 +158,8 @@ class task_workload : public Base {
     have_reference_ = true;
   }
 
-  check_report compare_with_reference() {
-    check_report r;
+  verification_report compare_with_reference() {
+    verification_report r;
     r.tasks = num_tasks_;
     const exactly_once_count once = counts_.check(stream_.get(), 200);
     r.missing = once.missing;

@@ -35,7 +35,7 @@ struct parameter {
 };
 
 //! Result of checking a scheduled run against the vanilla run of the same step code.
-struct check_report {
+struct verification_report {
   bool passed = false;
   std::uint64_t tasks = 0;
   std::uint64_t missing = 0;     //!< tasks never processed
@@ -72,7 +72,7 @@ struct baseline_names {
 struct workload_traits {
   std::string area = "termination";  //!< termination, switching, remap or pipeline
   //! The workload runs under microsched's scheduler, so the schedule (strategy, fetch, chunk,
-  //! deferral, blocks per SM) applies. false: time_scheduled and check_scheduled ignore it.
+  //! deferral, blocks per SM) applies. false: time_scheduled and verify_scheduled ignore it.
   bool takes_schedule = true;
   baseline_names baselines;
 };
@@ -109,7 +109,7 @@ class workload {
   virtual timing_stats time_scheduled(const schedule_arguments& args,
                                       const timing_options& options) = 0;
   //! Poisons the outputs, runs once with per-task counters, compares with vanilla.
-  virtual check_report check_scheduled(const schedule_arguments& args) = 0;
+  virtual verification_report verify_scheduled(const schedule_arguments& args) = 0;
   [[nodiscard]] virtual std::vector<resource_report> resources(const schedule_arguments& args) = 0;
   //! What the scheduler runs under `args` and why: the fixed schedule, or what the automatic
   //! schedule chose for this size with every candidate's time (after time_scheduled()).
@@ -130,7 +130,7 @@ class workload {
 [[nodiscard]] workload_traits traits_of(const std::string& name);
 //! Checks options and tunables (any mix of both) on the host, without a GPU: throws
 //! std::invalid_argument naming the first unknown name or bad value.
-void check_workload_options(const std::string& name, const options_map& options);
+void validate_workload_options(const std::string& name, const options_map& options);
 //! Builds a workload on the current device. `options` may hold tunables too (their first
 //! values). Unknown names or options, or bad values, throw std::invalid_argument naming them
 //! before any device work; no GPU throws microsched::no_device_error.

@@ -23,7 +23,7 @@ adapters::entry termination_entry(std::string name, std::vector<parameter> (*par
   e.parameters = parameters;
   e.tunables = [] { return std::vector<parameter>{}; };
   e.traits = [] { return workload_traits{}; };
-  e.check = [parse](const options_map& options) { (void)parse(options); };
+  e.validate = [parse](const options_map& options) { (void)parse(options); };
   e.make = [parse, make](const options_map& options) { return make(parse(options)); };
   return e;
 }
@@ -81,8 +81,8 @@ workload_traits traits_of(const std::string& name) {
   return find(name).traits();
 }
 
-void check_workload_options(const std::string& name, const options_map& options) {
-  find(name).check(options);
+void validate_workload_options(const std::string& name, const options_map& options) {
+  find(name).validate(options);
 }
 
 std::unique_ptr<workload> make_workload(const std::string& name, const options_map& options) {

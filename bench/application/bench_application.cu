@@ -346,7 +346,7 @@ int main(int argc, char** argv) {
     MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
     if (o.scenario == "long" && o.size > 30)
       throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 30 for long");
-    if (!o.csv.empty()) microsched::programs::check_output_file("--csv", o.csv);
+    if (!o.csv.empty()) microsched::programs::validate_output_file("--csv", o.csv);
     microsched::programs::require_gpu();
     MICROSCHED_CUDA_TRY(cudaFree(nullptr));  // the context, outside every timed call
     load_module<<<1, 1>>>();

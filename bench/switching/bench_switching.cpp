@@ -148,7 +148,7 @@ void mc_check_wavefront(float p) {
   static std::map<float, bool> checked;
   if (checked.count(p)) return;
   mc().set_probability(p);
-  const auto r = mc().check_wavefront();
+  const auto r = mc().verify_wavefront();
   if (!r.passed) {
     throw std::runtime_error("wavefront differs from vanilla at p=" + std::to_string(p) + ": " +
                              r.detail);
@@ -458,7 +458,7 @@ double rc_wavefront_ms(int size, bool skip, const rc_wave_order& o) {
     r.set_march_window(o.window);
     r.set_tile(o.tile_w, o.tile_h);
     r.set_center_first(o.center_first);
-    const auto c = r.check_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
+    const auto c = r.verify_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
     if (!c.tasks.passed) {
       throw std::runtime_error("raycast wavefront differs from vanilla: " + c.tasks.detail);
     }
@@ -562,7 +562,7 @@ void register_raycast_baselines() {
         return t;
       });
       add_row("vanilla_best", [](rc_baseline_set& b, std::string& label) {
-        label = b.vanilla.order + " w" + std::to_string(b.vanilla.window);
+        label = b.vanilla.order + " w" + std::to_string(b.vanilla.march_window);
         return b.vanilla.stats;
       });
       for (const auto& o : rc_wave_orders) {

@@ -69,7 +69,7 @@ std::optional<struct stat> existing_target(const fs::path& file, const fs::path&
   return st;
 }
 
-void check_folder_writable(const fs::path& file, const fs::path& folder) {
+void require_writable_parent(const fs::path& file, const fs::path& folder) {
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) {
     fail(file, "its folder '" + folder.string() + "': " + reason(errno));
@@ -162,14 +162,14 @@ void write_file_atomically(const fs::path& file, std::string_view bytes) {
   sync_folder(folder_of(target));
 }
 
-void check_writable_file(const fs::path& file) {
+void require_writable_file(const fs::path& file) {
   if (file.empty()) throw std::runtime_error("cannot write a file with an empty path");
   const fs::path target = follow_links(file);
   (void)existing_target(file, target);
-  check_folder_writable(file, folder_of(target));
+  require_writable_parent(file, folder_of(target));
 }
 
-void check_writable_folder(const fs::path& folder) {
+void require_writable_folder(const fs::path& folder) {
   const fs::path wanted = folder.empty() ? fs::path(".") : folder;
   const auto refuse = [&](const std::string& why) {
     throw std::runtime_error("cannot use folder '" + wanted.string() + "': " + why);
@@ -207,7 +207,7 @@ void check_writable_folder(const fs::path& folder) {
 }
 
 void ensure_writable_folder(const fs::path& folder) {
-  check_writable_folder(folder);
+  require_writable_folder(folder);
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) {

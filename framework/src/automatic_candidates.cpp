@@ -25,7 +25,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
   schedule_arguments strided = direct;
   strided.strategy = pool_strategy::strided;
   list.push_back(strided);
-  // Hybrid pools with the policy's default window: long tasks.
+  // Hybrid pools with the policy's default deferral: long tasks.
   schedule_arguments pools = direct;
   pools.strategy = pool_strategy::hybrid;
   pools.fetch = fetch_control::any();
@@ -33,7 +33,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
   pools.deferral = 0;
   list.push_back(pools);
   if (!switching) {
-    // Private pools of one task per grab: the most even spread of long, unequal tasks. A window
+    // Private pools of one task per grab: the most even spread of long, unequal tasks. A deferral
     // of 32 steps: a lane whose task ends waits half as long for its refill, and the extra
     // ballots cost less than that wait on these tasks.
     schedule_arguments spread = pools;
@@ -41,7 +41,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     spread.chunk = 1;
     spread.deferral = 32;
     list.push_back(spread);
-    // Short tasks (tens of steps): a short window, so that a finished lane idles a few steps,
+    // Short tasks (tens of steps): a short deferral, so that a finished lane idles a few steps,
     // not up to 64, before the warp refills it.
     schedule_arguments short_tasks = pools;
     short_tasks.deferral = 8;
@@ -52,7 +52,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     blocks.strategy = pool_strategy::local;
     blocks.chunk = 4096;
     list.push_back(blocks);
-    // Warp ranges of 16 tasks per lane, taken inside a window of 16 steps: the shortest tasks,
+    // Warp ranges of 16 tasks per lane, taken within a deferral of 16 steps: the shortest tasks,
     // where a refill per task costs as much as the task. Steps of a few integer instructions
     // want a refill every 8 steps, heavier ones every 4, so both periods are timed. Short tasks
     // with a long tail run far slower than direct on them and drop them after one run.
@@ -66,7 +66,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     list.push_back(cheap_steps);
     if (budgetable) {
       // A direct pass of `budget` steps per task, then the survivors on private pools of one
-      // task per grab, with the policy's window of 64. Short tasks with a long tail and long
+      // task per grab, with the policy's deferral of 64. Short tasks with a long tail and long
       // unequal ones: the budget that wins depends on the lengths, so three are timed. The
       // shortest is 48: below it more tasks are still running than the survivor queue holds.
       schedule_arguments budgeted = pools;

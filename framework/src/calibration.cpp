@@ -179,7 +179,7 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
   decide_if_done();
 }
 
-void calibration::check_choice(double ms, std::uint64_t tasks) {
+void calibration::recalibrate_if_drifted(double ms, std::uint64_t tasks) {
   if (!(ms > 0) || !std::isfinite(ms))
     throw_invalid("calibration time (ms)", ms, "must be positive");
   if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
@@ -232,7 +232,7 @@ void calibration::start_check(double chosen_ms) {
 }
 
 int calibration::challenger() const {
-  // The runner-up of the last calibration among the other strategies (another budget or window
+  // The runner-up of the last calibration among the other strategies (another budget or deferral
   // of the same strategy moves with the choice), if it timed one.
   int best = -1;
   const pool_strategy chosen_strategy = candidate(chosen_).strategy;

@@ -5,7 +5,7 @@
 //! steps n -> n/2 or 3n+1 until the orbit reaches 1. Integer steps of a few instructions, tasks
 //! of about 230 steps with a mild tail (2^24 starts from 2^32: mean 229.83, p99 420, max 968, the
 //! slowest of 32 neighbours 1.51x the mean; `task_lengths collatz`): the case where per-task and
-//! per-window costs, not divergence, decide.
+//! per-deferral costs, not divergence, decide.
 
 #include <cstdint>
 
@@ -31,7 +31,7 @@ struct collatz_program {
     return c.value == 1;
   }
 
-  //! The scheduler's fast path: up to `budget` steps, the window folded into the loop test.
+  //! The scheduler's fast path: up to `budget` steps, the budget folded into the loop test.
   __device__ bool advance(context& c, int budget) const {
     const std::uint32_t stop = c.steps + static_cast<std::uint32_t>(budget);
     do {

@@ -53,10 +53,10 @@ struct julia_program {
 
   // example-begin julia-advance
   //! The scheduler's fast path: up to `budget` iterations with one termination test per
-  //! iteration, the window folded into the iteration limit.
+  //! iteration, the budget folded into the iteration limit.
   __device__ bool advance(context& c, int budget) const {
-    const std::uint32_t window_end = c.iterations + static_cast<std::uint32_t>(budget);
-    const std::uint32_t stop = window_end < crunch ? window_end : crunch;
+    const std::uint32_t budget_end = c.iterations + static_cast<std::uint32_t>(budget);
+    const std::uint32_t stop = budget_end < crunch ? budget_end : crunch;
     bool escaped;
     do {
       escaped = iterate(c);

@@ -55,10 +55,10 @@ int listed_integer_option(const options_map& options, const std::vector<paramete
   throw std::invalid_argument(name + " = " + text + ": expected " + spell_list(allowed));
 }
 
-check_report compare_outputs(const std::vector<std::uint32_t>& got,
-                             const std::vector<std::uint32_t>& want, std::uint64_t tasks,
-                             std::uint64_t words_per_task) {
-  check_report r;
+verification_report compare_outputs(const std::vector<std::uint32_t>& got,
+                                    const std::vector<std::uint32_t>& want, std::uint64_t tasks,
+                                    std::uint64_t words_per_task) {
+  verification_report r;
   r.tasks = tasks;
   if (got.size() != want.size()) {
     r.mismatched = tasks;

@@ -22,7 +22,7 @@ struct entry {
   std::function<std::vector<parameter>()> tunables;    //!< per-run settings (set_tunables)
   std::function<workload_traits()> traits;
   //! Parses options and tunables on the host (no GPU); throws std::invalid_argument.
-  std::function<void(const options_map&)> check;
+  std::function<void(const options_map&)> validate;
   //! Builds the workload from its options, then sets the tunables `options` holds.
   std::function<std::unique_ptr<workload>(const options_map&)> make;
 };
@@ -59,9 +59,10 @@ struct entry {
 //! were poisoned with 0xffffffff: a word still poisoned where the reference is not counts as
 //! missing (its task never wrote it), any other difference as mismatched. `tasks` is the number
 //! of tasks the outputs belong to; `words_per_task` maps a word to its task for the details.
-[[nodiscard]] check_report compare_outputs(const std::vector<std::uint32_t>& got,
-                                           const std::vector<std::uint32_t>& want,
-                                           std::uint64_t tasks, std::uint64_t words_per_task);
+[[nodiscard]] verification_report compare_outputs(const std::vector<std::uint32_t>& got,
+                                                  const std::vector<std::uint32_t>& want,
+                                                  std::uint64_t tasks,
+                                                  std::uint64_t words_per_task);
 
 //! Throws std::invalid_argument saying the workload has no such reference and why.
 [[noreturn]] void no_reference(const std::string& workload, const char* reference,

@@ -241,7 +241,7 @@ class chunk_pipeline_workload final : public workload {
   //! loop with every chunk remapped before its launch (chunk_pipeline::run_remapped, so the
   //! optimised kernel runs on every chunk, with the method the tunables choose), then the
   //! pipelined loop, whatever it chose per chunk.
-  check_report check_scheduled(const schedule_arguments&) override {
+  verification_report verify_scheduled(const schedule_arguments&) override {
     chosen_method_program p{*program_, tunables_.method};
     if (reference_.empty()) {
       program_->poison_outputs();
@@ -292,7 +292,7 @@ entry chunk_entry(const std::string& name) {
   e.parameters = [name] { return chunk_parameters(name); };
   e.tunables = [name] { return chunk_tunables(name); };
   e.traits = pipeline_traits;
-  e.check = [name](const options_map& o) {
+  e.validate = [name](const options_map& o) {
     reject_unknown(name, o, joined(chunk_parameters(name), chunk_tunables(name)));
     (void)chunk_program_from(name, select(o, chunk_parameters(name)), false);
     (void)parse_chunk_tunables(name, select(o, chunk_tunables(name)));
@@ -391,7 +391,7 @@ class carried_workload final : public workload {
   //! against the original loop's, word for word, twice: the loop with every second part remapped
   //! before its launch (split_loop::run_remapped, so the optimised kernel runs in every
   //! iteration), then the split loop, whatever was ready in time.
-  check_report check_scheduled(const schedule_arguments&) override {
+  verification_report verify_scheduled(const schedule_arguments&) override {
     pw::any_split_program p{*program_};
     if (reference_.empty()) {
       program_->reset();
@@ -437,7 +437,7 @@ entry carried_entry() {
   e.parameters = carried_parameters;
   e.tunables = carried_tunables;
   e.traits = pipeline_traits;
-  e.check = [](const options_map& o) {
+  e.validate = [](const options_map& o) {
     reject_unknown("carried", o, joined(carried_parameters(), carried_tunables()));
     (void)parse_carried(select(o, carried_parameters()));
     (void)parse_carried_tunables(select(o, carried_tunables()));

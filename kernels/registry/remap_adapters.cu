@@ -58,7 +58,7 @@ class remap_workload : public workload {
   //! Poisons the output, runs the method once, compares every element's bits with the original
   //! kernel's. Each element is written by one thread; the kernels keep no per-element counter,
   //! so a duplicate write of the same value cannot be told apart and `duplicated` stays 0.
-  check_report check_scheduled(const schedule_arguments&) override {
+  verification_report verify_scheduled(const schedule_arguments&) override {
     if (reference_.empty()) {
       out_.fill_bytes(0xff, stream_.get());
       launch(rk::remap_variant::original, stream_.get());
@@ -346,20 +346,20 @@ template <class Workload, class Settings>
 entry remap_entry(std::string name, std::vector<parameter> (*parameters)(),
                   Settings (*parse)(const options_map&), workload_traits (*traits)(),
                   std::vector<parameter> (*tunables)(),
-                  void (*check_tunables)(const options_map&, const Settings&)) {
+                  void (*validate_tunables)(const options_map&, const Settings&)) {
   entry e;
   e.name = name;
   e.parameters = parameters;
   e.tunables = tunables;
   e.traits = traits;
-  e.check = [=](const options_map& options) {
+  e.validate = [=](const options_map& options) {
     reject_unknown(name, options, joined(parameters(), tunables()));
-    check_tunables(select(options, tunables()), parse(select(options, parameters())));
+    validate_tunables(select(options, tunables()), parse(select(options, parameters())));
   };
   e.make = [=](const options_map& options) -> std::unique_ptr<workload> {
     reject_unknown(name, options, joined(parameters(), tunables()));
     const Settings settings = parse(select(options, parameters()));
-    check_tunables(select(options, tunables()), settings);  // before the GPU
+    validate_tunables(select(options, tunables()), settings);  // before the GPU
     auto w = std::make_unique<Workload>(settings);
     w->set_tunables(select(options, tunables()));
     return w;
@@ -373,28 +373,28 @@ std::vector<parameter> chi_square_tunables() {
 std::vector<parameter> model_tree_tunables() {
   return method_tunable(model_tree_methods, "dgi");
 }
-void check_micro_tunables(const options_map& values, const micro_settings& s) {
+void validate_micro_tunables(const options_map& values, const micro_settings& s) {
   (void)parse_micro_tunables(values, s.config);
 }
-void check_chi_square_tunables(const options_map& values, const realistic_settings&) {
+void validate_chi_square_tunables(const options_map& values, const realistic_settings&) {
   (void)choice_option(values, chi_square_tunables(), "method", chi_square_methods);
 }
-void check_model_tree_tunables(const options_map& values, const realistic_settings&) {
+void validate_model_tree_tunables(const options_map& values, const realistic_settings&) {
   (void)choice_option(values, model_tree_tunables(), "method", model_tree_methods);
 }
 
 }  // namespace
 
 std::vector<entry> remap_entries() {
-  return {remap_entry<micro_branch_workload, micro_settings>("micro-branch", micro_parameters,
-                                                             parse_micro, micro_traits,
-                                                             micro_tunables, check_micro_tunables),
+  return {remap_entry<micro_branch_workload, micro_settings>(
+              "micro-branch", micro_parameters, parse_micro, micro_traits, micro_tunables,
+              validate_micro_tunables),
           remap_entry<chi_square_workload, realistic_settings>(
               "chi-square", realistic_parameters, parse_realistic, realistic_traits,
-              chi_square_tunables, check_chi_square_tunables),
+              chi_square_tunables, validate_chi_square_tunables),
           remap_entry<model_tree_workload, realistic_settings>(
               "model-tree", realistic_parameters, parse_realistic, realistic_traits,
-              model_tree_tunables, check_model_tree_tunables)};
+              model_tree_tunables, validate_model_tree_tunables)};
 }
 
 }  // namespace microsched::workloads::adapters

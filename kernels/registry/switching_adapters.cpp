@@ -138,7 +138,7 @@ class mc_branch_workload final : public switching_adapter<sw::montecarlo_branch_
   timing_stats time_scheduled(const schedule_arguments& args, const timing_options& o) override {
     return runner_.time_switching(make_variant(args, tunables_), o);
   }
-  check_report check_scheduled(const schedule_arguments& args) override {
+  verification_report verify_scheduled(const schedule_arguments& args) override {
     return runner_.check(make_variant(args, tunables_));
   }
 };
@@ -234,10 +234,10 @@ class raycast_workload final : public switching_adapter<sw::raycast_runner> {
   timing_stats time_scheduled(const schedule_arguments& args, const timing_options& o) override {
     return runner_.time_switching(make_variant(args, tunables_), o);
   }
-  check_report check_scheduled(const schedule_arguments& args) override {
+  verification_report verify_scheduled(const schedule_arguments& args) override {
     const auto r =
         runner_.check(make_variant(args, tunables_), raycast_tolerance, raycast_allowed_fraction);
-    check_report c = r.tasks;
+    verification_report c = r.tasks;
     if (r.pixels_differing > 0) {
       c.detail += (c.detail.empty() ? "" : "; ") + std::to_string(r.pixels_differing) +
                   " pixels differ from vanilla (largest channel difference " +
@@ -256,7 +256,7 @@ entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
   e.parameters = parameters;
   e.tunables = [raycast] { return switching_tunables(raycast); };
   e.traits = traits;
-  e.check = [=](const options_map& options) {
+  e.validate = [=](const options_map& options) {
     const auto tunables = switching_tunables(raycast);
     reject_unknown(name, options, joined(parameters(), tunables));
     (void)parse(select(options, parameters()));

@@ -37,10 +37,10 @@ struct default_times {
   double calibration_ms = 0;
 };
 
-//! One form of the automatic list checked (check_forms).
+//! One form of the automatic list checked (verify_forms).
 struct form_check {
   std::string form;
-  workloads::check_report report;
+  workloads::verification_report report;
 };
 
 //! Pool sizes (contexts per warp) the runners are compiled for.
@@ -87,15 +87,15 @@ class montecarlo_branch_runner {
   //! The default (automatic switching: direct and switching forms at several windows).
   default_times time_default(const timing_options& options);
   //! Every form of the default's list: each task once, sums equal to vanilla's.
-  std::vector<form_check> check_forms();
+  std::vector<form_check> verify_forms();
   //! The wavefront baseline (wavefront.cuh): each task steps until it needs the branch or
   //! ends; the tasks waiting for the branch are compacted into a queue (CUB block scans) and
   //! the next round's kernel runs the branch for them in full warps; rounds until none waits.
   timing_stats time_wavefront(const timing_options& options);
   //! Poisons outputs, runs with per-task counters, compares sums and entries with vanilla.
-  workloads::check_report check(const variant& v);
+  workloads::verification_report check(const variant& v);
   //! check() for the wavefront baseline.
-  workloads::check_report check_wavefront();
+  workloads::verification_report verify_wavefront();
   //! Rounds of the last wavefront run (0 before the first).
   [[nodiscard]] int wavefront_rounds() const;
   //! Registers, shared memory, occupancy and grid of the switching kernel for `v`.
@@ -165,7 +165,8 @@ struct raycast_ideal {
 
 //! Result of comparing a scheduled image with the vanilla one.
 struct image_check {
-  workloads::check_report tasks;       //!< exactly once; `mismatched` counts pixels over tolerance
+  workloads::verification_report
+      tasks;                           //!< exactly once; `mismatched` counts pixels over tolerance
   std::uint64_t pixels_differing = 0;  //!< any channel differs at all
   int max_channel_difference = 0;
 };
@@ -174,7 +175,7 @@ struct image_check {
 //! (raycast_runner::time_vanilla_best).
 struct vanilla_search {
   timing_stats stats;  //!< the fastest one's timing
-  int window = 1;
+  int march_window = 1;
   //! "rows", "8x4", "16x16" (tiles), "center_first" (8x4 tiles, expensive first)
   std::string order;
   std::vector<std::pair<std::string, double>> tried;  //!< "8x4 w64" -> median ms, every one
@@ -218,14 +219,14 @@ class raycast_runner {
   default_times time_default(const timing_options& options);
   //! Every form of the default's list: each ray once, the image within `tolerance` of vanilla's
   //! on all but `allowed_fraction` of the pixels (the report's `mismatched`).
-  std::vector<form_check> check_forms(int tolerance, double allowed_fraction);
+  std::vector<form_check> verify_forms(int tolerance, double allowed_fraction);
   //! The wavefront baseline (wavefront.cuh) under the current settings (march window,
   //! skipping, and the scheduled runs' task order: center_first honoured): every ray marches to
   //! its next crossing or its end; the crossed rays are compacted into a queue (CUB block
   //! scans) and the next round's kernel shades them in full warps and marches them on.
   timing_stats time_wavefront(const timing_options& options);
   //! check() for the wavefront baseline.
-  image_check check_wavefront(int tolerance, double allowed_fraction);
+  image_check verify_wavefront(int tolerance, double allowed_fraction);
   //! Rounds of the last wavefront run (0 before the first).
   [[nodiscard]] int wavefront_rounds() const;
   //! Exactly once, and every channel within `tolerance` of vanilla on all but

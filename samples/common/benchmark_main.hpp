@@ -61,7 +61,7 @@ inline std::optional<std::string> flag_value(std::string_view arg, std::string_v
 
 //! Throws std::invalid_argument unless Google Benchmark can use `filter`: a POSIX extended
 //! regular expression, negated by one leading '-'.
-inline void check_filter(const std::string& filter) {
+inline void validate_filter(const std::string& filter) {
   const std::string pattern = !filter.empty() && filter.front() == '-' ? filter.substr(1) : filter;
   regex_t compiled;
   const int rc = ::regcomp(&compiled, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
@@ -76,7 +76,7 @@ inline void check_filter(const std::string& filter) {
 
 //! Throws std::invalid_argument naming the first value that Google Benchmark would take for a
 //! call for help, would refuse only after the GPU work, or would refuse with a line of its own.
-inline void check_benchmark_values(int argc, char** argv) {
+inline void validate_benchmark_values(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     for (const char* name : {"benchmark_format", "benchmark_out_format"}) {
@@ -86,8 +86,9 @@ inline void check_benchmark_values(int argc, char** argv) {
                                     "': must be console, json or csv");
       }
     }
-    if (const auto v = flag_value(arg, "benchmark_out")) check_output_file("--benchmark_out", *v);
-    if (const auto v = flag_value(arg, "benchmark_filter")) check_filter(*v);
+    if (const auto v = flag_value(arg, "benchmark_out"))
+      validate_output_file("--benchmark_out", *v);
+    if (const auto v = flag_value(arg, "benchmark_filter")) validate_filter(*v);
     for (const char* name : {"benchmark_repetitions", "v"}) {
       if (const auto v = flag_value(arg, name)) {
         (void)parse_checked<int>(std::string("--") + name, *v, name[0] == 'v' ? 0 : 1, 1 << 30);
@@ -124,7 +125,7 @@ inline void check_benchmark_values(int argc, char** argv) {
     }
   }
   try {
-    detail::check_benchmark_values(argc, argv);
+    detail::validate_benchmark_values(argc, argv);
   } catch (const std::invalid_argument& e) {
     print_error(program, std::string(e.what()) + " (see --help)");
     return bad_arguments_exit_code;

@@ -2,7 +2,7 @@
 #pragma once
 //! @file output_path.hpp
 //! The check a program makes on an output file before any device work, as a bad argument (exit
-//! 2) that names the option: microsched::check_writable_file, the rules of the library's one file
+//! 2) that names the option: microsched::require_writable_file, the rules of the library's one file
 //! write (io/atomic_file.hpp). It only asks the file system: it creates, opens and deletes
 //! nothing, so a refused command leaves the user's files as they were.
 
@@ -16,9 +16,9 @@ namespace microsched::programs {
 
 //! Throws std::invalid_argument naming `option` and `path` unless write_file_atomically can be
 //! expected to write `path`: not a folder, a writable folder, an existing file that is writable.
-inline void check_output_file(const std::string& option, const std::string& path) {
+inline void validate_output_file(const std::string& option, const std::string& path) {
   try {
-    check_writable_file(path);
+    require_writable_file(path);
   } catch (const std::runtime_error& e) {
     // "cannot write 'PATH': WHY" -> "OPTION = 'PATH': WHY"
     std::string_view why = e.what();

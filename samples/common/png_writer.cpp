@@ -17,8 +17,8 @@ void append_bytes(png_structp png, png_bytep data, png_size_t size) {
 }
 }  // namespace
 
-void check_writable(const std::string& path) {
-  check_writable_file(path);
+void require_writable(const std::string& path) {
+  require_writable_file(path);
 }
 
 void write_png(const std::string& path, const rgb_image& image) {

@@ -21,7 +21,7 @@ struct rgb_image {
 void write_png(const std::string& path, const rgb_image& image);
 
 //! Throws std::runtime_error naming the path unless write_png can be expected to write it
-//! (check_writable_file: creates and removes nothing), so a bad --output fails before any work.
-void check_writable(const std::string& path);
+//! (require_writable_file: creates and removes nothing), so a bad --output fails before any work.
+void require_writable(const std::string& path);
 
 }  // namespace microsched::samples

@@ -22,7 +22,7 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
                  "keeps the fastest), direct (one thread per task; strided: the same in a "
                  "grid-stride loop), or the task pools of "
                  "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
-                 "(runs of tasks per lane, the next begun inside the window) and budgeted (a "
+                 "(runs of tasks per lane, the next begun within the deferral) and budgeted (a "
                  "direct pass of --budget steps per task, then the tasks still running on "
                  "private pools; stream refills lanes every --period steps)")
       ->capture_default_str();
@@ -33,7 +33,7 @@ void add_repetitions_option(CLI::App& app, int& repetitions) {
                         "timed runs per kernel (median reported)", 1, 10000);
 }
 
-void check_repetitions(int repetitions) {
+void validate_repetitions(int repetitions) {
   if (repetitions < 1) throw_invalid("repetitions", repetitions, "must be at least 1");
 }
 
@@ -71,7 +71,7 @@ void schedule_cli::add_to(CLI::App& app) {
 }
 
 schedule_arguments schedule_cli::arguments(const std::string& workload) const {
-  check_repetitions(repetitions);
+  validate_repetitions(repetitions);
 #if MICROSCHED_HAVE_TUNING
   if (!tuned.empty()) {
     // The file is read and checked first: a missing or corrupt one is bad input (exit 2) even
@@ -130,7 +130,7 @@ void png_output::add_to(CLI::App& app) {
 }
 
 void png_output::check() const {
-  if (wanted()) programs::check_output_file("--output", path);
+  if (wanted()) programs::validate_output_file("--output", path);
 }
 
 void png_output::write(const rgb_image& image) const {
@@ -189,7 +189,7 @@ void print_comparison(workloads::workload& w, const schedule_arguments& args, in
 }
 
 bool print_verification(workloads::workload& w, const schedule_arguments& args) {
-  const auto r = w.check_scheduled(args);
+  const auto r = w.verify_scheduled(args);
   if (r.passed) {
     std::printf("verify: all %llu tasks processed exactly once, outputs equal to vanilla\n",
                 static_cast<unsigned long long>(r.tasks));

@@ -21,7 +21,7 @@ namespace microsched::samples {
 void add_strategy_option(CLI::App& app, std::string& strategy);
 void add_repetitions_option(CLI::App& app, int& repetitions);
 //! Throws std::invalid_argument naming the value unless it asks for at least one timed run.
-void check_repetitions(int repetitions);
+void validate_repetitions(int repetitions);
 
 //! Command-line text of a schedule, turned into schedule_arguments after parsing.
 struct schedule_cli {

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
       samples::print_default(d, vanilla.median_ms);
       if (!verify) return 0;
       bool passed = true;
-      for (const auto& f : runner.check_forms()) {
+      for (const auto& f : runner.verify_forms()) {
         const auto& r = f.report;
         if (!r.passed) {
           std::printf("verify: FAILED: %s: %llu missing, %llu duplicated, %llu differ: %s\n",

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
       int rc = 0;
       if (verify) {
         bool passed = true;
-        for (const auto& f : runner.check_forms(tolerance, allowed_fraction)) {
+        for (const auto& f : runner.verify_forms(tolerance, allowed_fraction)) {
           if (!f.report.passed) {
             std::printf("verify: FAILED: %s: %s\n", f.form.c_str(), f.report.detail.c_str());
           }

@@ -66,7 +66,7 @@ struct switching_cli {
     v.schedule.switching.default_then = default_then != 0 ? 0xffffffffu : 0u;
     v.schedule.switching.fifo = fifo;
     validate(v.schedule);
-    check_repetitions(repetitions);
+    validate_repetitions(repetitions);
     return v;
   }
 

@@ -19,7 +19,7 @@ using namespace microsched::workloads;
 
 namespace {
 
-void check_all_schedules(workload& w) {
+void verify_all_schedules(workload& w) {
   for (const auto strategy : {pool_strategy::local, pool_strategy::private_pools,
                               pool_strategy::hybrid, pool_strategy::warp_range}) {
     for (const auto fetch :
@@ -36,7 +36,7 @@ void check_all_schedules(workload& w) {
           args.period = period;
           CAPTURE(to_string(args));
           CAPTURE(w.describe());
-          const check_report r = w.check_scheduled(args);
+          const verification_report r = w.verify_scheduled(args);
           CAPTURE(r.detail);
           CHECK(r.missing == 0);
           CHECK(r.duplicated == 0);
@@ -57,14 +57,14 @@ TEST_CASE("julia: every schedule processes each pixel once, equal to vanilla") {
                                      {"crunch", "300"},
                                      {"offset", "0.5"},
                                      {"precision", precision}});
-    check_all_schedules(*w);
+    verify_all_schedules(*w);
   }
 }
 
 TEST_CASE("montecarlo: every schedule processes each task once, equal to vanilla") {
   for (const char* tasks : {"1", "31", "32", "33", "2500"}) {
     auto w = make_workload("montecarlo", {{"tasks", tasks}, {"kill", "0.05"}});
-    check_all_schedules(*w);
+    verify_all_schedules(*w);
   }
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("explicit blocks per SM: the policy's blocks process each task once") 
           args.blocks_per_sm = 4;
           CAPTURE(to_string(args));
           CAPTURE(w->describe());
-          const check_report r = w->check_scheduled(args);
+          const verification_report r = w->verify_scheduled(args);
           CAPTURE(r.detail);
           CHECK(r.passed);
         }
@@ -127,7 +127,7 @@ TEST_CASE("budgeted: every budget processes each task once, saved or run to its 
             args.blocks_per_sm = blocks_per_sm;
             CAPTURE(to_string(args));
             CAPTURE(w->describe());
-            const check_report r = w->check_scheduled(args);
+            const verification_report r = w->verify_scheduled(args);
             CAPTURE(r.detail);
             CHECK(r.missing == 0);
             CHECK(r.duplicated == 0);
@@ -153,7 +153,7 @@ TEST_CASE("the direct mapping in both forms and the automatic schedule process e
         CAPTURE(to_string(args));
         CAPTURE(w->describe());
         CAPTURE(repeat);
-        const check_report r = w->check_scheduled(args);
+        const verification_report r = w->verify_scheduled(args);
         CAPTURE(r.detail);
         CHECK(r.passed);
       }
@@ -169,7 +169,7 @@ TEST_CASE("julia: the escaping views and any c, each pixel once, equal to vanill
                                        {"crunch", "3000"},
                                        {"view", view},
                                        {"precision", precision}});
-      check_all_schedules(*w);
+      verify_all_schedules(*w);
     }
     auto w = make_workload("julia", {{"width", "40"},
                                      {"height", "41"},
@@ -177,7 +177,7 @@ TEST_CASE("julia: the escaping views and any c, each pixel once, equal to vanill
                                      {"c", "0.285,0.01"},
                                      {"offset", "1.5"},
                                      {"precision", precision}});
-    check_all_schedules(*w);
+    verify_all_schedules(*w);
   }
 }
 
@@ -203,7 +203,7 @@ TEST_CASE("julia: the host's task lengths are the kernels' iteration counts") {
 TEST_CASE("collatz: every schedule processes each start once, equal to vanilla and the host") {
   for (const char* tasks : {"1", "31", "33", "2500"}) {
     auto w = make_workload("collatz", {{"tasks", tasks}, {"first", "4294967291"}});
-    check_all_schedules(*w);
+    verify_all_schedules(*w);
   }
   // The starts just below the 64-bit bound, whose orbits climb highest.
   const collatz_settings top{1000, 12327829502ull - 999};
@@ -212,28 +212,28 @@ TEST_CASE("collatz: every schedule processes each start once, equal to vanilla a
   CHECK(w->total_steps() == std::accumulate(host.begin(), host.end(), std::uint64_t{0}));
   schedule_arguments args;
   args.chunk = 7;
-  CHECK(w->check_scheduled(args).passed);
+  CHECK(w->verify_scheduled(args).passed);
 }
 
 TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and the host") {
   for (const char* tasks : {"1", "31", "33", "2500"}) {
     auto w = make_workload("walk", {{"tasks", tasks}, {"half-width", "3"}});
-    check_all_schedules(*w);
+    verify_all_schedules(*w);
   }
   // 2^20 + 7 walks under the automatic schedule and the warp_range strategy, whose lanes take their
-  // next walk inside the window; the steps equal the host's.
+  // next walk within the deferral; the steps equal the host's.
   const walk_settings s{(1u << 20) + 7, 4, 11};
   const auto host = walk_task_lengths(s);
   auto w = make_walk_workload(s);
   CHECK(w->total_steps() == std::accumulate(host.begin(), host.end(), std::uint64_t{0}));
-  CHECK(w->check_scheduled(schedule_arguments{}).passed);
+  CHECK(w->verify_scheduled(schedule_arguments{}).passed);
   schedule_arguments stream;
   stream.strategy = pool_strategy::warp_range;
   stream.chunk = 16;
   stream.deferral = 16;
-  CHECK(w->check_scheduled(stream).passed);
+  CHECK(w->verify_scheduled(stream).passed);
   stream.period = 8;
-  CHECK(w->check_scheduled(stream).passed);
+  CHECK(w->verify_scheduled(stream).passed);
 }
 
 TEST_CASE("deferral and blocks per SM do not change results") {
@@ -245,7 +245,7 @@ TEST_CASE("deferral and blocks per SM do not change results") {
       args.deferral = deferral;
       args.blocks_per_sm = blocks_per_sm;
       CAPTURE(to_string(args));
-      CHECK(w->check_scheduled(args).passed);
+      CHECK(w->verify_scheduled(args).passed);
     }
   }
 }
@@ -259,7 +259,7 @@ TEST_CASE("a schedule that cannot launch is refused with the value named") {
                        std::invalid_argument);
   args = {};
   args.chunk = 0;
-  CHECK_THROWS_WITH_AS((void)w->check_scheduled(args), doctest::Contains("chunk size = 0"),
+  CHECK_THROWS_WITH_AS((void)w->verify_scheduled(args), doctest::Contains("chunk size = 0"),
                        std::invalid_argument);
 }
 

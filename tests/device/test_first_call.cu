@@ -47,7 +47,7 @@ struct hashed_lengths {
 };
 
 template <class Program>
-void check_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs) {
+void verify_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs) {
   task_counters visits(n);
   device_buffer<std::uint32_t> steps(n > 0 ? n : 1);
   std::vector<std::uint32_t> s(n);
@@ -91,12 +91,12 @@ TEST_CASE("a long first call runs in slices, each task once; later calls check i
   const task_id n = (task_id{1} << 20) + 7;
   if (sanitizing()) {
     scheduler<counted_program<hashed_lengths<100>>> sched;
-    check_runs(sched, n, 1);
+    verify_runs(sched, n, 1);
     return;
   }
   using program = hashed_lengths<65536>;  // a first call of several ms: the counted slice
   scheduler<counted_program<program>> sched;
-  check_runs(sched, n, 3);
+  verify_runs(sched, n, 3);
   const std::string report = sched.report(n);
   CAPTURE(report);
   CHECK(report.find("first call: a counted 1/16 slice ran direct") != std::string::npos);
@@ -108,7 +108,7 @@ TEST_CASE("a short first call of many tasks runs its first slice direct, then th
   using program = hashed_lengths<2>;
   scheduler<counted_program<program>> sched;
   const task_id n = (task_id{1} << 20) + 7;
-  check_runs(sched, n, 2);
+  verify_runs(sched, n, 2);
   if (sanitizing()) return;
   CHECK(sched.report(n).find("a short call: the rest ran direct") != std::string::npos);
 }
@@ -118,11 +118,11 @@ TEST_CASE("the automatic schedule and every candidate run each task once at ever
   using program = hashed_lengths<300>;
   for (const task_id n : {task_id{0}, task_id{1}, task_id{31}, task_id{33}, task_id{4099}}) {
     scheduler<counted_program<program>> automatic;
-    check_runs(automatic, n, 30);  // through the whole calibration
+    verify_runs(automatic, n, 30);  // through the whole calibration
     for (const schedule_arguments& s : automatic_candidates(false)) {
       CAPTURE(to_string(s));
       scheduler<counted_program<program>> fixed(s);
-      check_runs(fixed, n, 1);
+      verify_runs(fixed, n, 1);
     }
   }
 }

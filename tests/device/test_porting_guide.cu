@@ -185,7 +185,7 @@ struct countdown_program {
   }
 
   //! Up to `budget` (at least 1) steps at once; true when the task has finished, also when the
-  //! window's last step finished it; false when the window ended first.
+  //! budget's last step finished it; false when the budget ran out first.
   __device__ bool advance(context& c, int budget) const {
     const std::uint32_t n =
         c.left < static_cast<std::uint32_t>(budget) ? c.left : static_cast<std::uint32_t>(budget);

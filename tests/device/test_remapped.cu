@@ -62,7 +62,7 @@ struct routed_work {
 // example-end routed-program
 
 template <unsigned Paths>
-void check_remapped(std::uint64_t n) {
+void verify_remapped(std::uint64_t n) {
   using namespace microsched;
   CAPTURE(Paths);
   CAPTURE(n);
@@ -110,9 +110,9 @@ TEST_CASE("remapped: every task once, equal to the direct mapping, for 2, 4 and 
   std::vector<std::uint64_t> sizes = {0, 1, 31, 33, 127, 128, 129, 1000};
   if (!small) sizes.push_back((std::uint64_t{1} << 20) + 7);
   for (const auto n : sizes) {
-    check_remapped<2>(n);
-    check_remapped<4>(n);
-    check_remapped<8>(n);
+    verify_remapped<2>(n);
+    verify_remapped<4>(n);
+    verify_remapped<8>(n);
   }
 }
 

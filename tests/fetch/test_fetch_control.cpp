@@ -61,8 +61,8 @@ TEST_CASE("fetch control: bad thresholds and bad text are refused, named") {
   }
 }
 
-TEST_CASE("should_leave over a warp's windows: the threshold-th finished lane, or the last") {
-  // Lane i's task needs steps[i] steps; windows of `deferral` steps; the warp checks after each.
+TEST_CASE("should_leave over a warp's deferrals: the threshold-th finished lane, or the last") {
+  // Lane i's task needs steps[i] steps; the warp checks after each `deferral` steps.
   std::vector<int> steps(warp_size);
   for (int i = 0; i < warp_size; ++i) steps[i] = 1 + (i * 37) % 300;
   std::vector<int> sorted = steps;
@@ -73,16 +73,17 @@ TEST_CASE("should_leave over a warp's windows: the threshold-th finished lane, o
         CAPTURE(deferral);
         CAPTURE(threshold);
         CAPTURE(drained);
-        int windows = 0;
+        int deferrals = 0;
         for (;;) {
-          ++windows;
+          ++deferrals;
           int idle = 0;
-          for (const int s : steps) idle += s <= windows * deferral ? 1 : 0;
+          for (const int s : steps) idle += s <= deferrals * deferral ? 1 : 0;
           if (should_leave(idle, threshold, drained)) break;
         }
-        // The warp leaves in the window in which its n-th shortest task ends (n = 32 once drained).
+        // The warp leaves in the deferral in which its n-th shortest task ends (n = 32 once
+        // drained).
         const int nth = sorted[(drained ? warp_size : threshold) - 1];
-        CHECK(windows == (nth + deferral - 1) / deferral);
+        CHECK(deferrals == (nth + deferral - 1) / deferral);
       }
     }
   }

@@ -114,7 +114,7 @@ TEST_CASE("a read-only file is refused with its path and left untouched") {
   CHECK(read(file) == "precious");
   CHECK(mode_of(file) == 0444);
   CHECK(dir.names() == std::vector<std::string>{"keep.txt"});
-  CHECK_THROWS_WITH_AS(check_writable_file(file), doctest::Contains("read-only"),
+  CHECK_THROWS_WITH_AS(require_writable_file(file), doctest::Contains("read-only"),
                        std::runtime_error);
 }
 
@@ -165,7 +165,7 @@ TEST_CASE("folders, hard-linked files and missing folders are refused, naming th
     fs::permissions(dir.path / "locked", fs::perms::owner_read | fs::perms::owner_exec);
     const auto inside = dir.path / "locked" / "x.txt";
     CHECK(contains(error_of(inside, "x"), inside.string()));
-    CHECK_THROWS_WITH_AS(check_writable_file(inside), doctest::Contains("not writable"),
+    CHECK_THROWS_WITH_AS(require_writable_file(inside), doctest::Contains("not writable"),
                          std::runtime_error);
     fs::permissions(dir.path / "locked", fs::perms::owner_all);
   }
@@ -218,13 +218,13 @@ TEST_CASE("temporaries have unique names and never touch the user's files") {
 
 TEST_CASE("output checks create nothing; ensure_writable_folder makes the folder") {
   scratch_folder dir;
-  CHECK_NOTHROW(check_writable_file(dir.path / "new.txt"));
-  CHECK_NOTHROW(check_writable_folder(dir.path / "a" / "b"));
+  CHECK_NOTHROW(require_writable_file(dir.path / "new.txt"));
+  CHECK_NOTHROW(require_writable_folder(dir.path / "a" / "b"));
   CHECK(dir.names().empty());
   put(dir.path / "file", "f");
-  CHECK_THROWS_WITH_AS(check_writable_folder(dir.path / "file" / "sub"),
+  CHECK_THROWS_WITH_AS(require_writable_folder(dir.path / "file" / "sub"),
                        doctest::Contains("is not a folder"), std::runtime_error);
-  CHECK_THROWS_WITH_AS(check_writable_file(dir.path / "none" / "x.txt"),
+  CHECK_THROWS_WITH_AS(require_writable_file(dir.path / "none" / "x.txt"),
                        doctest::Contains((dir.path / "none" / "x.txt").c_str()),
                        std::runtime_error);
   CHECK_NOTHROW(ensure_writable_folder(dir.path / "a" / "b"));

@@ -16,14 +16,14 @@
 using namespace microsched;
 
 namespace {
-//! Three scripted candidates: direct, then two hybrid windows.
+//! Three scripted candidates: direct, then hybrid at two deferrals.
 std::vector<schedule_arguments> three() {
-  schedule_arguments direct, pools, short_window;
+  schedule_arguments direct, pools, short_deferral;
   direct.strategy = pool_strategy::direct;
   pools.strategy = pool_strategy::hybrid;
-  short_window.strategy = pool_strategy::hybrid;
-  short_window.deferral = 8;
-  return {direct, pools, short_window};
+  short_deferral.strategy = pool_strategy::hybrid;
+  short_deferral.deferral = 8;
+  return {direct, pools, short_deferral};
 }
 
 //! Runs the calibration to its decision with `times[c]` ms for every run of candidate c; returns
@@ -47,7 +47,7 @@ TEST_CASE("the candidates start with the direct mapping") {
     CHECK(list[1].strategy == pool_strategy::strided);  // the direct mapping's other form
     for (const auto& a : list) CHECK_NOTHROW(validate(a));
   }
-  // Runs of tasks begun inside the window need plain task programs: never for switching.
+  // Runs of tasks begun within the deferral need plain task programs: never for switching.
   // Saved contexts need plain programs with trivially copyable contexts.
   for (const auto& a : automatic_candidates(true)) {
     CHECK(a.strategy != pool_strategy::warp_range);
@@ -107,7 +107,7 @@ TEST_CASE("direct stays unless a candidate beats it by more than the margin") {
 }
 
 TEST_CASE("the faster form of the direct mapping is kept without a margin") {
-  // direct, strided, then a hybrid window: either direct form runs the user's kernel as it
+  // direct, strided, then hybrid pools: either direct form runs the user's kernel as it
   // stands, so the faster wins by any amount; the hybrid must be the fastest and beat direct by
   // the margin.
   auto list = three();
@@ -310,18 +310,18 @@ TEST_CASE("an explicit check of the choice restarts on one run off by the drift 
   calibration c(three(), {2, 0.03, 1.5, 1.25, 0.05});
   drive(c, {0.150, 0.100, 0.120});
   REQUIRE(c.chosen() == 1);
-  c.check_choice(0.110);  // within 1.25x: kept
+  c.recalibrate_if_drifted(0.110);  // within 1.25x: kept
   CHECK(c.decided());
-  c.check_choice(0.220, 2);  // twice the tasks, twice the time: the same per task
+  c.recalibrate_if_drifted(0.220, 2);  // twice the tasks, twice the time: the same per task
   CHECK(c.decided());
   // 0.06 ms faster: below the drift floor, which record() would keep, but 1.67x off.
-  c.check_choice(0.060);
+  c.recalibrate_if_drifted(0.060);
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
-  c.check_choice(1.0);  // while calibrating: nothing to check
+  c.recalibrate_if_drifted(1.0);  // while calibrating: nothing to check
   CHECK(c.restarts() == 1);
-  CHECK_THROWS_AS(c.check_choice(0.0), std::invalid_argument);
-  CHECK_THROWS_AS(c.check_choice(1.0, 0), std::invalid_argument);
+  CHECK_THROWS_AS(c.recalibrate_if_drifted(0.0), std::invalid_argument);
+  CHECK_THROWS_AS(c.recalibrate_if_drifted(1.0, 0), std::invalid_argument);
 }
 
 TEST_CASE("after a drift, candidates far slower than direct sit the new calibration out") {

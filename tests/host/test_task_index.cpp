@@ -16,7 +16,7 @@ using namespace microsched;
 
 namespace {
 template <class U>
-void check_divisor(U d, std::mt19937_64& rng) {
+void verify_divisor(U d, std::mt19937_64& rng) {
   const fast_divmod<U> f(d);
   const U max = std::numeric_limits<U>::max();
   std::vector<U> ns = {0,
@@ -45,21 +45,21 @@ void check_divisor(U d, std::mt19937_64& rng) {
 TEST_CASE("fast_divmod equals division for 32- and 64-bit dividends") {
   std::mt19937_64 rng(42);
   for (std::uint64_t d = 1; d <= 2000; ++d) {
-    check_divisor<std::uint32_t>(static_cast<std::uint32_t>(d), rng);
-    check_divisor<std::uint64_t>(d, rng);
+    verify_divisor<std::uint32_t>(static_cast<std::uint32_t>(d), rng);
+    verify_divisor<std::uint64_t>(d, rng);
   }
   for (const std::uint32_t d : {0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu,
                                 4096u, 4097u, 2048u * 2048u, 1000003u}) {
-    check_divisor<std::uint32_t>(d, rng);
+    verify_divisor<std::uint32_t>(d, rng);
   }
   for (const std::uint64_t d :
        {std::uint64_t{1} << 32, (std::uint64_t{1} << 32) + 1, std::uint64_t{1} << 63,
         (std::uint64_t{1} << 63) + 1, ~std::uint64_t{0}, std::uint64_t{4096} * 4096 * 4096}) {
-    check_divisor<std::uint64_t>(d, rng);
+    verify_divisor<std::uint64_t>(d, rng);
   }
   for (int i = 0; i < 2000; ++i) {
-    check_divisor<std::uint32_t>(static_cast<std::uint32_t>(rng() | 1u), rng);
-    check_divisor<std::uint64_t>(std::max<std::uint64_t>(1, rng() >> (rng() % 64)), rng);
+    verify_divisor<std::uint32_t>(static_cast<std::uint32_t>(rng() | 1u), rng);
+    verify_divisor<std::uint64_t>(std::max<std::uint64_t>(1, rng() >> (rng() % 64)), rng);
   }
   CHECK_THROWS_AS(fast_divmod<std::uint32_t>(0), std::invalid_argument);
 }

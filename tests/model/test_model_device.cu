@@ -95,7 +95,7 @@ std::vector<std::uint32_t> run_outputs(divergent_workload& w, const std::uint32_
   return w.outputs();
 }
 
-void check_regrouped_equal_original(divergent_workload& w) {
+void verify_regrouped_equal_original(divergent_workload& w) {
   CAPTURE(w.name());
   const std::size_t n = w.items();
   device_buffer<unsigned> visits(n);
@@ -145,17 +145,17 @@ void check_regrouped_equal_original(divergent_workload& w) {
 
 TEST_CASE("marching cubes: regrouped outputs equal the original's") {
   auto w = make_marching_cubes(24);
-  check_regrouped_equal_original(*w);
+  verify_regrouped_equal_original(*w);
 }
 
 TEST_CASE("alignment: regrouped outputs equal the original's") {
   auto w = make_alignment(5000);
-  check_regrouped_equal_original(*w);
+  verify_regrouped_equal_original(*w);
 }
 
 TEST_CASE("photon transport: regrouped outputs equal the original's") {
   auto w = make_photon(6000);
-  check_regrouped_equal_original(*w);
+  verify_regrouped_equal_original(*w);
 }
 
 TEST_CASE("a launch asking for more threads than items without an order is refused") {

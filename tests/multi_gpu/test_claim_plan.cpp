@@ -22,7 +22,7 @@ using namespace microsched::multi_gpu;
 namespace {
 
 //! Sorts `ranges` and checks that they tile [0, count) with no gap and no overlap.
-void check_tiles(std::vector<claimed_range> ranges, task_id count) {
+void verify_tiles(std::vector<claimed_range> ranges, task_id count) {
   std::sort(ranges.begin(), ranges.end(),
             [](const claimed_range& a, const claimed_range& b) { return a.first < b.first; });
   task_id covered = 0;
@@ -77,7 +77,7 @@ claim_settings guided() {
 
 //! Every run of task ids of the claims taken in turns over `layout`, checked to tile the range;
 //! their task count summed per claim equals the runs'.
-void check_layout_tiles(task_id count, int claimants, const claim_settings& s) {
+void verify_layout_tiles(task_id count, int claimants, const claim_settings& s) {
   const claim_layout layout = claims_layout(count, claimants, s);
   CAPTURE(layout.shift);
   CAPTURE(layout.period);
@@ -95,7 +95,7 @@ void check_layout_tiles(task_id count, int claimants, const claim_settings& s) {
     CHECK(in_runs == layout.tasks(c));
   }
   CHECK(tasks == count);
-  check_tiles(runs, count);
+  verify_tiles(runs, count);
 }
 
 }  // namespace
@@ -127,8 +127,8 @@ TEST_CASE("claims in turns tile the range exactly once at every size") {
         CAPTURE(count);
         CAPTURE(claimants);
         CAPTURE(s.interleave);
-        check_tiles(claim_in_turns(count, claimants, s), count);
-        check_layout_tiles(count, claimants, s);
+        verify_tiles(claim_in_turns(count, claimants, s), count);
+        verify_layout_tiles(count, claimants, s);
       }
     }
   }
@@ -137,20 +137,20 @@ TEST_CASE("claims in turns tile the range exactly once at every size") {
 TEST_CASE("ranges beyond 2^32 tasks: claims and the equal split in 64-bit arithmetic") {
   const task_id count = (task_id{1} << 40) + 12345;
   const auto claims = claim_in_turns(count, 4, guided());
-  check_tiles(claims, count);
+  verify_tiles(claims, count);
   CHECK(claims.front().count == (task_id{1} << 37));
-  check_layout_tiles(count, 4, claim_settings{});
-  check_layout_tiles(count, 3, guided_interleaved());
+  verify_layout_tiles(count, 4, claim_settings{});
+  verify_layout_tiles(count, 3, guided_interleaved());
   CHECK(claims.size() < 1000);
   std::vector<claimed_range> parts;
   for (int p = 0; p < 3; ++p) parts.push_back(equal_share(count, 3, p));
-  check_tiles(parts, count);
+  verify_tiles(parts, count);
   CHECK(parts[0].count - parts[2].count <= 1);
   const claimed_range last = equal_share(max_range_tasks, 7, 6);
   CHECK(last.end() == max_range_tasks);
-  CHECK_THROWS_AS(check_range(max_range_tasks + 1, 4), std::invalid_argument);
-  CHECK_NOTHROW(check_range(max_range_tasks, max_claimants));
-  CHECK_THROWS_AS(check_range(10, 0), std::invalid_argument);
+  CHECK_THROWS_AS(validate_range(max_range_tasks + 1, 4), std::invalid_argument);
+  CHECK_NOTHROW(validate_range(max_range_tasks, max_claimants));
+  CHECK_THROWS_AS(validate_range(10, 0), std::invalid_argument);
 }
 
 TEST_CASE(
@@ -164,7 +164,7 @@ TEST_CASE(
         CHECK(r.count >= count / parts);
         if (!r.empty()) all.push_back(r);
       }
-      check_tiles(all, count);
+      verify_tiles(all, count);
     }
   }
   CHECK_THROWS_AS((void)equal_share(10, 0, 0), std::invalid_argument);
@@ -200,7 +200,7 @@ TEST_CASE("threads claiming from one host counter take every task once") {
     for (std::thread& t : pool) t.join();
     std::vector<claimed_range> all;
     for (const auto& mine : taken) all.insert(all.end(), mine.begin(), mine.end());
-    check_tiles(all, count);
+    verify_tiles(all, count);
     CHECK(counter.read() < count * static_cast<task_id>(threads + 1));
   }
 }

@@ -58,8 +58,8 @@ std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> single_gpu_wal
 
 //! Runs `count` walks over `devices` under `split` (claims interleaved or contiguous), then
 //! checks counts and outputs.
-void check_walks(const std::vector<int>& devices, split_mode split, task_id count,
-                 bool interleave) {
+void verify_walks(const std::vector<int>& devices, split_mode split, task_id count,
+                  bool interleave) {
   CAPTURE(count);
   CAPTURE(to_string(split));
   CAPTURE(interleave);
@@ -133,7 +133,7 @@ TEST_CASE("walks: every task once over the slots, outputs equal to one GPU") {
     for (const task_id count :
          {task_id{1}, task_id{devices.size() - 1}, task_id{1000}, (task_id{1} << 20) + 7}) {
       if (count == 0) continue;
-      check_walks(devices, mode == 2 ? split_mode::equal : split_mode::dynamic, count, mode == 0);
+      verify_walks(devices, mode == 2 ? split_mode::equal : split_mode::dynamic, count, mode == 0);
     }
   }
 }

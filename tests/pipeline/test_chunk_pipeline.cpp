@@ -553,7 +553,7 @@ TEST_CASE("pipeline: state is reset between runs of one pipeline") {
 }
 
 //! Every remap misses (scripted); `attempts` profiled chunks are allowed to miss.
-static void check_profile_misses(int attempts) {
+static void verify_profile_misses(int attempts) {
   fake_backend backend;
   fake_program program;
   program.kernel_time = 2000us;
@@ -606,10 +606,10 @@ TEST_CASE(
     "pipeline: an all-or-nothing method profiles one chunk at a time; misses switch off with no "
     "other helper work") {
   SUBCASE("the paper's single profile") {
-    check_profile_misses(1);
+    verify_profile_misses(1);
   }
   SUBCASE("a second profiled chunk (the default)") {
-    check_profile_misses(2);
+    verify_profile_misses(2);
   }
 }
 

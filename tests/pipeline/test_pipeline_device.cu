@@ -36,7 +36,7 @@ std::size_t mismatches(const std::vector<std::uint32_t>& result,
 
 //! Every chunk through method `method`'s remapped kernel (a share `ratio` of each chunk for a
 //! partial method), against the original loop.
-void check_remapped_equal_to_original(program_base& program, int method, double ratio = 1.0) {
+void verify_remapped_equal_to_original(program_base& program, int method, double ratio = 1.0) {
   const auto reference = original_outputs(program);
   cuda_backend backend;
   any_program p{program};
@@ -47,7 +47,7 @@ void check_remapped_equal_to_original(program_base& program, int method, double 
 }
 
 //! The pipelined loop, whatever it runs per chunk, against the original loop.
-pipeline_statistics check_equal_to_original(program_base& program, pipeline_arguments args) {
+pipeline_statistics verify_equal_to_original(program_base& program, pipeline_arguments args) {
   const auto reference = original_outputs(program);
   cuda_backend backend;
   any_program p{program};
@@ -71,23 +71,23 @@ pipeline_arguments pipelined() {
 
 TEST_CASE("gafort: LAM-redirected kernel equals the original") {
   auto program = make_gafort({.chunks = 6, .elements = 1 << 16, .max_trips = 512});
-  check_remapped_equal_to_original(*program, 0);
-  check_remapped_equal_to_original(*program, 0, 0.5);  // a prefix remapped, the rest as before
-  check_equal_to_original(*program, pipelined());
+  verify_remapped_equal_to_original(*program, 0);
+  verify_remapped_equal_to_original(*program, 0, 0.5);  // a prefix remapped, the rest as before
+  verify_equal_to_original(*program, pipelined());
   auto paper =
       make_gafort({.chunks = 4, .elements = 1 << 16, .max_trips = 512, .fill_quotas = false});
-  check_remapped_equal_to_original(*paper, 0);
+  verify_remapped_equal_to_original(*paper, 0);
 }
 
 TEST_CASE("unwrap: reordered kernel equals the original") {
   auto program = make_unwrap(
       {.chunks = 6, .frames = 2, .width = 1024, .height = 768, .radii = 128, .angles = 512});
-  check_remapped_equal_to_original(*program, 0);
-  check_equal_to_original(*program, pipelined());  // a share of whole frames, loss guard
+  verify_remapped_equal_to_original(*program, 0);
+  verify_equal_to_original(*program, pipelined());  // a share of whole frames, loss guard
   // A sample count that is not a multiple of 4 takes the one-sample-per-thread kernel.
   auto odd = make_unwrap(
       {.chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511});
-  check_remapped_equal_to_original(*odd, 0);
+  verify_remapped_equal_to_original(*odd, 0);
   // Without gather plans every piece follows the block plan: the same outputs.
   auto unplanned = make_unwrap({.chunks = 6,
                                 .frames = 2,
@@ -96,7 +96,7 @@ TEST_CASE("unwrap: reordered kernel equals the original") {
                                 .radii = 128,
                                 .angles = 512,
                                 .plan_cache = 0});
-  check_remapped_equal_to_original(*unplanned, 0);
+  verify_remapped_equal_to_original(*unplanned, 0);
   // Pieces of equal size instead of equal cost: the same outputs.
   auto equal = make_unwrap({.chunks = 6,
                             .frames = 2,
@@ -105,7 +105,7 @@ TEST_CASE("unwrap: reordered kernel equals the original") {
                             .radii = 128,
                             .angles = 512,
                             .weighted_pieces = false});
-  check_equal_to_original(*equal, pipelined());
+  verify_equal_to_original(*equal, pipelined());
 }
 
 TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals the original") {
@@ -117,10 +117,10 @@ TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals th
         unwrap_options{
             .chunks = 4, .frames = 2, .width = 640, .height = 480, .radii = 129, .angles = 511}}) {
     auto program = make_unwrap(o);
-    check_remapped_equal_to_original(*program, 1);  // job swapping on every frame
+    verify_remapped_equal_to_original(*program, 1);  // job swapping on every frame
     for (pipeline_arguments args : {pipelined(), pipeline_arguments{}}) {
       args.memory_limit = 100000;
-      const pipeline_statistics stats = check_equal_to_original(*program, args);
+      const pipeline_statistics stats = verify_equal_to_original(*program, args);
       CHECK(stats.method == "job-swapping");
       CHECK(stats.method_index == 1);
       CHECK(stats.method_note.find("reorder-duplication over the memory cap") != std::string::npos);
@@ -134,8 +134,8 @@ TEST_CASE("unwrap: past the memory cap the job-swapped kernel runs and equals th
 
 TEST_CASE("blackscholes: redirected kernel equals the original, adaptive control included") {
   auto program = make_blackscholes({.chunks = 8, .elements = 1 << 16, .regions = 3});
-  check_remapped_equal_to_original(*program, 0);
-  check_equal_to_original(*program, pipeline_arguments{});
+  verify_remapped_equal_to_original(*program, 0);
+  verify_equal_to_original(*program, pipeline_arguments{});
 }
 
 TEST_CASE("documentation example: the same loop before and after the pipeline") {
@@ -179,7 +179,7 @@ std::vector<std::uint32_t> original_outputs(cuda_backend& backend, split_program
 
 //! The split loop against the original loop on the same population: every iteration's outputs
 //! and the final population bit-exact (outputs poisoned before each run).
-void check_split_equal_to_original(split_program_base& program, const split_arguments& args) {
+void verify_split_equal_to_original(split_program_base& program, const split_arguments& args) {
   cuda_backend backend;
   const auto reference = original_outputs(backend, program);
   any_split_program p{program};
@@ -194,7 +194,7 @@ void check_split_equal_to_original(split_program_base& program, const split_argu
 }
 
 //! Every iteration's second part through the remapped kernel, against the original loop.
-void check_split_remapped_equal_to_original(split_program_base& program, double ratio) {
+void verify_split_remapped_equal_to_original(split_program_base& program, double ratio) {
   cuda_backend backend;
   const auto reference = original_outputs(backend, program);
   any_split_program p{program};
@@ -208,10 +208,10 @@ void check_split_remapped_equal_to_original(split_program_base& program, double 
 TEST_CASE("carried: kernel splitting under a loop-carried dependence equals the original loop") {
   // An odd population: the optimised part is whole warps, the original part keeps the tail.
   auto program = make_carried({.iterations = 6, .elements = (1 << 16) + 77, .max_trips = 512});
-  for (double r : {0.0, 0.3, 0.5, 1.0}) check_split_remapped_equal_to_original(*program, r);
+  for (double r : {0.0, 0.3, 0.5, 1.0}) verify_split_remapped_equal_to_original(*program, r);
   split_arguments paper;  // the paper's rule: whatever is ready in time
   paper.ratio = 0.4;
-  check_split_equal_to_original(*program, paper);
+  verify_split_equal_to_original(*program, paper);
 }
 
 TEST_CASE("documentation example: a loop-carried loop split in two") {

@@ -132,7 +132,7 @@ TEST_CASE("switching policy: 16 warps per SM, more where a lane would hold over 
   }
 }
 
-TEST_CASE("switching policy: a check per switching window; the register cap always compiled") {
+TEST_CASE("switching policy: a fetch check per vote; the register cap always compiled") {
   switching_arguments s;
   for (const int every : {1, 4, 32}) {
     s.switch_every = every;

@@ -82,7 +82,7 @@ __global__ void dgi_table_kernel(const unsigned* paths, unsigned* id, unsigned* 
 constexpr unsigned table_blocks = 64;
 
 template <int S, class IdT>
-void check_hot_table() {
+void verify_hot_table() {
   CAPTURE(S);
   CAPTURE(sizeof(IdT));
   const auto cond = block_paths(table_blocks, S, 2, 11 + S);
@@ -116,7 +116,7 @@ void check_hot_table() {
 }
 
 template <int S, int P, int N>
-void check_dgi_table() {
+void verify_dgi_table() {
   CAPTURE(S);
   CAPTURE(P);
   CAPTURE(N);
@@ -139,10 +139,10 @@ void check_dgi_table() {
 }
 
 template <int S, int... Ps>
-void check_dgi_sizes() {
-  (check_dgi_table<S, Ps, 4>(), ...);
-  (check_dgi_table<S, Ps, 16>(), ...);
-  (check_dgi_table<S, Ps, 64>(), ...);
+void verify_dgi_sizes() {
+  (verify_dgi_table<S, Ps, 4>(), ...);
+  (verify_dgi_table<S, Ps, 16>(), ...);
+  (verify_dgi_table<S, Ps, 64>(), ...);
 }
 
 struct payload {
@@ -172,25 +172,25 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }  // namespace
 
 TEST_CASE("device HoT equals the host reference (32- and 16-bit pools, partial warps)") {
-  check_hot_table<32, std::uint32_t>();
-  check_hot_table<61, std::uint32_t>();
-  check_hot_table<128, std::uint32_t>();
-  check_hot_table<256, std::uint32_t>();
-  check_hot_table<1024, std::uint32_t>();
-  check_hot_table<61, std::uint16_t>();
-  check_hot_table<256, std::uint16_t>();
-  check_hot_table<1024, std::uint16_t>();
+  verify_hot_table<32, std::uint32_t>();
+  verify_hot_table<61, std::uint32_t>();
+  verify_hot_table<128, std::uint32_t>();
+  verify_hot_table<256, std::uint32_t>();
+  verify_hot_table<1024, std::uint32_t>();
+  verify_hot_table<61, std::uint16_t>();
+  verify_hot_table<256, std::uint16_t>();
+  verify_hot_table<1024, std::uint16_t>();
   static_assert(block_head_or_tail<1024, std::uint16_t>::shared_bytes * 2 - 4 <=
                     block_head_or_tail<1024, std::uint32_t>::shared_bytes,
                 "the 16-bit pool halves the shared memory");
 }
 
 TEST_CASE("device DGI equals the host reference (P in 2,3,4,8; N in 4,16,64)") {
-  check_dgi_sizes<61, 2, 3, 4, 8>();
-  check_dgi_sizes<256, 2, 3, 4, 8>();
-  check_dgi_sizes<1024, 2, 3, 4, 8>();
-  check_dgi_table<32, 3, 16>();
-  check_dgi_table<128, 3, 16>();
+  verify_dgi_sizes<61, 2, 3, 4, 8>();
+  verify_dgi_sizes<256, 2, 3, 4, 8>();
+  verify_dgi_sizes<1024, 2, 3, 4, 8>();
+  verify_dgi_table<32, 3, 16>();
+  verify_dgi_table<128, 3, 16>();
 }
 
 TEST_CASE("state exchange hands each value to the new owner of its data") {
@@ -276,7 +276,7 @@ __global__ void shade_remapped(const float* in, float* out, int n) {
 // example-end remapped-kernel
 
 template <int S>
-void check_example(int n) {
+void verify_example(int n) {
   CAPTURE(S);
   CAPTURE(n);
   std::mt19937 rng(3);
@@ -295,9 +295,9 @@ void check_example(int n) {
 }
 
 TEST_CASE("the documented example gives the original's results") {
-  check_example<61>(10007);
-  check_example<128>(10007);
-  check_example<1024>(65536);
+  verify_example<61>(10007);
+  verify_example<128>(10007);
+  verify_example<1024>(65536);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -491,7 +491,7 @@ TEST_CASE("control-flow efficiency counters: ~1/P before, near 1 after a balance
   CHECK(measure(2, remap_variant::head_or_tail, path_distribution::iid) > 0.85);
 }
 
-void check_chi_square(int block) {
+void verify_chi_square(int block) {
   CAPTURE(block);
   const int n = 100003;
   std::mt19937 rng(23);
@@ -516,7 +516,7 @@ void check_chi_square(int block) {
   }
 }
 
-void check_model_tree(int block) {
+void verify_model_tree(int block) {
   CAPTURE(block);
   const int n = 100003;
   std::mt19937 rng(29);
@@ -539,14 +539,14 @@ void check_model_tree(int block) {
 }
 
 TEST_CASE("realistic kernels: chi-square p-values remapped (HoT, HoT16, DGI) equal the original") {
-  check_chi_square(256);
-  check_chi_square(1024);
+  verify_chi_square(256);
+  verify_chi_square(1024);
   CHECK_THROWS_AS(launch_chi_square_pvalues(remap_variant::original, 512, nullptr, nullptr, nullptr,
                                             1, nullptr, nullptr),
                   std::invalid_argument);
 }
 
 TEST_CASE("realistic kernels: model tree remapped (DGI, four leaves) equals the original") {
-  check_model_tree(256);
-  check_model_tree(1024);
+  verify_model_tree(256);
+  verify_model_tree(1024);
 }

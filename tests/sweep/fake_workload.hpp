@@ -66,11 +66,11 @@ class fake_workload final : public workloads::workload {
     return stats(scheduled_ms(a), o);
   }
 
-  workloads::check_report check_scheduled(const schedule_arguments& a) override {
+  workloads::verification_report verify_scheduled(const schedule_arguments& a) override {
     if (a.blocks_per_sm > 8) ++counters_->refused;
     refuse(a);
     ++counters_->checks;
-    workloads::check_report r;
+    workloads::verification_report r;
     r.tasks = num_tasks();
     r.passed = !(counters_->fail_check && *counters_->fail_check == schedule_text(a));
     if (!r.passed) {
@@ -176,8 +176,8 @@ class fake_area_workload final : public workloads::workload {
   static std::vector<workloads::parameter> tunables() {
     return {{"method", "a", "a or b"}, {"level", "1", "1..8"}};
   }
-  //! Host-only check of the values (the registry's check_workload_options).
-  static void check(const options_map& values) {
+  //! Host-only check of the values (the registry's validate_workload_options).
+  static void validate(const options_map& values) {
     for (const auto& [name, value] : values) {
       if (name == "method" && value != "a" && value != "b")
         throw std::invalid_argument("method = " + value + ": expected a or b");
@@ -188,7 +188,7 @@ class fake_area_workload final : public workloads::workload {
     }
   }
   void set_tunables(const options_map& values) override {
-    check(values);
+    validate(values);
     const auto m = values.find("method");
     const auto l = values.find("level");
     method_ = m == values.end() ? "a" : m->second;
@@ -210,9 +210,9 @@ class fake_area_workload final : public workloads::workload {
     ++counters_->timed[method_ + std::to_string(level_)];
     return stats((method_ == "a" ? 3.0 : 2.0) + 0.1 * std::abs(level_ - 3), o);
   }
-  workloads::check_report check_scheduled(const schedule_arguments&) override {
+  workloads::verification_report verify_scheduled(const schedule_arguments&) override {
     ++counters_->checks;
-    workloads::check_report r;
+    workloads::verification_report r;
     r.tasks = 100;
     r.passed = true;
     return r;
@@ -251,8 +251,8 @@ inline workload_factory fake_area_factory(std::shared_ptr<fake_counters> counter
     return name == "fake-area" ? fake_area_workload::fake_area_traits()
                                : workloads::workload_traits{};
   };
-  f.check = [](const std::string& name, const options_map& options) {
-    if (name == "fake-area") return fake_area_workload::check(options);
+  f.validate = [](const std::string& name, const options_map& options) {
+    if (name == "fake-area") return fake_area_workload::validate(options);
     (void)fake_workload(options, std::make_shared<fake_counters>());  // parses, counts nothing
   };
   return f;

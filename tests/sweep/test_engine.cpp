@@ -88,7 +88,7 @@ TEST_CASE("a point failing its exactly-once check stops the sweep and is not tim
   try {
     (void)run_sweep(plan, testing::fake_factory(counters), log, options_for());
     FAIL("the sweep went on past a failed check");
-  } catch (const check_failed_error& e) {
+  } catch (const verification_failed_error& e) {
     const std::string what = e.what();
     CHECK(what.find("exactly-once check failed") != std::string::npos);
     CHECK(what.find("hybrid") != std::string::npos);

@@ -24,7 +24,7 @@ double dgi_speedup() {
   using namespace microsched::workloads;
   auto w = make_workload("micro-branch", {{"paths", "4"}, {"n", "1048576"}});
   w->set_tunables({{"method", "dgi"}, {"neighbouring", "16"}});
-  if (!w->check_scheduled({}).passed) throw std::runtime_error("DGI differs from the original");
+  if (!w->verify_scheduled({}).passed) throw std::runtime_error("DGI differs from the original");
   const microsched::timing_options timing{2, 7};
   return w->time_vanilla(timing).median_ms / w->time_scheduled({}, timing).median_ms;
 }
@@ -42,10 +42,10 @@ std::vector<std::string> names_of(const std::vector<parameter>& ps) {
   return names;
 }
 
-//! The message check_workload_options throws for these options, or "" when it accepts them.
+//! The message validate_workload_options throws for these options, or "" when it accepts them.
 std::string refusal(const std::string& workload, const options_map& options) {
   try {
-    check_workload_options(workload, options);
+    validate_workload_options(workload, options);
     return "";
   } catch (const std::invalid_argument& e) {
     return e.what();

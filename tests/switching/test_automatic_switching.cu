@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of the automatic switching schedule (label gpu): every form of its candidate list
-// (direct forms at each window and task order, switching forms) runs each task exactly once with
-// outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast sample's
-// tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides, and its
-// chosen form then runs each task once.
+// (direct forms at each march window and task order, switching forms) runs each task exactly once
+// with outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast
+// sample's tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides,
+// and its chosen form then runs each task once.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -49,8 +49,8 @@ TEST_CASE("every form of the default's list: Monte Carlo tasks once, sums equal 
     s.probability = 0.05f;
     switching_workloads::montecarlo_branch_runner mc(s);
     CAPTURE(n);
-    // 3 direct windows x 2 direct forms + 2 switching windows x 2 switching schedules.
-    check_passed(mc.check_forms(), 10);
+    // 3 direct march windows x 2 direct forms + 2 switching march windows x 2 schedules.
+    check_passed(mc.verify_forms(), 10);
   }
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("every form of the default's list: rays once, images within tolerance 
       // Orders: rows and expensive-first always, 8x4 where it divides, 16x16 where it divides.
       const std::size_t orders =
           2 + (sz.w % 8 == 0 && sz.h % 4 == 0 ? 1 : 0) + (sz.w % 16 == 0 && sz.h % 16 == 0 ? 1 : 0);
-      check_passed(rc.check_forms(2, 0.001), orders * (3 * 2 + 2 * 2));
+      check_passed(rc.verify_forms(2, 0.001), orders * (3 * 2 + 2 * 2));
     }
   }
 }

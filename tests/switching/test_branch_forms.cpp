@@ -11,15 +11,15 @@
 using namespace microsched;
 using namespace microsched::switching;
 
-TEST_CASE("the candidate list: direct forms at each window and order, then switching forms") {
+TEST_CASE("the candidate list: direct forms at each march window and order, then switching forms") {
   const branch_form_options o;
   const auto forms = branch_forms(true, {0, 3}, o);
-  // 2 orders x 3 windows x 2 direct forms, then 2 orders x 2 windows x 2 switching schedules.
+  // 2 orders x 3 march windows x 2 direct forms, then 2 orders x 2 x 2 switching schedules.
   REQUIRE(forms.size() == 2 * 3 * 2 + 2 * 2 * 2);
   int direct = 0;
   for (const auto& f : forms) direct += f.direct() ? 1 : 0;
   CHECK(direct == 12);
-  CHECK(forms.front().window == 16);
+  CHECK(forms.front().march_window == 16);
   CHECK(forms.front().order == 0);
   CHECK(forms.back().order == 3);
   CHECK(!forms.back().direct());
@@ -27,15 +27,16 @@ TEST_CASE("the candidate list: direct forms at each window and order, then switc
   const auto plain = branch_forms(false, {}, o);
   REQUIRE(plain.size() == 4);
   for (const auto& f : plain) {
-    CHECK(f.window == 0);
+    CHECK(f.march_window == 0);
     CHECK(f.order == -1);
   }
 }
 
 TEST_CASE("bad options are refused with the value named") {
   branch_form_options o;
-  o.direct_windows = {0};
-  CHECK_THROWS_WITH_AS(validate(o), "direct window = 0: must be in 1..4096", std::invalid_argument);
+  o.direct_march_windows = {0};
+  CHECK_THROWS_WITH_AS(validate(o), "direct march window = 0: must be in 1..4096",
+                       std::invalid_argument);
   o = {};
   o.margin = 0.7;
   CHECK_THROWS_AS(validate(o), std::invalid_argument);

@@ -128,7 +128,7 @@ outputs run_switching(const Program& program, task_id n, const schedule_argument
   return {a.to_host(nullptr), b.to_host(nullptr), counts.to_host(nullptr)};
 }
 
-void check_equal(const outputs& want, const outputs& got, const std::string& what) {
+void verify_equal(const outputs& want, const outputs& got, const std::string& what) {
   INFO(what);
   std::size_t bad_count = 0, bad_a = 0, bad_b = 0;
   for (std::size_t t = 0; t < want.a.size(); ++t) {
@@ -142,7 +142,7 @@ void check_equal(const outputs& want, const outputs& got, const std::string& wha
 }
 
 template <class Program, int Contexts>
-void check_all_variants(const Program& program, task_id n, const outputs& want) {
+void verify_all_variants(const Program& program, task_id n, const outputs& want) {
   // Under the sanitizers: two strategies (each launch runs ~100x slower).
   const std::vector<pool_strategy> strategies =
       small_run() ? std::vector<pool_strategy>{pool_strategy::hybrid, pool_strategy::private_pools}
@@ -164,10 +164,10 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
             sw.default_then = default_then;
             sw.fifo = fifo;
             const auto got = run_switching<Program, Contexts>(program, n, args);
-            check_equal(want, got,
-                        "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) + ", " +
-                            to_string(sw) + ", default then " + std::to_string(default_then != 0) +
-                            ", tasks " + std::to_string(n));
+            verify_equal(want, got,
+                         "contexts " + std::to_string(Contexts) + ", " + to_string(strategy) +
+                             ", " + to_string(sw) + ", default then " +
+                             std::to_string(default_then != 0) + ", tasks " + std::to_string(n));
           }
         }
       }
@@ -175,11 +175,11 @@ void check_all_variants(const Program& program, task_id n, const outputs& want) 
   }
 }
 
-//! Fetch control and the window between fetch checks apply under switching as under termination
+//! Fetch control and the deferral between fetch checks apply under switching as under termination
 //! divergence: every kind of idle count, thresholds that keep warps computing with idle lanes,
-//! windows of one and several visits, each pool strategy, immediate and deferred switching.
+//! deferrals of one and several visits, each pool strategy, immediate and deferred switching.
 template <class Program, int Contexts>
-void check_fetch_control(const Program& program, task_id n, const outputs& want) {
+void verify_fetch_control(const Program& program, task_id n, const outputs& want) {
   const std::vector<fetch_control> fetches = {fetch_control::any(), fetch_control::all(),
                                               fetch_control::ballot(8)};
   for (const auto strategy :
@@ -197,9 +197,9 @@ void check_fetch_control(const Program& program, task_id n, const outputs& want)
           args.deferral = deferral;
           args.switching.switch_every = every;
           const auto got = run_switching<Program, Contexts>(program, n, args);
-          check_equal(want, got,
-                      "fetch, contexts " + std::to_string(Contexts) + ", " + to_string(args) +
-                          ", " + to_string(args.switching) + ", tasks " + std::to_string(n));
+          verify_equal(want, got,
+                       "fetch, contexts " + std::to_string(Contexts) + ", " + to_string(args) +
+                           ", " + to_string(args.switching) + ", tasks " + std::to_string(n));
         }
       }
     }
@@ -257,7 +257,7 @@ TEST_CASE_TEMPLATE("one managed branch (Monte Carlo branch): exactly once, equal
   const kernels::montecarlo_branch_program p = montecarlo_branch_test_program();
   for (const task_id n : {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
     const auto want = run_vanilla(p, n);
-    check_all_variants<kernels::montecarlo_branch_program, C::value>(p, n, want);
+    verify_all_variants<kernels::montecarlo_branch_program, C::value>(p, n, want);
   }
 }
 
@@ -267,7 +267,7 @@ TEST_CASE_TEMPLATE("two managed branches, if/else with work on both paths", C,
   two_branch_program p;
   for (const task_id n : {task_id{5}, small_run() ? task_id{2000} : task_id{20000}}) {
     const auto want = run_vanilla(p, n);
-    check_all_variants<two_branch_program, C::value>(p, n, want);
+    verify_all_variants<two_branch_program, C::value>(p, n, want);
   }
 }
 
@@ -276,8 +276,8 @@ TEST_CASE_TEMPLATE("fetch control and deferral under switching: exactly once, eq
   const kernels::montecarlo_branch_program mc = montecarlo_branch_test_program();
   two_branch_program two;
   for (const task_id n : {task_id{1}, task_id{33}, small_run() ? task_id{2001} : task_id{30011}}) {
-    check_fetch_control<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
-    check_fetch_control<two_branch_program, C::value>(two, n, run_vanilla(two, n));
+    verify_fetch_control<kernels::montecarlo_branch_program, C::value>(mc, n, run_vanilla(mc, n));
+    verify_fetch_control<two_branch_program, C::value>(two, n, run_vanilla(two, n));
   }
 }
 
@@ -302,8 +302,8 @@ TEST_CASE("wavefront baseline, one managed branch (Monte Carlo branch): exactly 
          {task_id{1}, task_id{37}, small_run() ? task_id{2001} : task_id{30011}}) {
       int rounds = 0;
       const auto got = run_wavefront(p, n, &rounds);
-      check_equal(run_vanilla(p, n), got,
-                  "wavefront, p " + std::to_string(probability) + ", tasks " + std::to_string(n));
+      verify_equal(run_vanilla(p, n), got,
+                   "wavefront, p " + std::to_string(probability) + ", tasks " + std::to_string(n));
       // Round 0 begins the tasks; every branch entry needs one round more; the last round
       // finds the queues empty. p = 0: nothing waits; p = 1: every one of 40 steps enters.
       if (probability == 0.0f) CHECK(rounds == 2);
@@ -315,7 +315,7 @@ TEST_CASE("wavefront baseline, one managed branch (Monte Carlo branch): exactly 
 TEST_CASE("wavefront baseline, two managed branches, if/else with work on both paths") {
   two_branch_program p;
   for (const task_id n : {task_id{5}, task_id{257}, small_run() ? task_id{2000} : task_id{20000}}) {
-    check_equal(run_vanilla(p, n), run_wavefront(p, n), "wavefront, tasks " + std::to_string(n));
+    verify_equal(run_vanilla(p, n), run_wavefront(p, n), "wavefront, tasks " + std::to_string(n));
   }
 }
 
@@ -328,7 +328,7 @@ TEST_CASE(
   switching_workloads::montecarlo_branch_runner mc(ms);
   for (const float probability : {0.01f, 0.5f}) {
     mc.set_probability(probability);
-    const auto r = mc.check_wavefront();
+    const auto r = mc.verify_wavefront();
     INFO(r.detail);
     CHECK(r.passed);
     CHECK(r.missing == 0);
@@ -344,7 +344,7 @@ TEST_CASE(
       rc.set_march_window(window);
       rc.set_tile(8, 4);
       rc.set_center_first(window == 16);
-      const auto r = rc.check_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
+      const auto r = rc.verify_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
       INFO(r.tasks.detail);
       CHECK(r.tasks.passed);
       CHECK(r.tasks.missing == 0);
@@ -362,7 +362,7 @@ TEST_CASE("the windowed-vanilla search tries every order and window and keeps th
   double fastest = 1e300;
   for (const auto& [name, ms] : best.tried) fastest = std::min(fastest, ms);
   CHECK(best.stats.median_ms == fastest);
-  CHECK((best.window == 1 || best.window == 8));
+  CHECK((best.march_window == 1 || best.march_window == 8));
   CHECK(rc.settings().march_window == 3);
   CHECK(rc.settings().tile_width == 16);
   CHECK_FALSE(rc.settings().center_first);
@@ -404,19 +404,19 @@ TEST_CASE_TEMPLATE("a march window in the Monte Carlo step changes no output", C
   const task_id n = small_run() ? 2001 : 30011;
   const auto want = run_vanilla(p, n);  // window 1: one outer iteration per step
   for (const std::uint32_t window : {2u, 7u, 64u}) {
-    p.window = window;
+    p.march_window = window;
     const auto vanilla = run_vanilla(p, n);
     CHECK(vanilla.a == want.a);
     CHECK(vanilla.b == want.b);
-    check_equal(want, run_wavefront(p, n), "wavefront, window " + std::to_string(window));
+    verify_equal(want, run_wavefront(p, n), "wavefront, window " + std::to_string(window));
     for (const int every : {1, 4}) {
       if (small_run() && every != 1) continue;
       schedule_arguments args;
       args.chunk = 16;
       args.switching.switch_every = every;
-      check_equal(want, run_switching<kernels::montecarlo_branch_program, C::value>(p, n, args),
-                  "switching, window " + std::to_string(window) + ", every " +
-                      std::to_string(every) + ", contexts " + std::to_string(C::value));
+      verify_equal(want, run_switching<kernels::montecarlo_branch_program, C::value>(p, n, args),
+                   "switching, window " + std::to_string(window) + ", every " +
+                       std::to_string(every) + ", contexts " + std::to_string(C::value));
     }
   }
 }

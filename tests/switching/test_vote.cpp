@@ -84,7 +84,7 @@ std::vector<int> all_ids(const simulated_warp& w) {
 }
 
 //! Runs one vote and switch on the simulated warp and checks every property.
-void check_switch(simulated_warp w, bool forced_path, bool use_vote) {
+void verify_switch(simulated_warp w, bool forced_path, bool use_vote) {
   const branch_masks m = masks_of(w);
   const pool_counts counts{static_cast<int>(w.then_stack.size()),
                            static_cast<int>(w.else_stack.size()),
@@ -231,9 +231,9 @@ TEST_CASE("vote and switch: exhaustive over 4 lanes, small pools, both paths and
       for (int else_parked = 0; else_parked <= 3; ++else_parked) {
         for (int free_slots = 0; free_slots <= 3; ++free_slots) {
           const auto w = make_warp(lanes, then_parked, else_parked, free_slots);
-          check_switch(w, true, false);
-          check_switch(w, false, false);
-          check_switch(w, false, true);
+          verify_switch(w, true, false);
+          verify_switch(w, false, false);
+          verify_switch(w, false, true);
           cases += 3;
         }
       }
@@ -258,7 +258,7 @@ TEST_CASE("vote and switch: random 32-lane masks and pools up to 160 contexts") 
     const int then_parked = static_cast<int>(rng() % (capacity + 1));
     const int else_parked = static_cast<int>(rng() % (capacity - then_parked + 1));
     const auto w = make_warp(lanes, then_parked, else_parked, capacity - then_parked - else_parked);
-    check_switch(w, (rng() & 1u) != 0, (rng() & 1u) != 0);
+    verify_switch(w, (rng() & 1u) != 0, (rng() & 1u) != 0);
   }
 }
 
@@ -300,9 +300,9 @@ TEST_CASE("quiet switches move nothing through shared memory") {
 
 TEST_CASE("shared memory check names the sizes and what to lower") {
   CHECK(pool_shared_bytes(1000, 128) == 4000);
-  CHECK_NOTHROW(check_shared_fit(4000, 4000, 64, 16, 128));
+  CHECK_NOTHROW(require_shared_fit(4000, 4000, 64, 16, 128));
   try {
-    check_shared_fit(300000, 232448, 160, 400, 128);
+    require_shared_fit(300000, 232448, 160, 400, 128);
     FAIL("expected std::invalid_argument");
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();

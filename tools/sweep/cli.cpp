@@ -85,15 +85,15 @@ void list_workloads(const cli_environment& env) {
 //! into a sweep. With the factory's host-only check that is all; without one, each scenario's
 //! workload is built once: a registered workload parses its options before it touches the
 //! device, so a device error after that means the options passed, and the GPU is checked next.
-void check_scenarios(const sweep_plan& plan, const workload_factory& factory) {
+void validate_scenarios(const sweep_plan& plan, const workload_factory& factory) {
   const auto settings = plan.settings();
   for (const auto& options_of : plan.scenarios()) {
     try {
-      if (factory.check) {
+      if (factory.validate) {
         for (const auto& s : settings) {
           options_map all = options_of;
           all.insert(s.tunables.begin(), s.tunables.end());
-          factory.check(plan.workload, all);
+          factory.validate(plan.workload, all);
         }
         continue;
       }
@@ -141,7 +141,7 @@ void choose_axes(heatmap_axes& axes, bool x_given, bool y_given, const sweep_pla
 }
 
 //! The tuning file holds schedules; a point that differs by its tunables cannot be stored there.
-void check_tuning_fits(const sweep_plan& plan) {
+void validate_tuning_fits(const sweep_plan& plan) {
   if (!plan.takes_schedule) {
     throw std::invalid_argument("--save-tuning: workload " + plan.workload +
                                 " takes no schedule, and the tuning file holds schedules only");
@@ -298,17 +298,17 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     if (!no_plots || heatmap_x->count() + heatmap_y->count() > 0) {
       choose_axes(axes, heatmap_x->count() > 0, heatmap_y->count() > 0, plan, env.factory);
     }
-    if (!tuning_file.empty()) check_tuning_fits(plan);
+    if (!tuning_file.empty()) validate_tuning_fits(plan);
     if (!dry_run) {
       // The output places, before any device work and without creating anything: a sweep that
       // stops here (or for want of a GPU) leaves the file system as it was.
-      check_writable_folder(out_dir);
+      require_writable_folder(out_dir);
       if (!tuning_file.empty()) {
-        check_writable_file(tuning_file);
+        require_writable_file(tuning_file);
         (void)sweep::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
       }
     }
-    check_scenarios(plan, env.factory);
+    validate_scenarios(plan, env.factory);
     if (dry_run) {
       print_plan(plan, *env.out);
       return exit_ok;
@@ -336,7 +336,7 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
     running = true;
     try {
       complete = run_sweep(plan, env.factory, log, options);
-    } catch (const check_failed_error& e) {
+    } catch (const verification_failed_error& e) {
       bar.finish();
       *env.err << "sweep: error: " << e.what() << " in " << journal_path.string()
                << "; no CSV, JSON or plots were written.\n";

@@ -39,7 +39,7 @@ point_record run_point(workloads::workload& w, const std::string& key, const poi
   const schedule_arguments& args = s.schedule;
   try {
     w.set_tunables(s.tunables);
-    const workloads::check_report check = w.check_scheduled(args);
+    const workloads::verification_report check = w.verify_scheduled(args);
     p.check_passed = check.passed;
     p.check_tasks = check.tasks;
     p.missing = check.missing;
@@ -60,7 +60,7 @@ point_record run_point(workloads::workload& w, const std::string& key, const poi
   return p;
 }
 
-std::string check_failure_message(const point_record& p) {
+std::string verification_failure_message(const point_record& p) {
   return "exactly-once check failed for " + label_of(p.scenario, {p.schedule, p.tunables}) + ": " +
          std::to_string(p.missing) + " missing, " + std::to_string(p.duplicated) + " duplicated, " +
          std::to_string(p.mismatched) + " mismatched of " + std::to_string(p.check_tasks) +
@@ -138,7 +138,7 @@ bool run_sweep(const sweep_plan& plan, const workload_factory& factory, journal&
       point_record p = run_point(*w, key, s, options.timing);
       log.append(p);
       if (p.status == point_status::check_failed) {
-        throw check_failed_error(check_failure_message(p), p);
+        throw verification_failed_error(verification_failure_message(p), p);
       }
       ++progress.done;
       report(label_of(key, s));

@@ -28,7 +28,7 @@ struct workload_factory {
   std::function<std::vector<workloads::parameter>(const std::string& name)> tunables;
   std::function<workloads::workload_traits(const std::string& name)> traits;
   //! Checks options and tunables on the host; throws std::invalid_argument naming a bad value.
-  std::function<void(const std::string& name, const options_map& options)> check;
+  std::function<void(const std::string& name, const options_map& options)> validate;
 
   [[nodiscard]] std::vector<workloads::parameter> tunables_of(const std::string& name) const {
     return tunables ? tunables(name) : std::vector<workloads::parameter>{};
@@ -48,9 +48,9 @@ struct workload_factory {
 [[nodiscard]] workload_factory registry_factory();
 
 //! A point failed its exactly-once check: the sweep stopped there, nothing was timed for it.
-class check_failed_error : public std::runtime_error {
+class verification_failed_error : public std::runtime_error {
  public:
-  check_failed_error(const std::string& message, point_record record)
+  verification_failed_error(const std::string& message, point_record record)
       : std::runtime_error(message), record_(std::move(record)) {}
   [[nodiscard]] const point_record& record() const { return record_; }
 
@@ -90,8 +90,8 @@ struct run_options {
 [[nodiscard]] std::string reference_note(const workloads::workload_traits& traits);
 
 //! Runs what the journal does not hold yet. Returns true when every point is finished, false
-//! when stopped early through run_options::stop. Throws check_failed_error (after journaling the
-//! failed point), std::invalid_argument for a bad workload option (naming it), or whatever the
+//! when stopped early through run_options::stop. Throws verification_failed_error (after journaling
+//! the failed point), std::invalid_argument for a bad workload option (naming it), or whatever the
 //! workload throws for an error that is not a configuration that cannot run.
 bool run_sweep(const sweep_plan& plan, const workload_factory& factory, journal& log,
                const run_options& options);

@@ -22,7 +22,7 @@ class mismatch_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void check_same_sweep(const sweep_header& header, const sweep_header& expected) {
+void require_same_sweep(const sweep_header& header, const sweep_header& expected) {
   const auto mismatch = [&](const std::string& what, const std::string& was,
                             const std::string& now) {
     throw mismatch_error("was recorded with " + what + " " + was + ", this sweep has " + now +
@@ -110,7 +110,7 @@ journal journal::resume(const std::filesystem::path& file, const sweep_header& e
       if (number == 1) {
         if (type != "header") throw std::invalid_argument("the first line is not a sweep header");
         header = header_from_json(j);
-        check_same_sweep(header, expected);
+        require_same_sweep(header, expected);
       } else if (type == "baseline") {
         auto b = baseline_from_json(j);
         baselines[b.scenario] = std::move(b);

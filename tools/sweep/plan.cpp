@@ -118,7 +118,7 @@ bool reads(pool_strategy strategy, const std::string& name) {
 
 //! Refuses a swept schedule field that no swept strategy reads: its points would all time the
 //! same schedule under different labels.
-void check_axes_are_read(const std::vector<axis>& schedule_axes) {
+void validate_axes_are_read(const std::vector<axis>& schedule_axes) {
   const auto strategies = strategies_of(schedule_axes);
   for (const auto& a : schedule_axes) {
     if (a.name == "strategy") continue;
@@ -197,7 +197,7 @@ sweep_plan make_plan(const std::string& workload, const std::vector<std::string>
       if (a.name == name) plan.schedule_axes.push_back(std::move(a));
     }
   }
-  check_axes_are_read(plan.schedule_axes);
+  validate_axes_are_read(plan.schedule_axes);
   if (const double n = plan.combinations(); n > static_cast<double>(max_points)) {
     char count[64];
     std::snprintf(count, sizeof count, "%.0f", n);

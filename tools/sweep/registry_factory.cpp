@@ -13,8 +13,8 @@ workload_factory registry_factory() {
   };
   f.tunables = [](const std::string& name) { return workloads::workload_tunables(name); };
   f.traits = [](const std::string& name) { return workloads::traits_of(name); };
-  f.check = [](const std::string& name, const options_map& options) {
-    workloads::check_workload_options(name, options);
+  f.validate = [](const std::string& name, const options_map& options) {
+    workloads::validate_workload_options(name, options);
   };
   return f;
 }

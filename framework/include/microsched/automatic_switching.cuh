@@ -22,13 +22,13 @@
 
 namespace microsched::switching {
 
-//! The program as form `f` runs it: the form's window and order applied where the program has
+//! The program as form `f` runs it: the form's march window and order applied where the program has
 //! those knobs.
 template <class Program>
 [[nodiscard]] Program program_for(const Program& program, const branch_form& f) {
   Program p = program;
   if constexpr (windowed_program<Program>) {
-    if (f.window > 0) p = p.with_march_window(f.window);
+    if (f.march_window > 0) p = p.with_march_window(f.march_window);
   }
   if constexpr (ordered_program<Program>) {
     if (f.order >= 0) p = p.with_task_order(f.order);

@@ -60,15 +60,15 @@ using default_policy_t = std::conditional_t<switching::managed_task_program<Prog
 namespace detail {
 //! The static_asserts of the program kind the policy runs, naming what is missing.
 template <class Program, class Policy>
-constexpr bool check_program_for() {
+constexpr bool assert_program_for() {
   if constexpr (Policy::switches_contexts) {
-    return switching::check_managed_program<Program>();
+    return switching::assert_managed_program<Program>();
   } else {
     static_assert(!switching::managed_task_program<Program>,
                   "a managed-branch program (managed_branches, step(context&, Gate&)) runs under "
                   "switching_policy; wrap it in switching::divergent_program to run its branches "
                   "divergently under termination_policy");
-    return check_task_program<Program>();
+    return assert_task_program<Program>();
   }
 }
 }  // namespace detail
@@ -81,7 +81,7 @@ constexpr bool check_program_for() {
 //! counter, so enqueue them on one stream (or use one scheduler per stream).
 template <class Program, class Policy = default_policy_t<Program>>
 class scheduler {
-  static_assert(detail::check_program_for<Program, Policy>());
+  static_assert(detail::assert_program_for<Program, Policy>());
 
  public:
   using policy = Policy;
@@ -141,12 +141,12 @@ class scheduler {
   //! one. Every run processes every task, so use it only where running the tasks again is
   //! harmless (end() overwrites its outputs): benchmarks, a warm-up. Once decided it times the
   //! choice calibration::drift_runs times and calibrates again if the fastest is off its
-  //! calibrated time (calibration::check_choice): the work may be other data of the same size
-  //! class. A no-op for fixed schedules.
+  //! calibrated time (calibration::recalibrate_if_drifted): the work may be other data of the same
+  //! size class. A no-op for fixed schedules.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
-    automatic_.check_choice(
+    automatic_.recalibrate_if_drifted(
         num_tasks, stream,
         [&](const schedule_arguments& chosen) { launch(chosen, program, num_tasks, stream); },
         calibration::drift_runs);

@@ -17,11 +17,12 @@
 //!
 //! Optional fast path for cheap steps: `__device__ bool advance(context& c, int budget) const`
 //! runs up to `budget` steps (at least one) and returns true if the task finished. The scheduler
-//! calls it for each window of `deferral` steps instead of looping over step() itself; a program
-//! can then fold the window into its own termination test (Julia: `iterations >= min(crunch,
-//! start + budget)`), so a window costs no instruction per step. It must run the same arithmetic
-//! as step() (the results are checked against vanilla, which only calls step()). Programs are
-//! passed to kernels by value, so they hold device pointers and parameters, nothing owning.
+//! calls it for each deferral (`deferral` steps) instead of looping over step() itself; a program
+//! can then fold the budget into its own termination test (Julia: `iterations >= min(crunch,
+//! start + budget)`), so counting the steps costs no instruction per step. It must run the same
+//! arithmetic as step() (the results are checked against vanilla, which only calls step()).
+//! Programs are passed to kernels by value, so they hold device pointers and parameters, nothing
+//! owning.
 
 #include <concepts>
 #include <type_traits>
@@ -64,7 +65,7 @@ concept routed_task_program = task_program<P> && requires(const P& program, task
 //! error where the scheduler or a baseline instantiates it (a concept failure says only
 //! "constraints not satisfied").
 template <class P>
-constexpr bool check_task_program() {
+constexpr bool assert_task_program() {
   static_assert(std::is_trivially_copyable_v<P>,
                 "a task program is passed to kernels by value: it must be trivially copyable "
                 "(device pointers and parameters, nothing owning)");

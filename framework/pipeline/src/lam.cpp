@@ -8,7 +8,7 @@
 namespace microsched::pipeline {
 
 namespace {
-void check_classes(int classes) {
+void validate_classes(int classes) {
   if (classes < 1 || classes > 65536) throw_invalid("classes", classes, "must be in 1..65536");
 }
 
@@ -127,7 +127,7 @@ std::size_t lam_assign(std::span<const std::uint32_t> class_of, std::size_t r, s
 //! Reuses the workspace's vectors; returns the number of elements moved.
 std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int warp,
                      bool fill_quotas, lam_workspace& ws) {
-  check_classes(classes);
+  validate_classes(classes);
   if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
   const auto w = static_cast<std::size_t>(warp);
   const auto r = static_cast<std::size_t>(classes);
@@ -138,7 +138,7 @@ std::size_t lam_core(std::span<const std::uint32_t> class_of, int classes, int w
 
 void value_classes_into(std::span<const std::uint32_t> values, int classes,
                         std::span<std::uint32_t> out) {
-  check_classes(classes);
+  validate_classes(classes);
   if (out.size() != values.size()) throw_invalid("out size", out.size(), "must match the values");
   if (values.empty()) return;
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());

@@ -30,7 +30,7 @@ std::vector<index_t> identity(std::size_t n) {
 }
 
 namespace {
-void check_mapping(std::size_t keys, std::span<const index_t> source, int warp) {
+void validate_mapping(std::size_t keys, std::span<const index_t> source, int warp) {
   if (warp < 1) throw_invalid("warp", warp, "must be >= 1");
   if (source.size() != keys) throw_invalid("source size", source.size(), "must match the keys");
 }
@@ -38,7 +38,7 @@ void check_mapping(std::size_t keys, std::span<const index_t> source, int warp) 
 
 std::size_t pure_warps(std::span<const std::uint32_t> keys, std::span<const index_t> source,
                        int warp) {
-  check_mapping(keys.size(), source, warp);
+  validate_mapping(keys.size(), source, warp);
   std::size_t pure = 0;
   for (std::size_t w = 0; w < source.size(); w += static_cast<std::size_t>(warp)) {
     const std::size_t end = std::min(source.size(), w + static_cast<std::size_t>(warp));
@@ -51,7 +51,7 @@ std::size_t pure_warps(std::span<const std::uint32_t> keys, std::span<const inde
 
 std::uint64_t warp_trip_cost(std::span<const std::uint32_t> trips, std::span<const index_t> source,
                              int warp) {
-  check_mapping(trips.size(), source, warp);
+  validate_mapping(trips.size(), source, warp);
   std::uint64_t cost = 0;
   for (std::size_t w = 0; w < source.size(); w += static_cast<std::size_t>(warp)) {
     const std::size_t end = std::min(source.size(), w + static_cast<std::size_t>(warp));
@@ -64,7 +64,7 @@ std::uint64_t warp_trip_cost(std::span<const std::uint32_t> trips, std::span<con
 
 std::uint64_t memory_transactions(std::span<const index_t> refs, std::span<const index_t> source,
                                   std::size_t element_bytes, std::size_t segment_bytes, int warp) {
-  check_mapping(refs.size(), source, warp);
+  validate_mapping(refs.size(), source, warp);
   if (element_bytes == 0) throw_invalid("element_bytes", element_bytes, "must be > 0");
   if (segment_bytes == 0) throw_invalid("segment_bytes", segment_bytes, "must be > 0");
   std::uint64_t total = 0;

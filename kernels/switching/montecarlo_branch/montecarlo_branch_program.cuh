@@ -35,7 +35,7 @@ struct montecarlo_branch_program {
   std::uint32_t outer = 1000;
   std::uint32_t inner = 1000;
   unsigned long long seed = 1234;
-  std::uint32_t window = 1;              //!< outer iterations one step marches at most (>= 1)
+  std::uint32_t march_window = 1;        //!< outer iterations one step marches at most (>= 1)
   std::uint32_t* sum_out = nullptr;      //!< bits of the float sum per task
   std::uint32_t* entered_out = nullptr;  //!< branch entries per task
 
@@ -66,7 +66,7 @@ struct montecarlo_branch_program {
 #pragma unroll 1
       for (std::uint32_t w = 1;; ++w) {
         enter = uniform(draw4(c, 0).x) < probability;
-        if (enter || w >= window || c.iteration + 1 >= outer) break;
+        if (enter || w >= march_window || c.iteration + 1 >= outer) break;
         ++c.iteration;
       }
     }
@@ -95,7 +95,7 @@ struct montecarlo_branch_program {
   //! The automatic switching schedule's knob (switching/branch_forms.hpp): the sums stay.
   [[nodiscard]] montecarlo_branch_program with_march_window(int w) const {
     montecarlo_branch_program p = *this;
-    p.window = static_cast<std::uint32_t>(w);
+    p.march_window = static_cast<std::uint32_t>(w);
     return p;
   }
 };

@@ -40,7 +40,7 @@ struct montecarlo_branch_runner::impl {
     p.outer = settings.outer;
     p.inner = settings.inner;
     p.seed = settings.seed;
-    p.window = settings.march_window;
+    p.march_window = settings.march_window;
     p.sum_out = sum_out;
     p.entered_out = entered_out;
     return p;
@@ -61,7 +61,7 @@ struct montecarlo_branch_runner::impl {
   //! Poisons the outputs, zeroes the counters, calls run(counted program, stream) and compares
   //! with vanilla.
   template <class Run>
-  workloads::check_report check_with(Run&& run);
+  workloads::verification_report verify_with(Run&& run);
 };
 
 montecarlo_branch_runner::montecarlo_branch_runner(const montecarlo_branch_settings& settings) {
@@ -120,12 +120,12 @@ timing_stats montecarlo_branch_runner::time_switching(const variant& v,
 
 namespace {
 //! Exactly once and bit-equal sums and entry counts, from the host copies of a counted run.
-workloads::check_report compare(const std::vector<std::uint32_t>& counts,
-                                const std::vector<std::uint32_t>& sum,
-                                const std::vector<std::uint32_t>& entered,
-                                const std::vector<std::uint32_t>& ref_sum,
-                                const std::vector<std::uint32_t>& ref_entered) {
-  workloads::check_report r;
+workloads::verification_report compare(const std::vector<std::uint32_t>& counts,
+                                       const std::vector<std::uint32_t>& sum,
+                                       const std::vector<std::uint32_t>& entered,
+                                       const std::vector<std::uint32_t>& ref_sum,
+                                       const std::vector<std::uint32_t>& ref_entered) {
+  workloads::verification_report r;
   r.tasks = counts.size();
   for (std::size_t t = 0; t < counts.size(); ++t) {
     if (counts[t] == 0) ++r.missing;
@@ -147,7 +147,7 @@ workloads::check_report compare(const std::vector<std::uint32_t>& counts,
 }  // namespace
 
 template <class Run>
-workloads::check_report montecarlo_branch_runner::impl::check_with(Run&& run) {
+workloads::verification_report montecarlo_branch_runner::impl::verify_with(Run&& run) {
   ensure_reference();
   const cudaStream_t s = stream.get();
   sum.fill_bytes(0xff, s);
@@ -159,9 +159,9 @@ workloads::check_report montecarlo_branch_runner::impl::check_with(Run&& run) {
                  ref_entered.to_host(s));
 }
 
-workloads::check_report montecarlo_branch_runner::check(const variant& v) {
+workloads::verification_report montecarlo_branch_runner::check(const variant& v) {
   const task_id n = impl_->settings.tasks;
-  return impl_->check_with(
+  return impl_->verify_with(
       [&](const auto& counted, cudaStream_t s) { detail::run_switching(counted, n, v, s); });
 }
 
@@ -173,11 +173,11 @@ default_times montecarlo_branch_runner::time_default(const timing_options& optio
       impl_->timer, impl_->program(), impl_->settings.tasks, options, impl_->stream.get());
 }
 
-std::vector<form_check> montecarlo_branch_runner::check_forms() {
+std::vector<form_check> montecarlo_branch_runner::verify_forms() {
   const task_id n = impl_->settings.tasks;
   std::vector<form_check> out;
   for (const auto& f : detail::default_forms(impl_->program())) {
-    auto r = impl_->check_with([&](const auto& counted, cudaStream_t s) {
+    auto r = impl_->verify_with([&](const auto& counted, cudaStream_t s) {
       detail::run_form_counted<mc_default_contexts>(counted.inner, counted.counts, n, f, s);
     });
     out.push_back({switching::form_name<montecarlo_branch_program>(f), r});
@@ -192,9 +192,9 @@ timing_stats montecarlo_branch_runner::time_wavefront(const timing_options& opti
                            impl_->stream.get());
 }
 
-workloads::check_report montecarlo_branch_runner::check_wavefront() {
+workloads::verification_report montecarlo_branch_runner::verify_wavefront() {
   auto& wave = impl_->wavefront();
-  return impl_->check_with([&](const auto& counted, cudaStream_t s) { wave.run(counted, s); });
+  return impl_->verify_with([&](const auto& counted, cudaStream_t s) { wave.run(counted, s); });
 }
 
 int montecarlo_branch_runner::wavefront_rounds() const {

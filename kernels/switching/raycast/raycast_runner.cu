@@ -14,7 +14,7 @@ namespace microsched::switching_workloads {
 using kernels::raycast::raycast_program;
 
 namespace {
-void check_tile(const raycast_settings& s, int w, int h) {
+void validate_tile(const raycast_settings& s, int w, int h) {
   if (w == 0 && h == 0) return;
   if (w < 1 || s.width % w != 0)
     throw_invalid("tile width", w, "must divide the image width (or 0x0: rows)");
@@ -138,7 +138,7 @@ raycast_runner::raycast_runner(const raycast_settings& settings) {
   if (settings.march_window < 1 || settings.march_window > 4096) {
     throw_invalid("window", settings.march_window, "must be in 1..4096");
   }
-  check_tile(settings, settings.tile_width, settings.tile_height);
+  validate_tile(settings, settings.tile_width, settings.tile_height);
   impl_ = std::make_unique<impl>(settings);
 }
 raycast_runner::~raycast_runner() = default;
@@ -163,7 +163,7 @@ void raycast_runner::set_skip_empty(bool skip) {
 }
 
 void raycast_runner::set_tile(int w, int h) {
-  check_tile(impl_->settings, w, h);
+  validate_tile(impl_->settings, w, h);
   impl_->settings.tile_width = w;
   impl_->settings.tile_height = h;
 }
@@ -213,7 +213,7 @@ default_times raycast_runner::time_default(const timing_options& options) {
                                       impl_->pixels(), options, impl_->stream.get());
 }
 
-std::vector<form_check> raycast_runner::check_forms(int tolerance, double allowed_fraction) {
+std::vector<form_check> raycast_runner::verify_forms(int tolerance, double allowed_fraction) {
   impl_->ensure_reference();
   auto& m = *impl_;
   const cudaStream_t s = m.stream.get();
@@ -279,7 +279,7 @@ image_check raycast_runner::check(const variant& v, int tolerance, double allowe
   return m.compare(tolerance, allowed_fraction);
 }
 
-image_check raycast_runner::check_wavefront(int tolerance, double allowed_fraction) {
+image_check raycast_runner::verify_wavefront(int tolerance, double allowed_fraction) {
   impl_->ensure_reference();
   auto& m = *impl_;
   const cudaStream_t s = m.stream.get();
@@ -367,7 +367,7 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
         best.tried.push_back({std::string(o.name) + " w" + std::to_string(w), t.median_ms});
         if (t.median_ms < best.stats.median_ms) {
           best.stats = t;
-          best.window = w;
+          best.march_window = w;
           best.order = o.name;
         }
       }

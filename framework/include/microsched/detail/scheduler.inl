@@ -41,9 +41,9 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
         candidates(), !Policy::switches_contexts);
   }
   if constexpr (dynamic_shared_bytes > 0) {
-    switching::check_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
-                                Policy::contexts_per_warp, sizeof(typename Program::context),
-                                block_threads);
+    switching::require_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
+                                  Policy::contexts_per_warp, sizeof(typename Program::context),
+                                  block_threads);
   }
   // A fixed schedule is validated against occupancy now, before any launch, and its kernel
   // opted in to its dynamic shared memory (resources_of). Under automatic nothing is queried

@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "microsched/config.hpp"
-#include "microsched/policy/step_window.cuh"
+#include "microsched/policy/run_steps.cuh"
 #include "microsched/pool/survivor_queue.cuh"
 #include "microsched/task_program.hpp"
 
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(BlockThreads)
   for (Index t = static_cast<Index>(blockIdx.x) * BlockThreads + threadIdx.x; t < count;
        t += stride) {
     auto context = program.begin(t);
-    if (!detail::step_window(program, context, budget)) {
+    if (!detail::run_steps(program, context, budget)) {
       const cg::coalesced_group survivors = cg::coalesced_threads();
       unsigned long long base = 0;
       if (survivors.thread_rank() == 0) {

@@ -2,9 +2,9 @@
 #pragma once
 //! @file persistent_kernel.cuh
 //! The persistent driver, one kernel for every policy: persistent warps refill their idle lanes
-//! from the task source of the pool strategy, run windows of `deferral` steps (or step visits)
+//! from the task source of the pool strategy, run `deferral` steps (or step visits) at a time
 //! with no ballot in between, and leave the compute loop only when the fetch control says so.
-//! The policy's lane type says what a lane holds and how a window runs (termination_policy.cuh,
+//! The policy's lane type says what a lane holds and how it runs them (termination_policy.cuh,
 //! switching_policy.cuh); the source, the fetch decision and the loop are shared.
 
 #include <concepts>
@@ -83,7 +83,7 @@ __device__ __forceinline__ void persistent_loop(const Program& program, const dr
     if (mine.done(source.exhausted())) break;
     const bool drained = source.exhausted();  // then refills cannot help: wait for all lanes
 
-    // Compute: windows of `deferral` steps; a finished lane idles until the warp leaves.
+    // Compute: `deferral` steps at a time; a finished lane idles until the warp leaves.
     for (;;) {
       const bool idle_now = mine.compute(program, params.deferral);
       if (should_leave(idle.count(idle_now), params.idle_threshold, drained)) break;

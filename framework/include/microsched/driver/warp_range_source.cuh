@@ -2,7 +2,7 @@
 #pragma once
 //! @file warp_range_source.cuh
 //! Stream strategy: a warp with idle lanes grabs a range of tasks for all its lanes with one
-//! atomic; the lanes take their next tasks from it inside the compute window
+//! atomic; the lanes take their next tasks from it within the deferral
 //! (policy/warp_range_lane.cuh). A refill hands out a range, not one task per idle lane.
 
 #include "microsched/config.hpp"

@@ -29,14 +29,14 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view b
 //! Throws std::runtime_error naming the path unless write_file_atomically(file, ...) can be
 //! expected to succeed: the folder exists and is writable and the target, if any, is one the
 //! rules accept. Creates nothing; a program checks its outputs with it before any device work.
-void check_writable_file(const std::filesystem::path& file);
+void require_writable_file(const std::filesystem::path& file);
 
 //! Throws std::runtime_error naming the folder unless it exists and is writable, or is missing
 //! and can be made (its nearest existing ancestor is a writable folder, and the folders can be
 //! made there: they are made and removed again). Leaves nothing behind.
-void check_writable_folder(const std::filesystem::path& folder);
+void require_writable_folder(const std::filesystem::path& folder);
 
-//! check_writable_folder(), then creates the folder and its parents when missing.
+//! require_writable_folder(), then creates the folder and its parents when missing.
 void ensure_writable_folder(const std::filesystem::path& folder);
 
 }  // namespace microsched

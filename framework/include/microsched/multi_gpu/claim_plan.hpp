@@ -109,7 +109,7 @@ inline void validate(const claim_settings& s) {
 }
 
 //! Throws std::invalid_argument unless `count` tasks over `claimants` fit a counter.
-inline void check_range(task_id count, int claimants) {
+inline void validate_range(task_id count, int claimants) {
   if (count > max_range_tasks) {
     throw_invalid("task count", count, "must be at most 2^48 (claims add past the end)");
   }

@@ -79,7 +79,7 @@ class mpi_scheduler {
         device_(pick_device(comm)),
         lanes_(args.schedule, args.claims) {
     mpi_try(MPI_Comm_size(comm_, &ranks_), "MPI_Comm_size");
-    check_range(0, ranks_);
+    validate_range(0, ranks_);
   }
 
   [[nodiscard]] int rank() const { return counter_.rank(); }
@@ -92,7 +92,7 @@ class mpi_scheduler {
   //! rank's, its outputs on this rank's GPU) and returns what this rank ran, once it has run.
   //! Every rank passes the same count. Zero tasks is a no-op (still collective).
   rank_claims run(const Program& program, task_id count) {
-    check_range(count, ranks_);
+    validate_range(count, ranks_);
     counter_.reset();
     rank_claims taken{layout_of(count), {}};
     if (count == 0) return taken;

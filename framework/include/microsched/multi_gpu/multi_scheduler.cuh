@@ -171,7 +171,7 @@ class multi_scheduler {
   explicit multi_scheduler(multi_arguments args = {}) : args_(std::move(args)) {
     validate(args_.claims);
     devices_ = resolve_devices(args_.devices);
-    check_range(0, static_cast<int>(devices_.size()));
+    validate_range(0, static_cast<int>(devices_.size()));
     for (std::size_t s = 0; s < devices_.size(); ++s) {
       const device_guard on(devices_[s]);
       slots_.push_back(std::make_unique<detail::slot_lanes<Program>>(args_.schedule, args_.claims,
@@ -210,7 +210,7 @@ class multi_scheduler {
   template <class MakeProgram>
   requires std::is_invocable_r_v<Program, MakeProgram&, device_slot> multi_run
   run(MakeProgram&& make, task_id count) {
-    check_range(count, slots());
+    validate_range(count, slots());
     if (last_) last_->join();
     auto state = std::make_shared<detail::run_state>(slots_.size());
     for (std::size_t s = 0; s < slots_.size(); ++s) {

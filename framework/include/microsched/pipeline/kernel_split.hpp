@@ -204,6 +204,19 @@ class split_loop {
     [[nodiscard]] bool finished() const { return left.load(std::memory_order_acquire) == 0; }
   };
 
+  //! Resets the statistics; makes the events and (where `remap`) the helpers on first use.
+  void begin_run(std::size_t iterations, bool remap);
+  //! Records the automatic shut-down after `misses` consecutive missed remaps.
+  void shut_down(int misses);
+  //! Iteration i as the original loop runs it; `busy`: the previous remap still runs.
+  template <class Program>
+  void run_unsplit(Program& program, std::size_t i, std::size_t n, bool busy, long long run_start,
+                   iteration_record& r);
+  //! Iteration i split in two, its second part remapped on the helpers while the first part
+  //! runs; `previous` becomes its task. True when the second part ran optimised.
+  template <class Program>
+  bool run_split(Program& program, std::size_t i, const kernel_split& split, long long run_start,
+                 const detail::poller& poll, std::shared_ptr<task>& previous, iteration_record& r);
   //! While the first part runs: submit the pieces once the fetch is done, upload the remap once
   //! every piece returned; true when the upload has completed before the first part ended.
   template <class Program>

@@ -110,7 +110,7 @@ struct switching_policy {
   }
   //! Runs managed-branch programs and parks contexts (stacks or rings: switching_arguments::fifo).
   static constexpr bool switches_contexts = true;
-  //! Refills line up with the votes: one fetch check per switching window.
+  //! Refills line up with the votes: one fetch check per vote.
   [[nodiscard]] static constexpr int default_deferral(const switching_arguments& args) {
     return args.switch_every;
   }

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "microsched/config.hpp"
-#include "microsched/policy/step_window.cuh"
+#include "microsched/policy/run_steps.cuh"
 #include "microsched/policy/warp_range_lane.cuh"
 #include "microsched/schedule/pool_strategy.hpp"
 #include "microsched/schedule/switching_arguments.hpp"
@@ -61,9 +61,9 @@ class termination_lane {
     return !__any_sync(full_mask, live_);
   }
 
-  //! Runs one window of up to `steps` steps; true when this lane is idle (its task finished).
+  //! Runs up to `steps` steps (the deferral); true when this lane is idle (its task finished).
   __device__ __forceinline__ bool compute(const Program& program, int steps) {
-    if (running_) running_ = !step_window(program, context_, steps);
+    if (running_) running_ = !run_steps(program, context_, steps);
     return !running_;
   }
 
@@ -114,7 +114,7 @@ struct termination_policy {
   //! Runs plain task programs; no parked contexts, so no ring order to compile.
   static constexpr bool switches_contexts = false;
 
-  //! One task per lane, or under the warp_range strategy a run of tasks begun inside the window.
+  //! One task per lane, or under the warp_range strategy a run of tasks begun within the deferral.
   template <class Program, class Variant>
   using lane = std::conditional_t<Variant::strategy == pool_strategy::warp_range,
                                   detail::warp_range_lane<Program, Variant::period>,

@@ -2,8 +2,8 @@
 #pragma once
 //! @file warp_range_lane.cuh
 //! One lane's state under the warp_range strategy (driver/warp_range_source.cuh). The warp holds a
-//! range of tasks; when a lane's task ends inside a window the lane ends it and, at the end of a
-//! short period of steps, takes the next task of the range, in lane order by a ballot. A lane
+//! range of tasks; when a lane's task ends within the deferral the lane ends it and, at the end of
+//! a short period of steps, takes the next task of the range, in lane order by a ballot. A lane
 //! idles longer only once the range is spent, and a refill then gives the warp a new range.
 //! Short tasks cost a begin and an end each, with no atomic or wait for the warp between them.
 

@@ -2,7 +2,7 @@
 #pragma once
 //! @file lane_run.hpp
 //! The warp_range strategy's private pool (frey2012 §4.1's lowest level), held by a warp: a range
-//! of tasks from which a lane takes its next task inside the compute window as soon as its task
+//! of tasks from which a lane takes its next task within the deferral as soon as its task
 //! ends, so a finished task costs no atomic and no wait for the warp's next check. Pure
 //! arithmetic, shared by the device source and lane and the host tests.
 

@@ -242,9 +242,9 @@ class automatic_schedule {
 
   //! Once decided: times `runs` runs of the choice through `launch(schedule)`, each waited for,
   //! and restarts the calibration if the fastest is off its calibrated time
-  //! (calibration::check_choice).
+  //! (calibration::recalibrate_if_drifted).
   template <class Launch>
-  void check_choice(task_id num_tasks, cudaStream_t stream, Launch&& launch, int runs) {
+  void recalibrate_if_drifted(task_id num_tasks, cudaStream_t stream, Launch&& launch, int runs) {
     fast_.runs = 0;  // the check may restart the calibration
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
@@ -256,7 +256,7 @@ class automatic_schedule {
       const double ms = state->time_run(stream, [&] { launch(choice.candidate(choice.chosen())); });
       fastest = r == 0 ? ms : std::min(fastest, ms);
     }
-    if (runs > 0) choice.check_choice(fastest, num_tasks);
+    if (runs > 0) choice.recalibrate_if_drifted(fastest, num_tasks);
   }
 
  private:

@@ -130,7 +130,7 @@ class calibration {
   //! run here: a user asked to choose for this data, and a needless restart costs one
   //! calibration, where a missed one keeps a schedule chosen for other work (two views of one
   //! program can differ by little more than the floor). Same errors as record().
-  void check_choice(double ms, std::uint64_t tasks = 1);
+  void recalibrate_if_drifted(double ms, std::uint64_t tasks = 1);
   //! Calibrations started over because the chosen schedule's time drifted.
   [[nodiscard]] int restarts() const { return restarts_; }
   //! Decided, with nothing left to check (no reference or check runs pending).

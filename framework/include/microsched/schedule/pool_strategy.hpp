@@ -23,7 +23,7 @@ enum class pool_strategy {
   //! A per-warp local pool refilled from the global pool by one atomic per grab.
   hybrid,
   //! Per-warp ranges of up to `chunk` tasks per lane from the global pool; a lane whose task
-  //! ends takes the next task of the range inside the window (pool/lane_run.hpp). Plain task
+  //! ends takes the next task of the range within the deferral (pool/lane_run.hpp). Plain task
   //! programs only.
   warp_range,
   //! Block-synchronous rounds of one task per thread from the global pool, regrouped by the
@@ -43,7 +43,7 @@ enum class pool_strategy {
   strided,
 };
 
-//! Steps a stream lane runs between two refills inside the window: the stream kernels are
+//! Steps a stream lane runs between two refills within the deferral: the stream kernels are
 //! compiled for these two periods, the default (schedule_arguments::period 0) and the long one
 //! that cheap steps want.
 inline constexpr int default_warp_range_period = 4;

@@ -29,14 +29,14 @@ struct schedule_arguments {
   fetch_control fetch = fetch_control::any();
   std::uint64_t chunk = 32;  //!< tasks per grab from the level above (Local: tasks per block)
   //! Steps (termination) or step visits (switching) between two fetch checks; the checks'
-  //! ballot is paid once per window. 0: the policy's default (termination_policy: 64;
+  //! ballot is paid once per deferral. 0: the policy's default (termination_policy: 64;
   //! switching_policy: switching.switch_every, so refills line up with the votes).
   int deferral = 0;
   int blocks_per_sm = 0;  //!< 0: automatic, from occupancy (see grid_blocks)
   //! Budgeted only: steps each task runs in the direct pass before it waits, saved, for the
   //! persistent warps. 0: default_budget.
   int budget = 0;
-  //! Stream only: steps a lane runs between two refills inside the window, 4 or 8 (the
+  //! Stream only: steps a lane runs between two refills within the deferral, 4 or 8 (the
   //! compiled periods). Cheap steps want 8 (fewer ballots), costly ones 4 (a finished lane
   //! idles less); policy/warp_range_lane.cuh has the figures. 0: default_warp_range_period.
   int period = 0;

@@ -4,7 +4,7 @@
 //! The forms a managed-branch program runs in, and the automatic choice among them (host logic,
 //! tested on the CPU). A form is a march window, a task order and a schedule: the direct mapping
 //! (one thread per task, the branches divergent: the user's own kernel) or context switching on
-//! task pools. The window and the order are the program's knobs (windowed_program,
+//! task pools. The march window and the order are the program's knobs (windowed_program,
 //! ordered_program); they change neither the results nor the work, only which lanes of a warp
 //! reach the managed branch together, which is what makes a hand-tuned vanilla kernel fast.
 
@@ -18,8 +18,8 @@
 
 namespace microsched::switching {
 
-//! A program whose step marches up to a window of cheap iterations before its managed branch,
-//! stopping at the first that needs it; the window changes no result.
+//! A program whose step marches up to a march window of cheap iterations before its managed
+//! branch, stopping at the first that needs it; the march window changes no result.
 template <class P>
 concept windowed_program = requires(const P& p, int w) {
   { p.with_march_window(w) } -> std::same_as<P>;
@@ -37,7 +37,7 @@ concept ordered_program = requires(const P& p, int k) {
 
 //! One candidate of the automatic switching schedule.
 struct branch_form {
-  int window = 0;                 //!< march window; 0: the program's own
+  int march_window = 0;           //!< 0: the program's own
   int order = -1;                 //!< task order; -1: the program's own
   schedule_arguments schedule{};  //!< direct, strided, or a pool strategy (switching)
   [[nodiscard]] bool direct() const { return is_direct_form(schedule.strategy); }
@@ -46,10 +46,10 @@ struct branch_form {
 
 //! What the candidate list is built from.
 struct branch_form_options {
-  //! Windows of the direct forms: a hand-tuned vanilla marches tens to hundreds of samples.
-  std::vector<int> direct_windows{16, 64, 256};
-  //! Windows of the switching forms: a short window keeps the votes frequent.
-  std::vector<int> switching_windows{16, 32};
+  //! March windows of the direct forms: a hand-tuned vanilla marches tens to hundreds of samples.
+  std::vector<int> direct_march_windows{16, 64, 256};
+  //! March windows of the switching forms: a short one keeps the votes frequent.
+  std::vector<int> switching_march_windows{16, 32};
   //! A non-direct form is kept only when it is faster than the best direct form by this
   //! fraction: the choice is never slower than the best direct form beyond noise.
   double margin = 0.02;
@@ -64,12 +64,14 @@ inline void validate(const branch_form_options& o) {
   const auto bad = [](const std::string& what, const std::string& value, const char* why) {
     throw std::invalid_argument(what + " = " + value + ": " + why);
   };
-  if (o.direct_windows.empty()) bad("direct windows", "(none)", "name at least one window");
-  for (const int w : o.direct_windows) {
-    if (w < 1 || w > 4096) bad("direct window", std::to_string(w), "must be in 1..4096");
+  if (o.direct_march_windows.empty()) {
+    bad("direct march windows", "(none)", "name at least one march window");
   }
-  for (const int w : o.switching_windows) {
-    if (w < 1 || w > 4096) bad("switching window", std::to_string(w), "must be in 1..4096");
+  for (const int w : o.direct_march_windows) {
+    if (w < 1 || w > 4096) bad("direct march window", std::to_string(w), "must be in 1..4096");
+  }
+  for (const int w : o.switching_march_windows) {
+    if (w < 1 || w > 4096) bad("switching march window", std::to_string(w), "must be in 1..4096");
   }
   if (!(o.margin >= 0.0 && o.margin < 0.5)) {
     bad("margin", std::to_string(o.margin), "must be in [0, 0.5)");
@@ -95,9 +97,10 @@ inline void validate(const branch_form_options& o) {
   return {stacks, rings};
 }
 
-//! The candidates: the direct mapping in both forms at each direct window and each available
-//! order, then the switching schedules at each switching window and order. `windowed` and
-//! `orders` (the available ones; empty: the program's own only) describe the program.
+//! The candidates: the direct mapping in both forms at each direct march window and each
+//! available order, then the switching schedules at each switching march window and order.
+//! `windowed` and `orders` (the available ones; empty: the program's own only) describe the
+//! program.
 [[nodiscard]] inline std::vector<branch_form> branch_forms(bool windowed,
                                                            const std::vector<int>& orders,
                                                            const branch_form_options& o) {
@@ -107,10 +110,10 @@ inline void validate(const branch_form_options& o) {
   const std::vector<int> own_window{0};
   std::vector<branch_form> list;
   for (const int order : order_list) {
-    for (const int w : windowed ? o.direct_windows : own_window) {
+    for (const int w : windowed ? o.direct_march_windows : own_window) {
       for (const pool_strategy s : {pool_strategy::direct, pool_strategy::strided}) {
         branch_form f;
-        f.window = w;
+        f.march_window = w;
         f.order = order;
         f.schedule.strategy = s;
         list.push_back(f);
@@ -119,10 +122,10 @@ inline void validate(const branch_form_options& o) {
   }
   for (const int order : order_list) {
     for (const int w :
-         windowed && !o.switching_windows.empty() ? o.switching_windows : own_window) {
+         windowed && !o.switching_march_windows.empty() ? o.switching_march_windows : own_window) {
       for (const auto& s : switching_schedules()) {
         branch_form f;
-        f.window = w;
+        f.march_window = w;
         f.order = order;
         f.schedule = s;
         list.push_back(f);
@@ -185,7 +188,7 @@ inline void validate(const branch_form_options& o) {
                              : "switching " + to_string(f.schedule.strategy) +
                                    " chunk=" + std::to_string(f.schedule.chunk) +
                                    (f.schedule.switching.fifo ? " fifo" : " lifo");
-  if (f.window > 0) s += " w" + std::to_string(f.window);
+  if (f.march_window > 0) s += " w" + std::to_string(f.march_window);
   if (order_name != nullptr) {
     s += std::string(" ") + order_name;
   } else if (f.order >= 0) {

@@ -76,7 +76,7 @@ concept managed_task_program =
 
 //! static_asserts naming the first missing piece, for a readable error at the scheduler.
 template <class P>
-constexpr bool check_managed_program() {
+constexpr bool assert_managed_program() {
   static_assert(std::is_trivially_copyable_v<P>,
                 "a managed task program is passed to kernels by value: it must be trivially "
                 "copyable (device pointers and parameters, nothing owning)");

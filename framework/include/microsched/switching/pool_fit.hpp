@@ -19,8 +19,8 @@ namespace microsched::switching {
 
 //! Throws std::invalid_argument when `need` bytes of shared memory per block exceed what the
 //! device allows a block after opting in (`limit`), saying what to lower.
-inline void check_shared_fit(std::size_t need, std::size_t limit, int contexts_per_warp,
-                             std::size_t context_bytes, int block_threads) {
+inline void require_shared_fit(std::size_t need, std::size_t limit, int contexts_per_warp,
+                               std::size_t context_bytes, int block_threads) {
   if (need <= limit) return;
   throw std::invalid_argument(
       "context pool does not fit in shared memory: " + std::to_string(block_threads / warp_size) +
