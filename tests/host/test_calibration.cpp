@@ -280,6 +280,19 @@ TEST_CASE("untimed runs taken at once are the ones next_run_timed() would have s
   CHECK(lone.take_untimed_runs() == calibration::most_timed_every);
 }
 
+TEST_CASE("a declared timed-run cost times a decided choice that much more rarely") {
+  calibration_settings costly{2, 0.03, 1.5, 1.25};
+  costly.timed_cost_ms = 0.25;  // a multi-GPU lane's drain (multi_scheduler.cuh)
+  calibration c(three(), costly);
+  drive(c, {1.0, 0.5, 1.0});
+  REQUIRE(c.chosen() == 1);
+  CHECK(c.timed_every() == 100);  // 0.25 ms over 0.5% of 0.5 ms
+  calibration plain(three(), {2, 0.03, 1.5, 1.25});
+  drive(plain, {1.0, 0.5, 1.0});
+  REQUIRE(plain.chosen() == 1);
+  CHECK(plain.timed_every() == calibration::least_timed_every);  // 2, at least 4
+}
+
 TEST_CASE("short runs are timed more rarely, within the bounds; a lone choice never") {
   const auto decided_at = [](double ms) {
     calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0});
