@@ -55,6 +55,9 @@ calibration::calibration(std::vector<schedule_arguments> candidates, calibration
     throw_invalid("calibration full restart period", settings_.full_restart_every,
                   "must be at least 1");
   }
+  if (!(settings_.keep_share >= 0 && settings_.keep_share <= 1)) {
+    throw_invalid("calibration keep share", settings_.keep_share, "must be in [0, 1]");
+  }
   if (!(settings_.short_call_ms >= 0)) {
     throw_invalid("calibration short call (ms)", settings_.short_call_ms, "must be at least 0");
   }
@@ -151,9 +154,14 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     if (drift_streak_ < drift_runs) return;
     drift_streak_ = 0;
     if (is_direct_form(candidate(chosen_).strategy)) {
-      // Longer work may now reward another candidate; shorter work leaves it less to win.
+      // Longer work may now reward another candidate, first the challenger (one timed run),
+      // else a new calibration; shorter work leaves it less to win.
       if (ms > calibrated) {
-        restart();
+        if (challenger() > 0) {
+          start_direct_check(ms);
+        } else {
+          restart();
+        }
       } else {
         chosen.best_ms = ms;
       }
@@ -222,67 +230,6 @@ void calibration::restart() {
 bool calibration::settled() const {
   if (!decided() || validating_ || verify_) return false;
   return candidates_.size() == 1 || entries_[static_cast<std::size_t>(chosen_)].best_ms > 0;
-}
-
-void calibration::start_check(double chosen_ms) {
-  validating_ = true;
-  drifted_ms_ = chosen_ms;
-  checked_ = 0;
-  challenger_ = challenger();
-}
-
-int calibration::challenger() const {
-  // The runner-up of the last calibration among the other strategies (another budget or deferral
-  // of the same strategy moves with the choice), if it timed one.
-  int best = -1;
-  const pool_strategy chosen_strategy = candidate(chosen_).strategy;
-  for (int i = 1; i < size(); ++i) {
-    const entry& e = entries_[static_cast<std::size_t>(i)];
-    const pool_strategy s = candidate(i).strategy;
-    if (i == chosen_ || e.dropped || e.runs == 0 || is_direct_form(s) || s == chosen_strategy) {
-      continue;
-    }
-    if (best < 0 || e.best_ms < entries_[static_cast<std::size_t>(best)].best_ms) best = i;
-  }
-  if (best > 0) return best;
-  // Else the other form of work step counts predict: private pools for the budgeted strategy,
-  // the budgeted strategy for any other.
-  const bool budgeted = candidate(chosen_).strategy == pool_strategy::budgeted;
-  for (int i = 1; i < size(); ++i) {
-    const schedule_arguments& s = candidate(i);
-    if (i == chosen_) continue;
-    if (budgeted && s.strategy == pool_strategy::private_pools && s.chunk == 1) return i;
-    if (!budgeted && s.strategy == pool_strategy::budgeted && s.blocks_per_sm == 0) return i;
-  }
-  return -1;
-}
-
-void calibration::check(int i, double ms) {
-  if (checked_ == 0) {
-    if (i != 0) return;
-    direct_check_ms_ = ms;
-    checked_ = 1;
-    if (challenger_ > 0) return;  // the challenger's run comes next
-  } else if (i != challenger_) {
-    return;
-  }
-  validating_ = false;
-  const double bar = 1.0 - settings_.margin;
-  const bool challenger_wins = checked_ == 1 && challenger_ > 0 && i == challenger_ &&
-                               ms < drifted_ms_ * bar && ms < direct_check_ms_ * bar;
-  entries_[0].best_ms = direct_check_ms_;
-  if (challenger_wins) {
-    chosen_ = challenger_;
-    entries_[static_cast<std::size_t>(chosen_)].best_ms = ms;
-    ++switches_;
-    return;
-  }
-  if (drifted_ms_ < direct_check_ms_ * bar) {
-    entries_[static_cast<std::size_t>(chosen_)].best_ms = drifted_ms_;  // the new reference
-    ++revalidations_;
-    return;
-  }
-  restart();
 }
 
 void calibration::drop_pools_on_short_call() {

@@ -36,6 +36,11 @@ std::string calibration::report() const {
   if (revalidations_ > 0)
     out += ", kept after " + std::to_string(revalidations_) + " checks against direct";
   if (switches_ > 0) out += ", " + std::to_string(switches_) + " switches to a faster challenger";
+  if (kept_for_saving_ > 0) {
+    out += ", kept after " + std::to_string(kept_for_saving_) +
+           " checks that direct won by less than its earlier saving allows";
+  }
+  if (direct_takeovers_ > 0) out += ", " + std::to_string(direct_takeovers_) + " returns to direct";
   out += ");";
   for (int i = 0; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];

@@ -407,7 +407,7 @@ TEST_CASE("an adopted choice is decided untimed; its first timed run is the refe
   CHECK_THROWS_AS(timed.adopt(1, -1.0), std::invalid_argument);
 }
 
-TEST_CASE("a drift of direct restarts when the work got longer, never when it got shorter") {
+TEST_CASE("a drift of direct to longer work checks the challenger, then restarts; shorter work never") {
   calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
   drive(c, {1.0, 1.2, 1.3});
   REQUIRE(c.chosen() == 0);
@@ -417,9 +417,66 @@ TEST_CASE("a drift of direct restarts when the work got longer, never when it go
   c.record(0, 0.5);
   CHECK(c.decided());
   c.record(0, 2.0);
-  c.record(0, 2.0);  // longer: another candidate may now win
+  c.record(0, 2.0);  // longer: another candidate may now win; first the runner-up, timed once
+  CHECK(c.next() == 1);
+  CHECK(c.next_run_timed());
+  c.record(1, 2.5);  // it loses: the calibration starts over
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
+  // The same drift where the runner-up wins: it takes over at once, no restart.
+  calibration won(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
+  drive(won, {1.0, 1.2, 1.3});
+  won.record(0, 2.0);
+  won.record(0, 2.0);
+  won.record(1, 1.2);
+  CHECK(won.chosen() == 1);
+  CHECK(won.restarts() == 0);
+  CHECK(won.report().find("1 switches to a faster challenger") != std::string::npos);
+}
+
+TEST_CASE("work that changes back and forth: a choice that saved S stays while it loses little") {
+  // Direct on short work; longer work where the runner-up saves 0.8 ms a run; then short work
+  // where direct wins again by a little (kept) or by much (direct takes over).
+  const auto after_long_phase = [] {
+    calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
+    drive(c, {1.0, 1.2, 1.3});
+    c.record(0, 2.0);
+    c.record(0, 2.0);
+    c.record(1, 1.2);  // saves 0.8 ms against direct's 2.0
+    REQUIRE(c.chosen() == 1);
+    c.record(1, 0.40);
+    c.record(1, 0.40);  // shorter: the check of direct and the challenger follows
+    REQUIRE(c.next() == 0);
+    return c;
+  };
+  calibration kept = after_long_phase();
+  kept.record(0, 0.37);  // direct wins by 0.03 ms, under 0.8 / 16
+  kept.record(kept.next(), 0.5);
+  CHECK(kept.chosen() == 1);
+  CHECK(kept.report().find("kept after 1 checks that direct won") != std::string::npos);
+  calibration back = after_long_phase();
+  back.record(0, 0.30);  // direct wins by 0.10 ms, over 0.8 / 16
+  back.record(back.next(), 0.5);
+  CHECK(back.chosen() == 0);
+  CHECK(back.restarts() == 0);
+  CHECK(back.report().find("1 returns to direct") != std::string::npos);
+  // Without an earlier saving the same loss restarts the calibration, as before.
+  calibration plain(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
+  drive(plain, {1.0, 0.5, 1.3});
+  REQUIRE(plain.chosen() == 1);
+  plain.record(1, 0.2);
+  plain.record(1, 0.2);
+  plain.record(0, 0.19);
+  plain.record(plain.next(), 0.5);
+  CHECK_FALSE(plain.decided());
+}
+
+TEST_CASE("the keep share is a fraction") {
+  calibration_settings s;
+  s.keep_share = 2;
+  CHECK_THROWS_AS(calibration(three(), s), std::invalid_argument);
+  s.keep_share = -0.1;
+  CHECK_THROWS_AS(calibration(three(), s), std::invalid_argument);
 }
 
 TEST_CASE("changing work: the choice follows a long phase and comes back after it") {

@@ -26,10 +26,13 @@
 //!   from counting. A chosen non-direct schedule is then checked with one timed run of direct
 //!   and one of a challenger (the runner-up, or the other predicted form): the challenger takes
 //!   over where it beats both by the margin; the choice stays where it still beats direct, with
-//!   its new time as the reference; otherwise, and where direct itself got slower, the
-//!   calibration starts over, timing only the
-//!   candidates that were within `restart_keep` of direct (all of them every
-//!   `full_restart_every`-th time). Where direct got faster it stays.
+//!   its new time as the reference. Where direct wins, a choice that once saved S a run against
+//!   direct (at a check) stays while direct wins by less than S x `keep_share` (ski rental: the
+//!   work that changes back and forth pays it back), else direct takes over; a choice that never
+//!   saved starts the calibration over, timing only the candidates that were within
+//!   `restart_keep` of direct (all of them every `full_restart_every`-th time). A chosen direct
+//!   form that got slower times the challenger once, which takes over where it beats direct by
+//!   the margin, else the calibration starts over; where direct got faster it stays.
 //! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
 //!   CUDA event before its launch, which the host pays before the kernel starts: a few
 //!   microseconds, a large share of the shortest runs, so short runs are timed more rarely
@@ -72,6 +75,10 @@ struct calibration_settings {
   //! the other candidates' fixed costs and the timing's own are more than they can win there; a
   //! drift to longer calls calibrates again.
   double short_call_ms = 0.05;
+  //! A choice that saved S ms a run against direct on earlier work of its size class stays
+  //! where direct beats it by less than S x keep_share a run: it earns that back if the earlier
+  //! work returns once in 1 / keep_share runs (ski rental). Else direct takes over.
+  double keep_share = 1.0 / 16;
 };
 
 //! Candidates of the automatic schedule for one policy, direct first. `switching`: a
@@ -114,6 +121,7 @@ class calibration {
   //! as if next_run_timed() had said false for each, so a scheduler runs them without touching
   //! the shared state; 0 when the next run is timed.
   [[nodiscard]] int take_untimed_runs();
+
   //! Once decided, one run in this many is timed: timed_cost_ms over timed_share of the chosen
   //! schedule's calibrated time, within [least_timed_every, most_timed_every] (4 for runs of
   //! 0.25 ms or more, 12 for 0.09 ms, 84 for 0.012 ms with the default settings).
@@ -166,6 +174,9 @@ class calibration {
   //! next runs are direct's and one challenger's (challenger()); check() then keeps the choice
   //! (its drifted time the new reference), switches to the challenger, or restarts.
   void start_check(double chosen_ms);
+  //! After a drift of a chosen direct form to longer work: its drifted run is direct's check;
+  //! the next run is the challenger's.
+  void start_direct_check(double direct_ms);
   void check(int i, double ms);
   //! The runner-up of the last calibration, else the other predicted form; -1 for none.
   [[nodiscard]] int challenger() const;
@@ -189,6 +200,9 @@ class calibration {
   int challenger_ = -1;
   double direct_check_ms_ = 0;
   int switches_ = 0;                   //!< checks after which the challenger took over
+  double saving_ms_ = 0;  //!< the most a non-direct choice saved a run against direct
+  int kept_for_saving_ = 0;            //!< checks direct won by less than keep_share x saving
+  int direct_takeovers_ = 0;           //!< checks after which direct took over
   int untimed_ = 0;                    //!< runs of the choice since its last timed run
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
