@@ -162,12 +162,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--workloads", workloads, "julia, walks, skewed, comma-separated")
       ->capture_default_str();
-  app.add_option("--variants", variants,
-                 "dynamic (the default claims), or parts joined by '+': equal (static equal "
-                 "split), contiguous (guided contiguous claims), guided (guided interleaved "
-                 "claims), claims-N (N equal interleaved claims per GPU), last-N (guided interleaved "
-                 "claims down to 1/N of a GPU's share), streams-N (N streams per GPU), fixed (every GPU runs the single-GPU default's choice); "
-                 "comma-separated")
+  app.add_option(
+         "--variants", variants,
+         "dynamic (the default claims), or parts joined by '+': equal (static equal "
+         "split), contiguous (guided contiguous claims), guided (guided interleaved "
+         "claims), claims-N (N equal interleaved claims per GPU), last-N (guided interleaved "
+         "claims down to 1/N of a GPU's share), streams-N (N streams per GPU), fixed (every GPU "
+         "runs the single-GPU default's choice); "
+         "comma-separated")
       ->capture_default_str();
   bench::add_workload_options(app, opt.sizes, opt.warmup, opt.repetitions);
   app.add_flag("!--no-check", opt.check, "skip the output check against one GPU");

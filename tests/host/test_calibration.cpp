@@ -407,7 +407,8 @@ TEST_CASE("an adopted choice is decided untimed; its first timed run is the refe
   CHECK_THROWS_AS(timed.adopt(1, -1.0), std::invalid_argument);
 }
 
-TEST_CASE("a drift of direct to longer work checks the challenger, then restarts; shorter work never") {
+TEST_CASE(
+    "a drift of direct to longer work checks the challenger, then restarts; shorter work never") {
   calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
   drive(c, {1.0, 1.2, 1.3});
   REQUIRE(c.chosen() == 0);

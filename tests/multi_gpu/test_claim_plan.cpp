@@ -298,7 +298,8 @@ TEST_CASE("slot workers: each posted job runs once, on the worker's thread, awak
   const auto caller = std::this_thread::get_id();
   {
     std::vector<std::unique_ptr<multi_gpu::detail::slot_worker>> workers;
-    for (int w = 0; w < 3; ++w) workers.push_back(std::make_unique<multi_gpu::detail::slot_worker>());
+    for (int w = 0; w < 3; ++w)
+      workers.push_back(std::make_unique<multi_gpu::detail::slot_worker>());
     for (int round = 0; round < 50; ++round) {
       std::atomic<int> left{3};
       for (auto& w : workers) {

@@ -3,10 +3,11 @@
 //! @file multi_scheduler.cuh
 //! One task range [0, count) over several GPUs of one process, each task run exactly once. Every
 //! GPU runs the ordinary single-GPU scheduler (its automatic schedule by default) on the ranges
-//! it claims; a host thread per GPU (slot_worker.hpp) takes claims from a host atomic (claim_plan.hpp), each claim
-//! interleaved granules that sample the whole range (claim_layout.hpp), and keeps `in_flight` of
-//! them enqueued on its streams, so a slower GPU claims less and the GPUs finish together. The call
-//! is asynchronous like a launch: it returns a handle (multi_run) to wait on.
+//! it claims; a host thread per GPU (slot_worker.hpp) takes claims from a host atomic
+//! (claim_plan.hpp), each claim interleaved granules that sample the whole range
+//! (claim_layout.hpp), and keeps `in_flight` of them enqueued on its streams, so a slower GPU
+//! claims less and the GPUs finish together. The call is asynchronous like a launch: it returns a
+//! handle (multi_run) to wait on.
 //!
 //! \code
 //! microsched::multi_gpu::multi_scheduler<my_program> sched;  // every visible GPU
@@ -91,8 +92,7 @@ struct lane {
 //! `claiming`: the slot takes claims (more than one slot), so its lanes share the GPU.
 template <class Program>
 struct slot_lanes {
-  slot_lanes(const schedule_arguments& schedule, const claim_settings& claims,
-             bool claiming = true)
+  slot_lanes(const schedule_arguments& schedule, const claim_settings& claims, bool claiming = true)
       : ring(claims.in_flight) {
     for (int l = 0; l < claims.streams; ++l)
       lanes.push_back(std::make_unique<lane<Program>>(schedule, claiming && claims.streams > 1));

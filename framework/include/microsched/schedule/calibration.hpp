@@ -200,7 +200,7 @@ class calibration {
   int challenger_ = -1;
   double direct_check_ms_ = 0;
   int switches_ = 0;                   //!< checks after which the challenger took over
-  double saving_ms_ = 0;  //!< the most a non-direct choice saved a run against direct
+  double saving_ms_ = 0;               //!< the most a non-direct choice saved a run against direct
   int kept_for_saving_ = 0;            //!< checks direct won by less than keep_share x saving
   int direct_takeovers_ = 0;           //!< checks after which direct took over
   int untimed_ = 0;                    //!< runs of the choice since its last timed run
