@@ -202,14 +202,11 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
              << *std::max_element(times.begin(), times.end()) << " ms; last GPU's first claim at "
              << median(late_start) << " ms, GPUs finish within " << median(spread) << " ms";
       detail << "; choices";
-      for (int s = 0; s < sched.slots(); ++s) {  // "automatic: chose X (..." -> X
-        const std::string r = sched.scheduler_of(s).report(
-            last.tasks(s) /
-            std::max<std::size_t>(last.claims()[static_cast<std::size_t>(s)].size(), 1));
-        const std::size_t from = r.find("chose ");
+      for (int s = 0; s < sched.slots(); ++s) {  // the schedule each GPU runs its claims with
+        const std::size_t claims = last.claims()[static_cast<std::size_t>(s)].size();
         detail << " ["
-               << (from == std::string::npos ? r.substr(0, 40)
-                                             : r.substr(from + 6, r.find(" (", from) - from - 6))
+               << to_string(sched.scheduler_of(s).schedule_for(last.tasks(s) /
+                                                               std::max<std::size_t>(claims, 1)))
                << "]";
       }
       if (opt.check) {

@@ -36,10 +36,7 @@ namespace detail {
 class slot_stamps {
  public:
   using clock = std::chrono::steady_clock;
-  void begin(clock::time_point start) {
-    start_ = start;
-    timing_ = {};
-  }
+  explicit slot_stamps(clock::time_point start) : start_(start) {}
   void enqueued() { timing_.enqueued_ms = since_start(); }
   void finished() { timing_.finished_ms = since_start(); }
   [[nodiscard]] const slot_timing& timing() const { return timing_; }
@@ -48,16 +45,14 @@ class slot_stamps {
   [[nodiscard]] double since_start() const {
     return std::chrono::duration<double, std::milli>(clock::now() - start_).count();
   }
-  clock::time_point start_{};
+  clock::time_point start_;
   slot_timing timing_;
 };
 
 //! What the host threads of one run share with its handle.
 struct run_state {
-  explicit run_state(std::size_t slots) : claims(slots), errors(slots), stamps(slots) {
-    const auto start = slot_stamps::clock::now();
-    for (slot_stamps& s : stamps) s.begin(start);
-  }
+  explicit run_state(std::size_t slots)
+      : claims(slots), errors(slots), stamps(slots, slot_stamps(slot_stamps::clock::now())) {}
   ~run_state() { join(); }
   run_state(const run_state&) = delete;
   run_state& operator=(const run_state&) = delete;

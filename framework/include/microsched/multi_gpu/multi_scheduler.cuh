@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -75,17 +76,18 @@ class event_ring {
 inline constexpr double lane_timed_run_cost_ms = 0.25;
 
 //! One stream of a slot, the single-GPU scheduler whose runs it takes (a scheduler's runs share
-//! its pool counter, so each stream has its own), and the event its last claim recorded.
+//! its pool counter, so each stream has its own), and its last claim's place in the slot's ring.
 template <class Program>
 struct lane {
-  lane(const schedule_arguments& schedule, bool shared) : sched(schedule), done(1) {
+  lane(const schedule_arguments& schedule, bool shared) : sched(schedule) {
     if (shared && schedule.strategy == pool_strategy::automatic)
       sched.set_timed_run_cost(lane_timed_run_cost_ms);
   }
   scheduler<sliced_program<Program>> sched;
   cuda_stream stream;
-  event_ring done;        //!< one event: the end of this lane's last claim
-  bool recorded = false;  //!< `done` marks a claim (none before the first)
+  //! The claim whose ring event marks this lane's last claim (none before the first). A later
+  //! claim may have recorded that event since: waiting on it then waits for more, never less.
+  std::optional<std::size_t> last_claim;
 };
 
 //! A slot's lanes (`streams` of them) and the events of its claims in flight, on its GPU.
@@ -101,28 +103,30 @@ struct slot_lanes {
   event_ring ring;
 };
 
-//! Enqueues the run of `slice` on lane `l`. A run that may be timed (the automatic schedule
-//! choosing, or checking its choice) runs alone on the GPU: it waits for the other lanes' last
-//! claims and they wait for it, since a run timed beside another claim measures both.
+//! Enqueues claim `k`, the run of `slice`, on the next lane in turn and records its ring event.
+//! A run that may be timed (the automatic schedule choosing, or checking its choice) runs alone
+//! on the GPU: it waits for the other lanes' last claims and they wait for it, since a run timed
+//! beside another claim measures both.
 template <class Program>
-void enqueue_claim(slot_lanes<Program>& slot, std::size_t l, const Program& program,
+void enqueue_claim(slot_lanes<Program>& slot, std::size_t k, const Program& program,
                    const task_slice& slice) {
-  lane<Program>& mine = *slot.lanes[l];
+  lane<Program>& mine = *slot.lanes[k % slot.lanes.size()];
   const bool alone = slot.lanes.size() > 1 && !mine.sched.next_run_untimed(slice.size());
   if (alone) {
     for (const auto& other : slot.lanes) {
-      if (other.get() != &mine && other->recorded) {
-        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(mine.stream.get(), other->done[0], 0));
+      if (other.get() != &mine && other->last_claim) {
+        MICROSCHED_CUDA_TRY(
+            cudaStreamWaitEvent(mine.stream.get(), slot.ring[*other->last_claim], 0));
       }
     }
   }
   mine.sched.run(sliced_program<Program>{program, slice}, slice.size(), mine.stream.get());
-  MICROSCHED_CUDA_TRY(cudaEventRecord(mine.done[0], mine.stream.get()));
-  mine.recorded = true;
+  MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], mine.stream.get()));
+  mine.last_claim = k;
   if (alone) {
     for (const auto& other : slot.lanes) {
       if (other.get() != &mine) {
-        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(other->stream.get(), mine.done[0], 0));
+        MICROSCHED_CUDA_TRY(cudaStreamWaitEvent(other->stream.get(), slot.ring[k], 0));
       }
     }
   }
@@ -143,9 +147,7 @@ void claim_loop(slot_lanes<Program>& slot, const Program& program, const claim_l
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
     const claimed_range r = next();
     if (r.empty()) break;
-    const std::size_t l = k % slot.lanes.size();
-    enqueue_claim(slot, l, program, layout.slice(r));
-    MICROSCHED_CUDA_TRY(cudaEventRecord(slot.ring[k], slot.lanes[l]->stream.get()));
+    enqueue_claim(slot, k, program, layout.slice(r));
     if (k == 0 && when != nullptr) when->enqueued();
     taken.push_back(r);
   }
