@@ -99,7 +99,7 @@ TEST_CASE("a long first call runs in slices, each task once; later calls check i
   verify_runs(sched, n, 3);
   const std::string report = sched.report(n);
   CAPTURE(report);
-  CHECK(report.find("first call: a counted 1/16 slice ran direct") != std::string::npos);
+  CHECK(report.find("first call: a counted 1/64 slice ran direct") != std::string::npos);
   CHECK(report.find("the rest ran private_pools") != std::string::npos);  // most tasks are long
 }
 

@@ -33,11 +33,13 @@ namespace microsched::detail {
 //! less than `long_call_ms` for the whole call, the rest runs direct and later calls calibrate
 //! as usual.
 struct in_call_plan {
-  static constexpr std::uint32_t period = 16;
+  //! A slice lasts about as long as its longest task, whatever its size: a thin one costs less.
+  static constexpr std::uint32_t period = 64;
   static constexpr task_id least_tasks = task_id{1} << 20;
   //! Slices take 32-bit ids (the direct and budgeted kernels' narrow form).
   static constexpr task_id most_tasks = task_id{1} << 31;
-  static constexpr double long_call_ms = 1.0;
+  //! A thin slice's fixed costs and tail make period x its time overstate the call.
+  static constexpr double long_call_ms = 2.0;
   //! Granules of 2^shift tasks, at least 64 per residue.
   [[nodiscard]] static int shift(task_id tasks);
 };
