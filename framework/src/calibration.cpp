@@ -71,7 +71,7 @@ const schedule_arguments& calibration::candidate(int i) const {
 }
 
 int calibration::next() const {
-  if (validating_) return checked_ == 0 ? 0 : challenger_;
+  if (validating_) return checked_ == 1 ? challenger_ : 0;  // direct before (and after)
   if (decided()) return chosen_;
   // Interleaved rounds: the candidate with the fewest runs that is still in the race, the
   // lowest index first (direct leads every round).

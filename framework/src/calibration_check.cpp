@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// A decided calibration's check after its choice drifted: one timed run of direct and one of a
+// A decided calibration's check after its choice drifted: timed runs of direct and of a
 // challenger decide whether the choice stays, the challenger takes over, direct does, or the
 // calibration starts over.
 #include <algorithm>
@@ -43,8 +43,29 @@ int calibration::challenger() const {
 
 void calibration::start_direct_check(double direct_ms) {
   start_check(direct_ms);
-  direct_check_ms_ = direct_ms;  // direct's drifted run is its own check
-  checked_ = 1;
+  direct_check_ms_ = direct_ms;  // direct's drifted run is its first reading
+  checked_ = 1;                  // then the challenger, then direct once more
+}
+
+void calibration::finish_direct_check(double direct_after_ms) {
+  validating_ = false;
+  entries_[0].best_ms = direct_after_ms;  // direct's reference: its latest reading
+  const double lower = std::min(direct_check_ms_, direct_after_ms);
+  const double upper = std::max(direct_check_ms_, direct_after_ms);
+  // Direct's readings before and after the challenger's run differ by the drift factor: the work
+  // changed during the check, so the challenger's time compares with neither. Direct stays.
+  if (upper > lower * settings_.drift) {
+    ++inconclusive_checks_;
+    return;
+  }
+  if (challenger_ms_ < lower * (1.0 - settings_.margin)) {
+    chosen_ = challenger_;
+    entries_[static_cast<std::size_t>(chosen_)].best_ms = challenger_ms_;
+    saving_ms_ = std::max(saving_ms_, lower - challenger_ms_);
+    ++switches_;
+    return;
+  }
+  restart();  // longer work, and the challenger lost
 }
 
 void calibration::check(int i, double ms) {
@@ -53,7 +74,14 @@ void calibration::check(int i, double ms) {
     direct_check_ms_ = ms;
     checked_ = 1;
     if (challenger_ > 0) return;  // the challenger's run comes next
+  } else if (checked_ == 2) {  // a chosen direct form's check: direct after the challenger
+    if (i == 0) finish_direct_check(ms);
+    return;
   } else if (i != challenger_) {
+    return;
+  } else if (is_direct_form(candidate(chosen_).strategy)) {
+    challenger_ms_ = ms;
+    checked_ = 2;
     return;
   }
   validating_ = false;
@@ -66,10 +94,6 @@ void calibration::check(int i, double ms) {
     entries_[static_cast<std::size_t>(chosen_)].best_ms = ms;
     saving_ms_ = std::max(saving_ms_, direct_check_ms_ - ms);
     ++switches_;
-    return;
-  }
-  if (is_direct_form(candidate(chosen_).strategy)) {  // longer work, and the challenger lost
-    restart();
     return;
   }
   if (drifted_ms_ < direct_check_ms_ * bar) {

@@ -41,6 +41,10 @@ std::string calibration::report() const {
            " checks that direct won by less than its earlier saving allows";
   }
   if (direct_takeovers_ > 0) out += ", " + std::to_string(direct_takeovers_) + " returns to direct";
+  if (inconclusive_checks_ > 0) {
+    out += ", " + std::to_string(inconclusive_checks_) +
+           " checks inconclusive (direct's time changed during the check)";
+  }
   out += ");";
   for (int i = 0; i < size(); ++i) {
     const entry& e = entries_[static_cast<std::size_t>(i)];

@@ -421,7 +421,10 @@ TEST_CASE(
   c.record(0, 2.0);  // longer: another candidate may now win; first the runner-up, timed once
   CHECK(c.next() == 1);
   CHECK(c.next_run_timed());
-  c.record(1, 2.5);  // it loses: the calibration starts over
+  c.record(1, 2.5);
+  CHECK(c.next() == 0);  // then direct once more, on the same work as the challenger
+  CHECK(c.next_run_timed());
+  c.record(0, 2.1);  // the challenger lost against both readings: the calibration starts over
   CHECK_FALSE(c.decided());
   CHECK(c.restarts() == 1);
   // The same drift where the runner-up wins: it takes over at once, no restart.
@@ -430,9 +433,31 @@ TEST_CASE(
   won.record(0, 2.0);
   won.record(0, 2.0);
   won.record(1, 1.2);
+  CHECK(won.chosen() == 0);
+  won.record(0, 2.0);
   CHECK(won.chosen() == 1);
   CHECK(won.restarts() == 0);
   CHECK(won.report().find("1 switches to a faster challenger") != std::string::npos);
+}
+
+TEST_CASE("a check of direct during which the work changes decides nothing") {
+  // Direct drifts to long work, the long stretch ends before the challenger's run: the
+  // challenger's short-work time must not count as a win against direct's long-work time.
+  calibration c(three(), {2, 0.03, 1.5, 1.25, 0.0, 0.0});
+  drive(c, {1.0, 1.2, 1.3});
+  REQUIRE(c.chosen() == 0);
+  c.record(0, 4.0);
+  c.record(0, 4.0);  // long work: the check starts
+  c.record(1, 1.1);  // the challenger's run, on short work again
+  c.record(0, 1.0);  // direct after it: short work, 4x off its first reading
+  CHECK(c.chosen() == 0);
+  CHECK(c.restarts() == 0);
+  CHECK(c.report().find("1 checks inconclusive") != std::string::npos);
+  // Direct's reference is its latest reading: short work runs on without a new check.
+  c.record(0, 1.0);
+  c.record(0, 1.0);
+  CHECK(c.settled());
+  CHECK(c.chosen() == 0);
 }
 
 TEST_CASE("work that changes back and forth: a choice that saved S stays while it loses little") {
@@ -443,7 +468,8 @@ TEST_CASE("work that changes back and forth: a choice that saved S stays while i
     drive(c, {1.0, 1.2, 1.3});
     c.record(0, 2.0);
     c.record(0, 2.0);
-    c.record(1, 1.2);  // saves 0.8 ms against direct's 2.0
+    c.record(1, 1.2);  // saves 0.8 ms against direct's 2.0 ...
+    c.record(0, 2.0);  // ... which direct's reading after it confirms
     REQUIRE(c.chosen() == 1);
     c.record(1, 0.40);
     c.record(1, 0.40);  // shorter: the check of direct and the challenger follows

@@ -174,9 +174,13 @@ class calibration {
   //! next runs are direct's and one challenger's (challenger()); check() then keeps the choice
   //! (its drifted time the new reference), switches to the challenger, or restarts.
   void start_check(double chosen_ms);
-  //! After a drift of a chosen direct form to longer work: its drifted run is direct's check;
-  //! the next run is the challenger's.
+  //! After a drift of a chosen direct form to longer work: its drifted run is direct's first
+  //! reading; the challenger runs next, then direct once more (finish_direct_check()).
   void start_direct_check(double direct_ms);
+  //! The challenger takes over where it beats both of direct's readings by the margin and those
+  //! agree within the drift factor; where they do not, the work changed during the check and
+  //! direct stays.
+  void finish_direct_check(double direct_after_ms);
   void check(int i, double ms);
   //! The runner-up of the last calibration, else the other predicted form; -1 for none.
   [[nodiscard]] int challenger() const;
@@ -196,9 +200,11 @@ class calibration {
   double drifted_ms_ = 0;    //!< the choice's time that started the validation
   int revalidations_ = 0;    //!< drifts after which the choice still won
   bool verify_ = false;      //!< an adopted choice: check it once its time is known
-  int checked_ = 0;          //!< runs of the check done (direct, then challenger)
+  int checked_ = 0;  //!< runs of the check done (direct, then challenger; then direct again)
   int challenger_ = -1;
   double direct_check_ms_ = 0;
+  double challenger_ms_ = 0;     //!< the challenger's run in a chosen direct form's check
+  int inconclusive_checks_ = 0;  //!< checks during which direct's time changed by the drift
   int switches_ = 0;                   //!< checks after which the challenger took over
   double saving_ms_ = 0;               //!< the most a non-direct choice saved a run against direct
   int kept_for_saving_ = 0;            //!< checks direct won by less than keep_share x saving
