@@ -31,8 +31,10 @@
 //!   work that changes back and forth pays it back), else direct takes over; a choice that never
 //!   saved starts the calibration over, timing only the candidates that were within
 //!   `restart_keep` of direct (all of them every `full_restart_every`-th time). A chosen direct
-//!   form that got slower times the challenger once, which takes over where it beats direct by
-//!   the margin, else the calibration starts over; where direct got faster it stays.
+//!   form that got slower times the challenger once and then itself again: the challenger takes
+//!   over where it beats both of direct's readings by the margin, else the calibration starts
+//!   over; where the two readings differ by the drift factor the work changed during the check
+//!   and direct stays; where direct got faster it stays.
 //! - Once decided, one run in timed_every() is timed (next_run_timed()). A timed run records a
 //!   CUDA event before its launch, which the host pays before the kernel starts: a few
 //!   microseconds, a large share of the shortest runs, so short runs are timed more rarely
