@@ -174,7 +174,7 @@ struct image_check {
 //! The fastest vanilla of a search over march windows and task orders
 //! (raycast_runner::time_vanilla_best).
 struct vanilla_search {
-  timing_stats stats;  //!< the fastest one's timing
+  timing_stats stats;  //!< the fastest one's timing, timed afresh after the search
   int march_window = 1;
   //! "rows", "8x4", "16x16" (tiles), "center_first" (8x4 tiles, expensive first)
   std::string order;

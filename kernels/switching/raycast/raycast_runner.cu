@@ -354,6 +354,7 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
                           {"center_first", 0, 0, true}};
   vanilla_search best;
   best.stats.median_ms = 1e300;
+  order winner = orders[0];
   try {
     for (const auto& o : orders) {
       if (o.w > 0 && (st.width % o.w != 0 || st.height % o.h != 0)) continue;
@@ -369,9 +370,18 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
           best.stats = t;
           best.march_window = w;
           best.order = o.name;
+          winner = o;
         }
       }
     }
+    // The fastest of many medians sits low by the choice itself: the winner is timed afresh,
+    // as every other row is timed once.
+    st.march_window = best.march_window;
+    st.tile_width = winner.w;
+    st.tile_height = winner.h;
+    st.center_first = winner.center_first;
+    best.stats =
+        winner.center_first ? time_vanilla_scheduled_order(options) : time_vanilla(options);
   } catch (...) {
     st = saved;
     throw;
