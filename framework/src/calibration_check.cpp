@@ -74,7 +74,7 @@ void calibration::check(int i, double ms) {
     direct_check_ms_ = ms;
     checked_ = 1;
     if (challenger_ > 0) return;  // the challenger's run comes next
-  } else if (checked_ == 2) {  // a chosen direct form's check: direct after the challenger
+  } else if (checked_ == 2) {     // a chosen direct form's check: direct after the challenger
     if (i == 0) finish_direct_check(ms);
     return;
   } else if (i != challenger_) {

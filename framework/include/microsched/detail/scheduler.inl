@@ -66,16 +66,16 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     launch(chosen, program, num_tasks, stream);
   };
   if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
-  // The survivor queue and the pool's counters are allocated before any candidate is timed, so
-  // that no run's time holds the allocation (an eighth of the tasks' contexts;
-  // survivor_capacity()). Without the memory, the budgeted candidates fail at their own runs and
-  // are dropped with the reason.
+  // The survivor queue and the pool's counters are allocated before the first run that needs
+  // them, so that no run's time holds the allocation (the queue: an eighth of the tasks'
+  // contexts, survivor_capacity()), and not at all for a size class that runs direct. Without
+  // the memory, the budgeted candidates fail at their own runs and are dropped with the reason.
   if constexpr (budgetable) {
+    const pool_strategy next = automatic_.next_strategy(num_tasks);
+    const bool any = next == pool_strategy::automatic;
     try {
-      if (automatic_.may_run_budgeted(num_tasks)) {
-        survivors_.reserve(survivor_capacity(num_tasks), stream);
-        pool_.prime(stream);
-      }
+      if (any || next == pool_strategy::budgeted) survivors_.reserve(survivor_capacity(num_tasks), stream);
+      if (any || !is_direct_form(next)) pool_.prime(stream);
     } catch (const std::invalid_argument&) {
     }
   }

@@ -100,14 +100,17 @@ class automatic_schedule {
     return state->choice.candidate(state->choice.next());
   }
 
-  //! Whether a run of this size class may take the budgeted strategy (calibrating, or chose
-  //! it), so that its survivor queue is worth allocating before the run. Does not wait.
-  [[nodiscard]] bool may_run_budgeted(task_id num_tasks) const {
+  //! The strategy the next run of this size class takes, so that what it needs (the survivor
+  //! queue, the pool's counters) is allocated before the run and outside its timing; automatic
+  //! where a measurement still in flight may change it. Does not wait.
+  [[nodiscard]] pool_strategy next_strategy(task_id num_tasks) const {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
-    (void)state->collect(false);
-    return !state->choice.decided() ||
-           state->choice.candidate(state->choice.chosen()).strategy == pool_strategy::budgeted;
+    const bool read = state->collect(false);
+    const calibration& choice = state->choice;
+    if (!read && !choice.decided()) return pool_strategy::automatic;
+    // Decided with a run in flight: run() launches the choice untimed.
+    return choice.candidate(read ? choice.next() : choice.chosen()).strategy;
   }
 
   //! The choice for this size class is made and checked (calibration::settled; reads a pending

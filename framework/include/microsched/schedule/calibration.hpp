@@ -205,8 +205,8 @@ class calibration {
   int checked_ = 0;  //!< runs of the check done (direct, then challenger; then direct again)
   int challenger_ = -1;
   double direct_check_ms_ = 0;
-  double challenger_ms_ = 0;     //!< the challenger's run in a chosen direct form's check
-  int inconclusive_checks_ = 0;  //!< checks during which direct's time changed by the drift
+  double challenger_ms_ = 0;           //!< the challenger's run in a chosen direct form's check
+  int inconclusive_checks_ = 0;        //!< checks during which direct's time changed by the drift
   int switches_ = 0;                   //!< checks after which the challenger took over
   double saving_ms_ = 0;               //!< the most a non-direct choice saved a run against direct
   int kept_for_saving_ = 0;            //!< checks direct won by less than keep_share x saving
