@@ -74,7 +74,9 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     const pool_strategy next = automatic_.next_strategy(num_tasks);
     const bool any = next == pool_strategy::automatic;
     try {
-      if (any || next == pool_strategy::budgeted) survivors_.reserve(survivor_capacity(num_tasks), stream);
+      if (any || next == pool_strategy::budgeted) {
+        survivors_.reserve(survivor_capacity(num_tasks), stream);
+      }
       if (any || !is_direct_form(next)) pool_.prime(stream);
     } catch (const std::invalid_argument&) {
     }
