@@ -17,6 +17,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "baselines/vanilla.cuh"
@@ -133,99 +134,172 @@ double percentile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
-//! Runs `calls` calls of `make(i, out)`: vanilla, the default, and (with the oracle) the direct
-//! forms and every candidate as fixed schedules. Checks every run's output against vanilla's.
-template <class Program, class Make>
-int run_scenario(const options& o, const std::string& title, task_id tasks, int calls,
-                 int outputs_per_task, Make&& make) {
-  const std::size_t words = static_cast<std::size_t>(tasks) * outputs_per_task;
-  microsched::device_buffer<std::uint32_t> reference(words), out(words);
-  std::vector<std::uint32_t> want(words), got(words);
+//! The fixed schedules timed beside the default: every candidate with the oracle, else none.
+std::vector<microsched::schedule_arguments> fixed_schedules(bool oracle) {
   std::vector<microsched::schedule_arguments> fixed;
-  if (o.oracle) fixed = microsched::automatic_candidates(false, {}, true, 128);
+  if (oracle) fixed = microsched::automatic_candidates(false, {}, true, 128);
+  return fixed;
+}
+
+//! The calls of one scenario: vanilla's output is the reference, and every other run's output
+//! is checked against it. `make(i, out)` is call i's program writing to `out`.
+template <class Program, class Make>
+struct scenario_run {
+  using scheduler_type = microsched::scheduler<Program>;
+
+  task_id tasks;
+  std::size_t words;
+  Make& make;
+  microsched::device_buffer<std::uint32_t> reference, out;
+  std::vector<std::uint32_t> want, got;
+  std::vector<microsched::schedule_arguments> fixed;
   series vanilla{"vanilla", {}}, automatic{"default", {}};
-  std::vector<series> oracle(fixed.size());
-  for (std::size_t c = 0; c < fixed.size(); ++c) oracle[c].name = to_string(fixed[c]);
-  std::unique_ptr<microsched::scheduler<Program>> sched;
-  std::vector<std::unique_ptr<microsched::scheduler<Program>>> fixed_sched(fixed.size());
+  std::vector<series> oracle;  //!< one per fixed schedule
+  std::unique_ptr<scheduler_type> sched;
+  std::vector<std::unique_ptr<scheduler_type>> fixed_sched;
   int mismatches = 0;
-  double construction_ms = 0;
-  const auto check = [&](const char* who, int i) {
+  double construction_ms = 0;  //!< the default's scheduler, built in its first call
+
+  scenario_run(bool with_oracle, task_id count, int outputs_per_task, Make& call_program)
+      : tasks(count),
+        words(static_cast<std::size_t>(count) * outputs_per_task),
+        make(call_program),
+        reference(words),
+        out(words),
+        want(words),
+        got(words),
+        fixed(fixed_schedules(with_oracle)),
+        oracle(fixed.size()),
+        fixed_sched(fixed.size()) {
+    for (std::size_t c = 0; c < fixed.size(); ++c) oracle[c].name = to_string(fixed[c]);
+  }
+
+  //! Compares the last run's output, copied to the host, with vanilla's.
+  void check(const char* who, int i) {
     MICROSCHED_CUDA_TRY(cudaMemcpy(got.data(), out.data(), words * 4, cudaMemcpyDeviceToHost));
     if (got != want) {
       ++mismatches;
       std::fprintf(stderr, "call %d: %s differs from vanilla\n", i, who);
     }
-  };
+  }
+
   // Every timed run follows the same steps (the previous run's output copied to the host and
   // compared, the output poisoned, a synchronise), and the default and the fixed schedules run in
   // a fresh random order each call: a run right after the same kernel finds its code in the
   // GPU's caches and gains a few microseconds, as much as calls of 25 us differ.
-  const auto timed = [&](series& s, int i, auto&& body) {
+  template <class Body>
+  void timed(series& s, int i, Body&& body) {
     out.fill_bytes(0xff);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     s.ms.push_back(wall_ms(body));
     check(s.name.c_str(), i);
-  };
-  const int runners = 1 + static_cast<int>(fixed.size());  // the default, then each fixed one
-  std::vector<int> order(static_cast<std::size_t>(runners));
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937 shuffle(12345);
-  for (int i = 0; i < calls; ++i) {
-    std::shuffle(order.begin(), order.end(), shuffle);
-    // The first call: the default right after vanilla, so that it loads its own kernels.
-    if (i == 0) std::iter_swap(order.begin(), std::find(order.begin(), order.end(), 0));
+  }
+
+  //! Call i of vanilla, whose output the other runs of the call must equal.
+  void run_vanilla(int i) {
     reference.fill_bytes(0xff);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     vanilla.ms.push_back(wall_ms(
         [&] { microsched::baselines::run_vanilla(make(i, reference.data()), tasks, nullptr); }));
     MICROSCHED_CUDA_TRY(
         cudaMemcpy(want.data(), reference.data(), words * 4, cudaMemcpyDeviceToHost));
-    for (int k = 0; k < runners; ++k) {
-      const int r = order[static_cast<std::size_t>(k)];
-      if (r == 0) {
-        timed(automatic, i, [&] {
-          if (!sched) {
-            const auto start = clock_type::now();
-            sched = std::make_unique<microsched::scheduler<Program>>();
-            construction_ms =
-                std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
-          }
-          sched->run(make(i, out.data()), tasks);
-        });
-        continue;
-      }
-      const std::size_t c = static_cast<std::size_t>(r - 1);
-      timed(oracle[c], i, [&] {
-        if (!fixed_sched[c])
-          fixed_sched[c] = std::make_unique<microsched::scheduler<Program>>(fixed[c]);
-        fixed_sched[c]->run(make(i, out.data()), tasks);
+  }
+
+  //! Call i of runner r: 0 the default (its scheduler built in the timed call), else fixed
+  //! schedule r - 1.
+  void run_runner(int r, int i) {
+    if (r == 0) {
+      timed(automatic, i, [&] {
+        if (!sched) {
+          const auto start = clock_type::now();
+          sched = std::make_unique<scheduler_type>();
+          construction_ms =
+              std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+        }
+        sched->run(make(i, out.data()), tasks);
       });
+      return;
+    }
+    const std::size_t c = static_cast<std::size_t>(r - 1);
+    timed(oracle[c], i, [&] {
+      if (!fixed_sched[c]) fixed_sched[c] = std::make_unique<scheduler_type>(fixed[c]);
+      fixed_sched[c]->run(make(i, out.data()), tasks);
+    });
+  }
+
+  //! Every call: vanilla first, then the default and the fixed schedules in a shuffled order.
+  void run_calls(int calls) {
+    const int runners = 1 + static_cast<int>(fixed.size());  // the default, then each fixed one
+    std::vector<int> order(static_cast<std::size_t>(runners));
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937 shuffle(12345);
+    for (int i = 0; i < calls; ++i) {
+      std::shuffle(order.begin(), order.end(), shuffle);
+      // The first call: the default right after vanilla, so that it loads its own kernels.
+      if (i == 0) std::iter_swap(order.begin(), std::find(order.begin(), order.end(), 0));
+      run_vanilla(i);
+      for (int k = 0; k < runners; ++k) run_runner(order[static_cast<std::size_t>(k)], i);
     }
   }
-  // The per-call oracle, and the best direct form in total (vanilla, direct, strided).
-  series best{"oracle", std::vector<double>(static_cast<std::size_t>(calls))};
+};
+
+//! What the default is compared with, over the whole scenario.
+struct scenario_bests {
+  series best{"oracle", {}};  //!< the per-call oracle: each call's fastest run
+  double best_direct = 0;     //!< the best direct form in total (vanilla, direct, strided)
+  std::string best_direct_name;
+  double best_fixed = 0;  //!< the best fixed schedule in total
+  std::string best_fixed_name;
+};
+
+//! The per-call oracle and the best direct and fixed schedules of the runs.
+scenario_bests bests_of(const series& vanilla, const std::vector<series>& oracle,
+                        const std::vector<microsched::schedule_arguments>& fixed, int calls) {
+  scenario_bests r;
+  r.best.ms.resize(static_cast<std::size_t>(calls));
   for (int i = 0; i < calls; ++i) {
     double b = vanilla.ms[i];
     for (const series& s : oracle) b = std::min(b, s.ms[i]);
-    best.ms[i] = b;
+    r.best.ms[i] = b;
   }
-  double best_direct = vanilla.total();
-  std::string best_direct_name = "vanilla";
+  r.best_direct = vanilla.total();
+  r.best_direct_name = "vanilla";
   for (std::size_t c = 0; c < fixed.size(); ++c) {
-    if (microsched::is_direct_form(fixed[c].strategy) && oracle[c].total() < best_direct) {
-      best_direct = oracle[c].total();
-      best_direct_name = oracle[c].name;
+    if (microsched::is_direct_form(fixed[c].strategy) && oracle[c].total() < r.best_direct) {
+      r.best_direct = oracle[c].total();
+      r.best_direct_name = oracle[c].name;
     }
   }
-  double best_fixed = best_direct;
-  std::string best_fixed_name = best_direct_name;
+  r.best_fixed = r.best_direct;
+  r.best_fixed_name = r.best_direct_name;
   for (std::size_t c = 0; c < fixed.size(); ++c) {
-    if (oracle[c].total() < best_fixed) {
-      best_fixed = oracle[c].total();
-      best_fixed_name = oracle[c].name;
+    if (oracle[c].total() < r.best_fixed) {
+      r.best_fixed = oracle[c].total();
+      r.best_fixed_name = oracle[c].name;
     }
   }
+  return r;
+}
+
+//! The totals against vanilla, the best direct form and (with the oracle) the best schedules.
+void print_totals(const options& o, const series& vanilla, const series& automatic,
+                  const scenario_bests& b) {
+  std::printf("total ms: vanilla %.3f, best direct %.3f (%s), default %.3f", vanilla.total(),
+              b.best_direct, b.best_direct_name.c_str(), automatic.total());
+  if (o.oracle) {
+    std::printf(", oracle %.3f, best fixed %.3f (%s)", b.best.total(), b.best_fixed,
+                b.best_fixed_name.c_str());
+  }
+  std::printf("\ndefault: %.3fx vanilla, %.3fx best direct", vanilla.total() / automatic.total(),
+              b.best_direct / automatic.total());
+  if (o.oracle) {
+    std::printf(", %.1f%% of the oracle's speed, %.1f%% of the best fixed schedule's",
+                100 * b.best.total() / automatic.total(), 100 * b.best_fixed / automatic.total());
+  }
+}
+
+//! The default against vanilla call by call: the spread of the ratios and the slow calls.
+void print_per_call(const series& vanilla, const series& automatic, int calls) {
   std::vector<double> ratio(static_cast<std::size_t>(calls));
   int below = 0, below_08 = 0;
   for (int i = 0; i < calls; ++i) {
@@ -233,42 +307,46 @@ int run_scenario(const options& o, const std::string& title, task_id tasks, int 
     below += ratio[i] < 0.98;
     below_08 += i > 0 && ratio[i] < 0.8;
   }
-  std::printf("== %s: %d calls, %s\n", o.scenario.c_str(), calls, title.c_str());
-  std::printf("total ms: vanilla %.3f, best direct %.3f (%s), default %.3f", vanilla.total(),
-              best_direct, best_direct_name.c_str(), automatic.total());
-  if (o.oracle) {
-    std::printf(", oracle %.3f, best fixed %.3f (%s)", best.total(), best_fixed,
-                best_fixed_name.c_str());
-  }
-  std::printf("\ndefault: %.3fx vanilla, %.3fx best direct", vanilla.total() / automatic.total(),
-              best_direct / automatic.total());
-  if (o.oracle) {
-    std::printf(", %.1f%% of the oracle's speed, %.1f%% of the best fixed schedule's",
-                100 * best.total() / automatic.total(), 100 * best_fixed / automatic.total());
-  }
   std::printf(
       "\nper call vs vanilla: min %.3f, p5 %.3f, median %.3f; first call %.3f; %d of %d "
       "below 0.98x, %d after the first below 0.8x\n",
       *std::min_element(ratio.begin(), ratio.end()), percentile(ratio, 0.05),
       percentile(ratio, 0.5), ratio[0], below, calls, below_08);
-  std::printf("first call: vanilla %.3f ms, default %.3f ms (its construction %.3f ms)\n",
-              vanilla.ms[0], automatic.ms[0], construction_ms);
-  std::printf("choice: %s\n", sched->report(tasks).c_str());
-  std::printf("outputs: %s\n",
-              mismatches == 0 ? "every run of every schedule equal to vanilla" : "MISMATCH");
-  if (!o.csv.empty()) {  // written whole or not at all
-    std::ostringstream f;
-    f << "call,vanilla,default";
-    for (const series& s : oracle) f << ",\"" << s.name << '"';
+}
+
+//! --csv: one row per call, a column per runner; written whole or not at all.
+void write_csv(const std::string& path, const series& vanilla, const series& automatic,
+               const std::vector<series>& oracle, int calls) {
+  std::ostringstream f;
+  f << "call,vanilla,default";
+  for (const series& s : oracle) f << ",\"" << s.name << '"';
+  f << '\n';
+  for (int i = 0; i < calls; ++i) {
+    f << i << ',' << vanilla.ms[i] << ',' << automatic.ms[i];
+    for (const series& s : oracle) f << ',' << s.ms[i];
     f << '\n';
-    for (int i = 0; i < calls; ++i) {
-      f << i << ',' << vanilla.ms[i] << ',' << automatic.ms[i];
-      for (const series& s : oracle) f << ',' << s.ms[i];
-      f << '\n';
-    }
-    microsched::write_file_atomically(o.csv, f.str());
   }
-  return mismatches == 0 ? 0 : microsched::programs::failure_exit_code;
+  microsched::write_file_atomically(path, f.str());
+}
+
+//! Runs `calls` calls of `make(i, out)`: vanilla, the default, and (with the oracle) the direct
+//! forms and every candidate as fixed schedules. Checks every run's output against vanilla's.
+template <class Program, class Make>
+int run_scenario(const options& o, const std::string& title, task_id tasks, int calls,
+                 int outputs_per_task, Make&& make) {
+  scenario_run<Program, std::remove_reference_t<Make>> run(o.oracle, tasks, outputs_per_task, make);
+  run.run_calls(calls);
+  const scenario_bests bests = bests_of(run.vanilla, run.oracle, run.fixed, calls);
+  std::printf("== %s: %d calls, %s\n", o.scenario.c_str(), calls, title.c_str());
+  print_totals(o, run.vanilla, run.automatic, bests);
+  print_per_call(run.vanilla, run.automatic, calls);
+  std::printf("first call: vanilla %.3f ms, default %.3f ms (its construction %.3f ms)\n",
+              run.vanilla.ms[0], run.automatic.ms[0], run.construction_ms);
+  std::printf("choice: %s\n", run.sched->report(tasks).c_str());
+  std::printf("outputs: %s\n",
+              run.mismatches == 0 ? "every run of every schedule equal to vanilla" : "MISMATCH");
+  if (!o.csv.empty()) write_csv(o.csv, run.vanilla, run.automatic, run.oracle, calls);
+  return run.mismatches == 0 ? 0 : microsched::programs::failure_exit_code;
 }
 
 template <class T>

@@ -147,6 +147,54 @@ void claim_costs(const multi_options& opt, int visible, std::vector<multi_row>& 
   }
 }
 
+//! Fills the options' GPU counts, workloads and variants from their comma-separated lists;
+//! throws std::invalid_argument naming a bad or missing item, before any GPU work.
+void parse_lists(const std::string& gpus, const std::string& workloads, const std::string& variants,
+                 multi_options& opt) {
+  opt.gpus.clear();
+  std::stringstream list(gpus);
+  for (std::string item; std::getline(list, item, ',');) {
+    opt.gpus.push_back(programs::parse_checked<int>("--gpus", item, 1, 64));
+  }
+  opt.workloads.clear();
+  std::stringstream names(workloads);
+  for (std::string item; std::getline(names, item, ',');) {
+    if (item != "julia" && item != "walks" && item != "skewed") {
+      throw std::invalid_argument("--workloads = '" + item + "': julia, walks or skewed");
+    }
+    opt.workloads.push_back(item);
+  }
+  opt.variants.clear();
+  std::stringstream kinds(variants);
+  for (std::string item; std::getline(kinds, item, ',');) {
+    (void)variant_arguments(item, 1);  // refuses an unknown name before any GPU work
+    opt.variants.push_back(item);
+  }
+  if (opt.gpus.empty()) throw std::invalid_argument("--gpus = '': at least one count");
+  if (opt.variants.empty()) throw std::invalid_argument("--variants = '': at least one");
+}
+
+//! The summary table: every row but the claim costs, against one GPU and the equal split.
+void print_table(const std::vector<multi_row>& rows) {
+  std::printf(
+      "\n| workload | GPUs | variant | ms (median) | x one GPU's default | x equal split |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const multi_row& r : rows) {
+    if (r.workload == "claim") continue;
+    double equal = 0;
+    for (const multi_row& e : rows) {
+      if (e.workload == r.workload && e.gpus == r.gpus && e.variant == "equal") equal = e.ms;
+    }
+    std::printf("| %s | %d | %s | %.3f | %.2fx | ", r.workload.c_str(), r.gpus, r.variant.c_str(),
+                r.ms, r.scaling);
+    if (equal > 0) {
+      std::printf("%.2fx |\n", equal / r.ms);
+    } else {
+      std::printf("- |\n");
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,27 +225,7 @@ int main(int argc, char** argv) {
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return programs::run_main("multi_gpu_bench", [&] {
-    opt.gpus.clear();
-    std::stringstream list(gpus);
-    for (std::string item; std::getline(list, item, ',');) {
-      opt.gpus.push_back(programs::parse_checked<int>("--gpus", item, 1, 64));
-    }
-    opt.workloads.clear();
-    std::stringstream names(workloads);
-    for (std::string item; std::getline(names, item, ',');) {
-      if (item != "julia" && item != "walks" && item != "skewed") {
-        throw std::invalid_argument("--workloads = '" + item + "': julia, walks or skewed");
-      }
-      opt.workloads.push_back(item);
-    }
-    opt.variants.clear();
-    std::stringstream kinds(variants);
-    for (std::string item; std::getline(kinds, item, ',');) {
-      (void)variant_arguments(item, 1);  // refuses an unknown name before any GPU work
-      opt.variants.push_back(item);
-    }
-    if (opt.gpus.empty()) throw std::invalid_argument("--gpus = '': at least one count");
-    if (opt.variants.empty()) throw std::invalid_argument("--variants = '': at least one");
+    parse_lists(gpus, workloads, variants, opt);
     programs::require_gpu();
     const int visible = cuda_device_count();
     for (int d = 0; d < visible; ++d) {
@@ -215,23 +243,7 @@ int main(int argc, char** argv) {
       }
     }
     if (opt.claim_costs) claim_costs(opt, visible, rows);
-    std::printf(
-        "\n| workload | GPUs | variant | ms (median) | x one GPU's default | x equal split |\n");
-    std::printf("|---|---|---|---|---|---|\n");
-    for (const multi_row& r : rows) {
-      if (r.workload == "claim") continue;
-      double equal = 0;
-      for (const multi_row& e : rows) {
-        if (e.workload == r.workload && e.gpus == r.gpus && e.variant == "equal") equal = e.ms;
-      }
-      std::printf("| %s | %d | %s | %.3f | %.2fx | ", r.workload.c_str(), r.gpus, r.variant.c_str(),
-                  r.ms, r.scaling);
-      if (equal > 0) {
-        std::printf("%.2fx |\n", equal / r.ms);
-      } else {
-        std::printf("- |\n");
-      }
-    }
+    print_table(rows);
     return 0;
   });
 }

@@ -123,6 +123,100 @@ struct gpu_outputs {
   std::vector<std::vector<device_buffer<std::uint32_t>>> arrays;  //!< (device, output)
 };
 
+//! The baseline of bench_workload: the single-GPU scheduler's default on GPU 0.
+struct baseline_run {
+  std::vector<std::uint32_t> want;  //!< GPU 0's first output array (with opt.check)
+  double ms = 0;                    //!< the median run
+  schedule_arguments chosen;        //!< the schedule it chose for `count` tasks
+};
+
+//! Times the baseline on GPU 0 and adds its row.
+template <class Program, class Make>
+baseline_run bench_baseline(const std::string& name, task_id count, Make& make, gpu_outputs& out,
+                            const multi_options& opt, std::vector<multi_row>& rows) {
+  const multi_gpu::device_guard on(0);
+  baseline_run b;
+  const Program program = make(out.of(0));
+  scheduler<Program> sched;
+  sched.calibrate(program, count);
+  std::vector<double> times;
+  for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
+    const auto start = clock_type::now();
+    sched.run(program, count);
+    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+    if (r >= opt.warmup) times.push_back(ms_since(start));
+  }
+  b.ms = median(times);
+  b.chosen = sched.schedule_for(count);
+  if (opt.check) b.want = out.arrays[0][0].to_host();
+  rows.push_back({name, 1, "single-GPU scheduler", b.ms, 1.0, sched.report(count)});
+  std::printf("%-7s baseline (scheduler on GPU 0): %.3f ms; %s\n", name.c_str(), b.ms,
+              sched.report(count).c_str());
+  std::fflush(stdout);
+  return b;
+}
+
+//! The timed runs of one variant, and the last run for its claims and outputs.
+struct variant_runs {
+  std::vector<double> times;       //!< wall-clock ms of each run
+  std::vector<double> late_start;  //!< when the last GPU's first claim was enqueued
+  std::vector<double> spread;      //!< first to last GPU to finish
+  multi_gpu::multi_run last;
+};
+
+//! Runs `sched` over `count` tasks, warm-up runs first; times the rest.
+template <class Scheduler, class Factory>
+variant_runs time_variant(Scheduler& sched, const Factory& factory, task_id count,
+                          const multi_options& opt) {
+  variant_runs v;
+  for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
+    const auto start = clock_type::now();
+    multi_gpu::multi_run run = sched.run(factory, count);
+    run.wait();
+    if (r >= opt.warmup) {
+      v.times.push_back(ms_since(start));
+      double last_start = 0, end_min = 1e30, end_max = 0;
+      for (const multi_gpu::slot_timing& t : run.timeline()) {
+        last_start = std::max(last_start, t.enqueued_ms);
+        end_min = std::min(end_min, t.finished_ms);
+        end_max = std::max(end_max, t.finished_ms);
+      }
+      v.late_start.push_back(last_start);
+      v.spread.push_back(end_max - end_min);
+    }
+    v.last = std::move(run);
+  }
+  return v;
+}
+
+//! A variant row's detail: claims and tasks per GPU, the runs' range, start and finish spread,
+//! and the schedule each GPU chose.
+template <class Scheduler>
+void describe_runs(std::ostringstream& detail, Scheduler& sched, const variant_runs& v,
+                   task_id count) {
+  const multi_gpu::multi_run& last = v.last;
+  detail << "claims per GPU";
+  task_id most_tasks = 0;
+  task_id fewest = count;
+  for (int s = 0; s < sched.slots(); ++s) {
+    most_tasks = std::max(most_tasks, last.tasks(s));
+    fewest = std::min(fewest, last.tasks(s));
+    detail << " " << last.claims()[static_cast<std::size_t>(s)].size();
+  }
+  detail << "; tasks per GPU " << fewest << ".." << most_tasks << "; runs "
+         << *std::min_element(v.times.begin(), v.times.end()) << ".."
+         << *std::max_element(v.times.begin(), v.times.end()) << " ms; last GPU's first claim at "
+         << median(v.late_start) << " ms, GPUs finish within " << median(v.spread) << " ms";
+  detail << "; choices";
+  for (int s = 0; s < sched.slots(); ++s) {  // the schedule each GPU runs its claims with
+    const std::size_t claims = last.claims()[static_cast<std::size_t>(s)].size();
+    detail << " ["
+           << to_string(sched.scheduler_of(s).schedule_for(last.tasks(s) /
+                                                           std::max<std::size_t>(claims, 1)))
+           << "]";
+  }
+}
+
 //! Benchmarks one workload: `make(pointers)` builds its program over output arrays.
 template <class Program, class Make>
 void bench_workload(const std::string& name, task_id count, int outputs, Make make,
@@ -130,30 +224,8 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
   using namespace multi_gpu;
   const int most = std::min(visible, *std::max_element(opt.gpus.begin(), opt.gpus.end()));
   gpu_outputs out(most, outputs, count);
-  // The baseline: the single-GPU scheduler's default on GPU 0.
-  std::vector<std::uint32_t> want;
-  double baseline = 0;
-  schedule_arguments chosen;
-  {
-    const device_guard on(0);
-    const Program program = make(out.of(0));
-    scheduler<Program> sched;
-    sched.calibrate(program, count);
-    std::vector<double> times;
-    for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
-      const auto start = clock_type::now();
-      sched.run(program, count);
-      MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-      if (r >= opt.warmup) times.push_back(ms_since(start));
-    }
-    baseline = median(times);
-    chosen = sched.schedule_for(count);
-    if (opt.check) want = out.arrays[0][0].to_host();
-    rows.push_back({name, 1, "single-GPU scheduler", baseline, 1.0, sched.report(count)});
-    std::printf("%-7s baseline (scheduler on GPU 0): %.3f ms; %s\n", name.c_str(), baseline,
-                sched.report(count).c_str());
-    std::fflush(stdout);
-  }
+  const baseline_run base = bench_baseline<Program>(name, count, make, out, opt, rows);
+  const double baseline = base.ms;
   for (const int g : opt.gpus) {
     if (g > visible) {
       std::printf("%-7s %d GPUs: skipped, %d visible\n", name.c_str(), g, visible);
@@ -164,57 +236,19 @@ void bench_workload(const std::string& name, task_id count, int outputs, Make ma
       // Each variant calibrates its claims afresh, as a process that runs only it would: claims
       // of one size class but another layout would otherwise share its calibration.
       microsched::detail::forget_calibrations();
-      multi_scheduler<Program> sched(variant_arguments(variant, g, chosen));
+      multi_scheduler<Program> sched(variant_arguments(variant, g, base.chosen));
       const auto factory = [&](device_slot s) { return make(out.of(s.device)); };
-      std::vector<double> times;
-      std::vector<double> late_start;
-      std::vector<double> spread;
-      multi_run last;
-      for (int r = 0; r < opt.warmup + opt.repetitions; ++r) {
-        const auto start = clock_type::now();
-        multi_run run = sched.run(factory, count);
-        run.wait();
-        if (r >= opt.warmup) {
-          times.push_back(ms_since(start));
-          double last_start = 0, end_min = 1e30, end_max = 0;
-          for (const slot_timing& t : run.timeline()) {
-            last_start = std::max(last_start, t.enqueued_ms);
-            end_min = std::min(end_min, t.finished_ms);
-            end_max = std::max(end_max, t.finished_ms);
-          }
-          late_start.push_back(last_start);
-          spread.push_back(end_max - end_min);
-        }
-        last = std::move(run);
-      }
-      const double ms = median(times);
+      const variant_runs runs = time_variant(sched, factory, count, opt);
+      const multi_run& last = runs.last;
+      const double ms = median(runs.times);
       std::ostringstream detail;
-      detail << "claims per GPU";
-      task_id most_tasks = 0;
-      task_id fewest = count;
-      for (int s = 0; s < sched.slots(); ++s) {
-        most_tasks = std::max(most_tasks, last.tasks(s));
-        fewest = std::min(fewest, last.tasks(s));
-        detail << " " << last.claims()[static_cast<std::size_t>(s)].size();
-      }
-      detail << "; tasks per GPU " << fewest << ".." << most_tasks << "; runs "
-             << *std::min_element(times.begin(), times.end()) << ".."
-             << *std::max_element(times.begin(), times.end()) << " ms; last GPU's first claim at "
-             << median(late_start) << " ms, GPUs finish within " << median(spread) << " ms";
-      detail << "; choices";
-      for (int s = 0; s < sched.slots(); ++s) {  // the schedule each GPU runs its claims with
-        const std::size_t claims = last.claims()[static_cast<std::size_t>(s)].size();
-        detail << " ["
-               << to_string(sched.scheduler_of(s).schedule_for(last.tasks(s) /
-                                                               std::max<std::size_t>(claims, 1)))
-               << "]";
-      }
+      describe_runs(detail, sched, runs, count);
       if (opt.check) {
         std::vector<std::uint32_t> got(count, 0xffffffffu);
         std::vector<const std::uint32_t*> firsts;
         for (const int d : sched.devices()) firsts.push_back(out.of(d)[0]);
         copy_claimed(last, sched.devices(), firsts, got.data());
-        if (got != want) {
+        if (got != base.want) {
           throw std::runtime_error(name + " on " + std::to_string(g) + " GPUs (" + variant +
                                    "): outputs differ from one GPU's");
         }

@@ -34,110 +34,109 @@ double seconds_of(const auto& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void run_pair(benchmark::State& state, program_base& program, const pipeline_arguments& args) {
-  cuda_backend backend;
-  any_program p{program};
-  chunk_pipeline pipe(backend, args);
-  // Warm-up: one original loop, then three pipelined ones. The first pipelined runs after the
-  // program was built are slower on the H100 host (their remaps take ~1 ms against ~0.3 ms
-  // later: pages and caches are cold); they are printed, not timed.
-  chunk_pipeline<cuda_backend>::run_original(backend, p);
-  std::string warm_up;
-  for (int k = 0; k < 3; ++k) {
-    const auto& s = pipe.run(p);
-    warm_up += " " + std::to_string(s.optimised_count()) + ":" + s.controller_state;
-  }
-  double org = 0, opt = 0;
+//! What the timed pairs of run_pair gather, over every pair.
+struct pair_record {
+  double org = 0, opt = 0;  //!< seconds of the original and the pipelined loops, summed
   std::size_t optimised = 0, total = 0;
-  std::vector<double> ratios;  // original / pipelined, per pair
+  std::vector<double> ratios;  //!< original / pipelined, per pair
   std::vector<std::pair<double, double>> pairs;
-  // Host launch timeline of each pipelined run: when its last launch returned, and the longest
-  // gap between two launches after the profiling iterations (a gap longer than a kernel starves
-  // the GPU; the original loop launches far faster than its kernels run).
+  //! Host launch timeline of each pipelined run: when its last launch returned, and the longest
+  //! gap between two launches after the profiling iterations (a gap longer than a kernel starves
+  //! the GPU; the original loop launches far faster than its kernels run).
   std::vector<std::pair<double, double>> timeline;
-  std::vector<std::string> runs;  // optimised chunks and control state of each pipelined run
-  // Over every run: the transformation time of each chunk that had one (finished or abandoned),
-  // and the GPU step of each optimised and original iteration while timed: a helper that lost
-  // its core for a time slice shows as a tail here, not in the means.
+  std::vector<std::string> runs;  //!< optimised chunks and control state of each pipelined run
+  //! Over every run: the transformation time of each chunk that had one (finished or abandoned),
+  //! and the GPU step of each optimised and original iteration while timed: a helper that lost
+  //! its core for a time slice shows as a tail here, not in the means.
   std::vector<double> transforms, steps_optimised, steps_original;
   std::size_t not_ready = 0;
-  // The iterations of the run that fared worst against its original (smallest ratio): where a
-  // loss comes from, step by step.
+  //! The iterations of the run that fared worst against its original (smallest ratio): where a
+  //! loss comes from, step by step.
   std::vector<iteration_record> worst;
   double worst_ratio = 1e30, worst_org = 0, worst_opt = 0;
   std::string worst_reason;
-  for (auto _ : state) {
-    const double o = seconds_of([&] { chunk_pipeline<cuda_backend>::run_original(backend, p); });
-    const double q = seconds_of([&] { (void)pipe.run(p); });
+
+  //! Adds one pair: `o` and `q` seconds, `stats` the pipelined run's statistics.
+  void add(double o, double q, const pipeline_statistics& stats) {
     org += o;
     opt += q;
     ratios.push_back(o / q);
     pairs.emplace_back(o * 1e3, q * 1e3);
-    const auto& its = pipe.statistics().iterations;
+    const auto& its = stats.iterations;
     if (o / q < worst_ratio) {
       worst_ratio = o / q;
       worst = its;
       worst_org = o * 1e3;
       worst_opt = q * 1e3;
-      worst_reason = pipe.statistics().controller_reason;
+      worst_reason = stats.controller_reason;
     }
     double gap = 0;
     for (std::size_t k = 3; k < its.size(); ++k)
       gap = std::max(gap, its[k].launch_ms - its[k - 1].launch_ms);
     timeline.emplace_back(its.empty() ? 0 : its.back().launch_ms, gap);
-    runs.push_back(std::to_string(pipe.statistics().optimised_count()) + ":" +
-                   pipe.statistics().controller_state + "[" +
-                   std::to_string(pipe.statistics().helpers_active) + "h]" +
-                   (pipe.statistics().controller_reason.empty()
-                        ? ""
-                        : "(" + pipe.statistics().controller_reason + ")"));
+    runs.push_back(std::to_string(stats.optimised_count()) + ":" + stats.controller_state + "[" +
+                   std::to_string(stats.helpers_active) + "h]" +
+                   (stats.controller_reason.empty() ? "" : "(" + stats.controller_reason + ")"));
     for (const iteration_record& it : its) {
       if (it.transform_ms > 0) transforms.push_back(it.transform_ms);
       if (it.step_ms > 0) (it.optimised ? steps_optimised : steps_original).push_back(it.step_ms);
       not_ready += it.reason == fallback::not_ready ? 1 : 0;
     }
-    optimised += pipe.statistics().optimised_count();
-    total += pipe.statistics().iterations.size();
-    state.SetIterationTime(q);
+    optimised += stats.optimised_count();
+    total += stats.iterations.size();
   }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["original_ms"] = org / n * 1e3;
-  state.counters["pipelined_ms"] = opt / n * 1e3;
-  state.counters["speedup"] = org / opt;
-  state.counters["speedup_median"] = ratios.empty() ? 0 : microsched::summarize(ratios).median_ms;
-  state.counters["optimised_share"] = total ? double(optimised) / double(total) : 0;
-  state.counters["host_MB"] = double(pipe.statistics().host_bytes) / 1e6;
-  state.counters["device_MB"] = double(pipe.statistics().device_bytes) / 1e6;
-  std::cerr << "== " << program.describe() << " | memory_limit=" << args.memory_limit
-            << "\npairs original/pipelined ms:";
-  for (std::size_t k = 0; k < pairs.size(); ++k)
-    std::cerr << " " << pairs[k].first << "/" << pairs[k].second;
-  std::cerr << "\npipelined last launch / longest launch gap (from iteration 3) ms:";
-  for (const auto& [last, gap] : timeline) std::cerr << " " << last << "/" << gap;
-  std::cerr << "\nwarm-up runs (optimised:control):" << warm_up;
-  std::cerr << "\nruns (optimised:control[helpers]):";
-  for (const auto& x : runs) std::cerr << " " << x;
-  std::cerr << "\n";
-  auto quantiles = [](const char* name, std::vector<double> v) {
-    std::cerr << name << " (" << v.size() << ")";
-    if (v.empty()) return void(std::cerr << "\n");
-    std::sort(v.begin(), v.end());
-    auto at = [&](double q) {
-      return v[std::min(v.size() - 1, static_cast<std::size_t>(q * double(v.size())))];
-    };
-    std::cerr << " p10 " << at(0.1) << " p50 " << at(0.5) << " p90 " << at(0.9) << " max "
-              << v.back() << " ms\n";
+};
+
+//! Warm-up: one original loop, then three pipelined ones; returns their optimised chunks and
+//! control states. The first pipelined runs after the program was built are slower (pages and
+//! caches are cold); they are printed, not timed.
+std::string warm_up(cuda_backend& backend, any_program& p, chunk_pipeline<cuda_backend>& pipe) {
+  chunk_pipeline<cuda_backend>::run_original(backend, p);
+  std::string runs;
+  for (int k = 0; k < 3; ++k) {
+    const auto& s = pipe.run(p);
+    runs += " " + std::to_string(s.optimised_count()) + ":" + s.controller_state;
+  }
+  return runs;
+}
+
+//! One line of quantiles of `v` (ms) on stderr.
+void print_quantiles(const char* name, std::vector<double> v) {
+  std::cerr << name << " (" << v.size() << ")";
+  if (v.empty()) return void(std::cerr << "\n");
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * double(v.size())))];
   };
-  quantiles("all runs: transformation", transforms);
-  quantiles("all runs: optimised step", steps_optimised);
-  quantiles("all runs: original step", steps_original);
-  std::cerr << "all runs: chunks not ready " << not_ready << "\n";
+  std::cerr << " p10 " << at(0.1) << " p50 " << at(0.5) << " p90 " << at(0.9) << " max " << v.back()
+            << " ms\n";
+}
+
+//! Every pair's times, the launch timelines, the runs' control states and the quantiles.
+void print_pairs(const pair_record& r, const std::string& warm_up_runs) {
+  std::cerr << "\npairs original/pipelined ms:";
+  for (std::size_t k = 0; k < r.pairs.size(); ++k)
+    std::cerr << " " << r.pairs[k].first << "/" << r.pairs[k].second;
+  std::cerr << "\npipelined last launch / longest launch gap (from iteration 3) ms:";
+  for (const auto& [last, gap] : r.timeline) std::cerr << " " << last << "/" << gap;
+  std::cerr << "\nwarm-up runs (optimised:control):" << warm_up_runs;
+  std::cerr << "\nruns (optimised:control[helpers]):";
+  for (const auto& x : r.runs) std::cerr << " " << x;
+  std::cerr << "\n";
+  print_quantiles("all runs: transformation", r.transforms);
+  print_quantiles("all runs: optimised step", r.steps_optimised);
+  print_quantiles("all runs: original step", r.steps_original);
+  std::cerr << "all runs: chunks not ready " << r.not_ready << "\n";
+}
+
+//! The worst run, iteration by iteration, on stderr.
+void print_worst_run(const pair_record& r) {
   // One token per iteration: O optimised / o original, then launch (host ms since the run
   // started), step and kernel (GPU ms; -1 untimed), transformation (ms; -1 none).
-  std::cerr << "worst run " << worst_org << "/" << worst_opt << " ms (" << worst_reason
+  std::cerr << "worst run " << r.worst_org << "/" << r.worst_opt << " ms (" << r.worst_reason
             << "); i:kind:reason launch/step/kernel/transform:";
   std::size_t untimed = 0;  // originals launched after the control switched off: listed as a count
-  for (const iteration_record& it : worst) {
+  for (const iteration_record& it : r.worst) {
     if (it.reason == fallback::controller_off && it.step_ms < 0 && it.transform_ms < 0) {
       ++untimed;
       continue;
@@ -150,8 +149,34 @@ void run_pair(benchmark::State& state, program_base& program, const pipeline_arg
   }
   if (untimed > 0)
     std::cerr << " (+" << untimed << " originals after the control switched off, last launch "
-              << (worst.empty() ? 0.0 : worst.back().launch_ms) << " ms)";
+              << (r.worst.empty() ? 0.0 : r.worst.back().launch_ms) << " ms)";
   std::cerr << "\n";
+}
+
+void run_pair(benchmark::State& state, program_base& program, const pipeline_arguments& args) {
+  cuda_backend backend;
+  any_program p{program};
+  chunk_pipeline pipe(backend, args);
+  const std::string warm_up_runs = warm_up(backend, p, pipe);
+  pair_record r;
+  for (auto _ : state) {
+    const double o = seconds_of([&] { chunk_pipeline<cuda_backend>::run_original(backend, p); });
+    const double q = seconds_of([&] { (void)pipe.run(p); });
+    r.add(o, q, pipe.statistics());
+    state.SetIterationTime(q);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["original_ms"] = r.org / n * 1e3;
+  state.counters["pipelined_ms"] = r.opt / n * 1e3;
+  state.counters["speedup"] = r.org / r.opt;
+  state.counters["speedup_median"] =
+      r.ratios.empty() ? 0 : microsched::summarize(r.ratios).median_ms;
+  state.counters["optimised_share"] = r.total ? double(r.optimised) / double(r.total) : 0;
+  state.counters["host_MB"] = double(pipe.statistics().host_bytes) / 1e6;
+  state.counters["device_MB"] = double(pipe.statistics().device_bytes) / 1e6;
+  std::cerr << "== " << program.describe() << " | memory_limit=" << args.memory_limit;
+  print_pairs(r, warm_up_runs);
+  print_worst_run(r);
   pipe.statistics().print(std::cerr);
 }
 

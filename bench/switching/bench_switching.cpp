@@ -191,104 +191,101 @@ double mc_best_hand_ms(float p) {
   return best;
 }
 
-void register_mc() {
-  const bool studies = bench_studies();
-  const float ps[] = {0.001f, 0.003f, 0.01f, 0.03f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f};
-  enum class kind { vanilla, wavefront, best_direct, automatic, switching };
-  struct named {
-    const char* name;
-    kind k;
-    std::uint32_t window;  //!< outer iterations per step
-    variant v;
-    bool study = false;  //!< registered with MICROSCHED_BENCH_STUDIES=1 only
-  };
+//! What an mc_branch row times.
+enum class mc_kind { vanilla, wavefront, best_direct, automatic, switching };
+
+//! One mc_branch row, registered at each p.
+struct mc_row {
+  const char* name;
+  mc_kind k;
+  std::uint32_t window;  //!< outer iterations per step
+  variant v;
+  bool study = false;  //!< registered with MICROSCHED_BENCH_STUDIES=1 only
+};
+
+//! Every mc_branch row: the hand-written forms, the default, and the fixed switching studies.
+std::vector<mc_row> mc_rows() {
   const auto sw = [](int blocks, int contexts, int every) {
     return make_variant(blocks, contexts, every);
   };
-  const named variants[] = {{"vanilla", kind::vanilla, 1, {}},
-                            {"vanilla_w16", kind::vanilla, 16, {}},
-                            {"vanilla_w64", kind::vanilla, 64, {}},
-                            {"wavefront", kind::wavefront, 1, {}},
-                            {"wavefront_w16", kind::wavefront, 16, {}},
-                            {"best_direct", kind::best_direct, 0, {}},
-                            {"microsched", kind::automatic, 0, {}},
-                            {"microsched_hybrid", kind::switching, 16, sw(4, 128, 1), true},
-                            {"microsched_w1", kind::switching, 1, sw(4, 128, 1), true},
-                            {"microsched_w4", kind::switching, 4, sw(4, 128, 1), true},
-                            {"microsched_w64", kind::switching, 64, sw(4, 128, 1), true},
-                            {"microsched_w16_deferred2", kind::switching, 16, sw(4, 128, 2), true},
-                            {"microsched_w16_blocks8", kind::switching, 16, sw(8, 64, 1), true},
-                            {"microsched_w1_deferred4", kind::switching, 1, sw(4, 128, 4), true}};
-  for (const auto& n : variants) {
-    if (n.study && !studies) continue;
-    for (const float p : ps) {
-      const bool target = p == 0.01f || p == 0.9f || p == 1.0f;
-      if (!target && !studies) continue;
-      const std::string name =
-          std::string("mc_branch/") + n.name + "/p=" + std::to_string(p).substr(0, 5);
-      benchmark::RegisterBenchmark(
-          name.c_str(),
-          [n, p](benchmark::State& state) {
-            double vanilla_ms = 0;
-            double best_hand_ms = 0;
-            double full_ms = 0;
-            try {
-              vanilla_ms = mc_vanilla_ms(p);
-              full_ms = mc_vanilla_ms(1.0f);
-              best_hand_ms = mc_best_hand_ms(p);
-            } catch (const std::exception& e) {
-              state.SkipWithError(e.what());
-              return;
-            }
-            mc().set_probability(p);
-            const auto& s = mc().settings();
-            // Work per outer iteration: one draw, plus `inner` draws with probability p.
-            const double ideal_ms = full_ms * (1.0 + p * s.inner) / (1.0 + s.inner);
-            std::string label;
-            double best_direct_ms = 0;
-            run_manual(state, [&] {
-              timing_stats t;
-              switch (n.k) {
-                case kind::vanilla:
-                  t.median_ms = mc_vanilla_ms(p, n.window);
-                  return t;
-                case kind::wavefront:
-                  t.median_ms = mc_wavefront_ms(p, n.window);
-                  return t;
-                case kind::best_direct:
-                case kind::automatic: {
-                  const auto& d = mc_default(p);
-                  best_direct_ms = d.best_direct.median_ms;
-                  label = n.k == kind::automatic ? d.choice : d.direct_form;
-                  return n.k == kind::automatic ? d.chosen : d.best_direct;
-                }
-                case kind::switching:
-                  break;
-              }
-              mc().set_march_window(n.window);
-              t = mc().time_switching(n.v, {1, repetitions});
-              mc().set_march_window(1);
-              label = last_switching_schedule();
-              return t;
-            });
-            if (!label.empty()) state.SetLabel(label);
-            state.counters["p"] = p;
-            state.counters["vanilla_ms"] = vanilla_ms;
-            state.counters["ideal_ms"] = ideal_ms;
-            state.counters["speedup"] = vanilla_ms / state.counters["ms"];
-            state.counters["x_best_hand"] = best_hand_ms / state.counters["ms"];
-            if (best_direct_ms > 0) {
-              state.counters["x_best_direct"] = best_direct_ms / state.counters["ms"];
-            }
-            state.counters["of_ideal"] = ideal_ms / state.counters["ms"];
-            if (n.k == kind::wavefront) state.counters["rounds"] = mc().wavefront_rounds();
-          })
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMillisecond);
+  return {{"vanilla", mc_kind::vanilla, 1, {}},
+          {"vanilla_w16", mc_kind::vanilla, 16, {}},
+          {"vanilla_w64", mc_kind::vanilla, 64, {}},
+          {"wavefront", mc_kind::wavefront, 1, {}},
+          {"wavefront_w16", mc_kind::wavefront, 16, {}},
+          {"best_direct", mc_kind::best_direct, 0, {}},
+          {"microsched", mc_kind::automatic, 0, {}},
+          {"microsched_hybrid", mc_kind::switching, 16, sw(4, 128, 1), true},
+          {"microsched_w1", mc_kind::switching, 1, sw(4, 128, 1), true},
+          {"microsched_w4", mc_kind::switching, 4, sw(4, 128, 1), true},
+          {"microsched_w64", mc_kind::switching, 64, sw(4, 128, 1), true},
+          {"microsched_w16_deferred2", mc_kind::switching, 16, sw(4, 128, 2), true},
+          {"microsched_w16_blocks8", mc_kind::switching, 16, sw(8, 64, 1), true},
+          {"microsched_w1_deferred4", mc_kind::switching, 1, sw(4, 128, 4), true}};
+}
+
+//! Times row `n` at p; sets the label and, for the default's rows, the best direct form's time.
+timing_stats time_mc_row(const mc_row& n, float p, std::string& label, double& best_direct_ms) {
+  timing_stats t;
+  switch (n.k) {
+    case mc_kind::vanilla:
+      t.median_ms = mc_vanilla_ms(p, n.window);
+      return t;
+    case mc_kind::wavefront:
+      t.median_ms = mc_wavefront_ms(p, n.window);
+      return t;
+    case mc_kind::best_direct:
+    case mc_kind::automatic: {
+      const auto& d = mc_default(p);
+      best_direct_ms = d.best_direct.median_ms;
+      label = n.k == mc_kind::automatic ? d.choice : d.direct_form;
+      return n.k == mc_kind::automatic ? d.chosen : d.best_direct;
     }
+    case mc_kind::switching:
+      break;
   }
-  if (!studies) return;
+  mc().set_march_window(n.window);
+  t = mc().time_switching(n.v, {1, repetitions});
+  mc().set_march_window(1);
+  label = last_switching_schedule();
+  return t;
+}
+
+//! The benchmark of row `n` at p: its time and its counters against vanilla and the ideal.
+void run_mc_row(benchmark::State& state, const mc_row& n, float p) {
+  double vanilla_ms = 0;
+  double best_hand_ms = 0;
+  double full_ms = 0;
+  try {
+    vanilla_ms = mc_vanilla_ms(p);
+    full_ms = mc_vanilla_ms(1.0f);
+    best_hand_ms = mc_best_hand_ms(p);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  mc().set_probability(p);
+  const auto& s = mc().settings();
+  // Work per outer iteration: one draw, plus `inner` draws with probability p.
+  const double ideal_ms = full_ms * (1.0 + p * s.inner) / (1.0 + s.inner);
+  std::string label;
+  double best_direct_ms = 0;
+  run_manual(state, [&] { return time_mc_row(n, p, label, best_direct_ms); });
+  if (!label.empty()) state.SetLabel(label);
+  state.counters["p"] = p;
+  state.counters["vanilla_ms"] = vanilla_ms;
+  state.counters["ideal_ms"] = ideal_ms;
+  state.counters["speedup"] = vanilla_ms / state.counters["ms"];
+  state.counters["x_best_hand"] = best_hand_ms / state.counters["ms"];
+  if (best_direct_ms > 0) {
+    state.counters["x_best_direct"] = best_direct_ms / state.counters["ms"];
+  }
+  state.counters["of_ideal"] = ideal_ms / state.counters["ms"];
+  if (n.k == mc_kind::wavefront) state.counters["rounds"] = mc().wavefront_rounds();
+}
+
+//! The studies' grid of switching settings at p = 0.01: blocks per SM x contexts per warp.
+void register_mc_tuning() {
   for (const int blocks : {2, 4, 8, 0}) {
     for (const int contexts : {64, 128}) {
       const std::string name = "mc_branch_tune/blocks_per_sm=" + std::to_string(blocks) +
@@ -310,6 +307,28 @@ void register_mc() {
           ->Unit(benchmark::kMillisecond);
     }
   }
+}
+
+//! The mc_branch rows at the target p; with MICROSCHED_BENCH_STUDIES, every p and the tuning.
+void register_mc() {
+  const bool studies = bench_studies();
+  const float ps[] = {0.001f, 0.003f, 0.01f, 0.03f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f};
+  for (const mc_row& n : mc_rows()) {
+    if (n.study && !studies) continue;
+    for (const float p : ps) {
+      const bool target = p == 0.01f || p == 0.9f || p == 1.0f;
+      if (!target && !studies) continue;
+      const std::string name =
+          std::string("mc_branch/") + n.name + "/p=" + std::to_string(p).substr(0, 5);
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [n, p](benchmark::State& state) { run_mc_row(state, n, p); })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  if (!studies) return;
+  register_mc_tuning();
 }
 
 //! The faithful shading (Sobel Hessian, 125 samples) with a march window, without and with
@@ -501,125 +520,155 @@ const default_times& rc_default(int size, bool skip) {
   return cache.emplace(key, r.time_default({1, rc_base_repetitions})).first->second;
 }
 
+//! The benchmark of one rc_base row: `time(baselines, label)`, and counters against the
+//! baselines of (size, skip) and the ideal.
+template <class Time>
+void run_rc_base_row(benchmark::State& state, int size, bool skip, const Time& time) {
+  rc_baseline_set* b = nullptr;
+  try {
+    b = &rc_baselines(size, skip);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  std::string label;
+  run_manual(state, [&] { return time(*b, label); });
+  if (!label.empty()) state.SetLabel(label);
+  state.counters["textbook_ms"] = b->textbook_ms;
+  state.counters["vanilla_best_ms"] = b->vanilla.stats.median_ms;
+  state.counters["wavefront_ms"] = b->wavefront_ms;
+  state.counters["x_textbook"] = b->textbook_ms / state.counters["ms"];
+  state.counters["x_vanilla_best"] = b->vanilla.stats.median_ms / state.counters["ms"];
+  state.counters["x_wavefront"] = b->wavefront_ms / state.counters["ms"];
+  const double best = std::min(b->vanilla.stats.median_ms, b->wavefront_ms);
+  state.counters["x_best_baseline"] = best / state.counters["ms"];
+  state.counters["ideal_ms"] = b->ideal.ideal_ms();
+  state.counters["of_ideal"] = b->ideal.ideal_ms() / state.counters["ms"];
+}
+
+//! Registers rc_base/<size>/<skip|noskip>/<row>, timed by `time(baselines, label)`.
+template <class Time>
+void add_rc_base_row(int size, bool skip, const std::string& row, const Time& time) {
+  const std::string group = "rc_base/" + std::to_string(size) + (skip ? "/skip/" : "/noskip/");
+  benchmark::RegisterBenchmark(
+      (group + row).c_str(),
+      [=](benchmark::State& state) { run_rc_base_row(state, size, skip, time); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+}
+
+//! The ideal row: the counted work at the rates of kernels without divergence; the label gives
+//! the work per ray and the rates.
+timing_stats rc_ideal_row(rc_baseline_set& b, std::string& label) {
+  const auto& i = b.ideal;
+  const double rays = static_cast<double>(i.rays);
+  char text[200];
+  std::snprintf(text, sizeof(text),
+                "per ray %.1f samples x %.2f ps + %.3f shades x %.1f ps (GPU-wide), rays "
+                "%.3f ms",
+                static_cast<double>(i.samples) / rays, i.sample_ns * 1e3,
+                static_cast<double>(i.shades) / rays, i.shade_ns * 1e3, i.ray_ms);
+  label = std::string(i.image_matches ? "" : "COUNTED RUN DIFFERS FROM VANILLA: ") + text;
+  timing_stats t;
+  t.median_ms = i.ideal_ms();
+  return t;
+}
+
+//! The baseline rows of (size, skip): textbook and best vanilla, the ideal, each wavefront
+//! order, and the default with its best direct form.
+void register_rc_base_baselines(int size, bool skip) {
+  add_rc_base_row(size, skip, "vanilla_textbook", [](rc_baseline_set& b, std::string& label) {
+    label = "rows w1";
+    timing_stats t;
+    t.median_ms = b.textbook_ms;
+    return t;
+  });
+  add_rc_base_row(size, skip, "ideal", &rc_ideal_row);
+  add_rc_base_row(size, skip, "vanilla_best", [](rc_baseline_set& b, std::string& label) {
+    label = b.vanilla.order + " w" + std::to_string(b.vanilla.march_window);
+    return b.vanilla.stats;
+  });
+  for (const auto& o : rc_wave_orders) {
+    add_rc_base_row(size, skip,
+                    std::string("wavefront_") + o.name + "_w" + std::to_string(o.window),
+                    [size, skip, o](rc_baseline_set&, std::string& label) {
+                      label = "checked";
+                      timing_stats t;
+                      t.median_ms = rc_wavefront_ms(size, skip, o);
+                      return t;
+                    });
+  }
+  // The default: decided on runs before the timed ones, timed in turns with the fastest
+  // direct form it found (the two rows share that measurement).
+  for (const bool chosen : {false, true}) {
+    add_rc_base_row(size, skip, chosen ? "microsched" : "best_direct",
+                    [size, skip, chosen](rc_baseline_set&, std::string& label) {
+                      const default_times& d = rc_default(size, skip);
+                      label = chosen ? d.choice : d.direct_form;
+                      return chosen ? d.chosen : d.best_direct;
+                    });
+  }
+}
+
+//! A fixed switching setting of the rc_base rows.
+struct rc_switching_row {
+  const char* name;
+  int blocks, contexts, chunk, window, every;
+  bool fifo, center;
+};
+
+//! The fixed switching rows at `size`: the best setting of the studies, and with
+//! MICROSCHED_BENCH_STUDIES the rest.
+std::vector<rc_switching_row> rc_switching_rows(int size) {
+  std::vector<rc_switching_row> rows;
+  const int blocks = size == 512 ? 3 : 0;
+  const int contexts = size == 512 ? 128 : 64;
+  // The best fixed switching setting of the studies; the rest with MICROSCHED_BENCH_STUDIES.
+  rows.push_back({"switching", blocks, contexts, 4, 16, 1, true, true});
+  if (bench_studies()) {
+    for (const int w : {32, 64})
+      rows.push_back({"switching", blocks, contexts, 4, w, 1, true, true});
+    for (const int w : {16, 32, 64}) {
+      rows.push_back({"switching", blocks, contexts, 4, w, 2, true, true});
+    }
+    rows.push_back({"switching", blocks, contexts, 32, 16, 1, false, false});
+    rows.push_back({"switching", blocks, contexts == 64 ? 128 : 64, 4, 16, 1, true, true});
+    rows.push_back({"switching", 4, contexts, 4, 16, 1, true, true});
+    if (size == 2048) {
+      // More warps than the automatic grid's 16 per SM (an error names what fits).
+      for (const int more : {5, 6}) rows.push_back({"switching", more, 64, 4, 16, 1, true, true});
+    }
+  }
+  return rows;
+}
+
+//! Registers the fixed switching rows of (size, skip), named after their settings.
+void register_rc_base_switching(int size, bool skip) {
+  for (const auto& row : rc_switching_rows(size)) {
+    const std::string name =
+        std::string(row.name) + "/blocks_per_sm=" + std::to_string(row.blocks) +
+        "/contexts=" + std::to_string(row.contexts) + "/chunk=" + std::to_string(row.chunk) +
+        "/window=" + std::to_string(row.window) + "/every=" + std::to_string(row.every) +
+        (row.fifo ? "/fifo" : "/lifo") + (row.center ? "/center_first" : "/rows");
+    add_rc_base_row(size, skip, name, [size, skip, row](rc_baseline_set&, std::string&) {
+      auto& r = rc_base_set(size, skip);
+      r.set_march_window(row.window);
+      r.set_center_first(row.center);
+      variant v = make_variant(row.blocks, row.contexts, row.every);
+      v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
+      v.schedule.switching.fifo = row.fifo;
+      return r.time_switching(v, {1, rc_base_repetitions});
+    });
+  }
+}
+
+//! The rc_base rows of every size, with and without empty-space skipping.
 void register_raycast_baselines() {
-  struct sw {
-    const char* name;
-    int blocks, contexts, chunk, window, every;
-    bool fifo, center;
-  };
   for (const int size : {512, 2048}) {
     for (const bool skip : {true, false}) {
-      const std::string group = "rc_base/" + std::to_string(size) + (skip ? "/skip/" : "/noskip/");
-      const auto add_row = [&](const std::string& row, auto&& time) {
-        benchmark::RegisterBenchmark(
-            (group + row).c_str(),
-            [=](benchmark::State& state) {
-              rc_baseline_set* b = nullptr;
-              try {
-                b = &rc_baselines(size, skip);
-              } catch (const std::exception& e) {
-                state.SkipWithError(e.what());
-                return;
-              }
-              std::string label;
-              run_manual(state, [&] { return time(*b, label); });
-              if (!label.empty()) state.SetLabel(label);
-              state.counters["textbook_ms"] = b->textbook_ms;
-              state.counters["vanilla_best_ms"] = b->vanilla.stats.median_ms;
-              state.counters["wavefront_ms"] = b->wavefront_ms;
-              state.counters["x_textbook"] = b->textbook_ms / state.counters["ms"];
-              state.counters["x_vanilla_best"] = b->vanilla.stats.median_ms / state.counters["ms"];
-              state.counters["x_wavefront"] = b->wavefront_ms / state.counters["ms"];
-              const double best = std::min(b->vanilla.stats.median_ms, b->wavefront_ms);
-              state.counters["x_best_baseline"] = best / state.counters["ms"];
-              state.counters["ideal_ms"] = b->ideal.ideal_ms();
-              state.counters["of_ideal"] = b->ideal.ideal_ms() / state.counters["ms"];
-            })
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMillisecond);
-      };
-      add_row("vanilla_textbook", [](rc_baseline_set& b, std::string& label) {
-        label = "rows w1";
-        timing_stats t;
-        t.median_ms = b.textbook_ms;
-        return t;
-      });
-      // The ideal: the counted work at the rates of kernels without divergence; the label
-      // gives the work per ray and the rates.
-      add_row("ideal", [](rc_baseline_set& b, std::string& label) {
-        const auto& i = b.ideal;
-        const double rays = static_cast<double>(i.rays);
-        char text[200];
-        std::snprintf(text, sizeof(text),
-                      "per ray %.1f samples x %.2f ps + %.3f shades x %.1f ps (GPU-wide), rays "
-                      "%.3f ms",
-                      static_cast<double>(i.samples) / rays, i.sample_ns * 1e3,
-                      static_cast<double>(i.shades) / rays, i.shade_ns * 1e3, i.ray_ms);
-        label = std::string(i.image_matches ? "" : "COUNTED RUN DIFFERS FROM VANILLA: ") + text;
-        timing_stats t;
-        t.median_ms = i.ideal_ms();
-        return t;
-      });
-      add_row("vanilla_best", [](rc_baseline_set& b, std::string& label) {
-        label = b.vanilla.order + " w" + std::to_string(b.vanilla.march_window);
-        return b.vanilla.stats;
-      });
-      for (const auto& o : rc_wave_orders) {
-        add_row(std::string("wavefront_") + o.name + "_w" + std::to_string(o.window),
-                [size, skip, o](rc_baseline_set&, std::string& label) {
-                  label = "checked";
-                  timing_stats t;
-                  t.median_ms = rc_wavefront_ms(size, skip, o);
-                  return t;
-                });
-      }
-      // The default: decided on runs before the timed ones, timed in turns with the fastest
-      // direct form it found (the two rows share that measurement).
-      for (const bool chosen : {false, true}) {
-        add_row(chosen ? "microsched" : "best_direct",
-                [size, skip, chosen](rc_baseline_set&, std::string& label) {
-                  const default_times& d = rc_default(size, skip);
-                  label = chosen ? d.choice : d.direct_form;
-                  return chosen ? d.chosen : d.best_direct;
-                });
-      }
-      std::vector<sw> rows;
-      const int blocks = size == 512 ? 3 : 0;
-      const int contexts = size == 512 ? 128 : 64;
-      // The best fixed switching setting of the studies; the rest with MICROSCHED_BENCH_STUDIES.
-      rows.push_back({"switching", blocks, contexts, 4, 16, 1, true, true});
-      if (bench_studies()) {
-        for (const int w : {32, 64})
-          rows.push_back({"switching", blocks, contexts, 4, w, 1, true, true});
-        for (const int w : {16, 32, 64}) {
-          rows.push_back({"switching", blocks, contexts, 4, w, 2, true, true});
-        }
-        rows.push_back({"switching", blocks, contexts, 32, 16, 1, false, false});
-        rows.push_back({"switching", blocks, contexts == 64 ? 128 : 64, 4, 16, 1, true, true});
-        rows.push_back({"switching", 4, contexts, 4, 16, 1, true, true});
-        if (size == 2048) {
-          // More warps than the automatic grid's 16 per SM (an error names what fits).
-          for (const int more : {5, 6})
-            rows.push_back({"switching", more, 64, 4, 16, 1, true, true});
-        }
-      }
-      for (const auto& row : rows) {
-        const std::string name =
-            std::string(row.name) + "/blocks_per_sm=" + std::to_string(row.blocks) +
-            "/contexts=" + std::to_string(row.contexts) + "/chunk=" + std::to_string(row.chunk) +
-            "/window=" + std::to_string(row.window) + "/every=" + std::to_string(row.every) +
-            (row.fifo ? "/fifo" : "/lifo") + (row.center ? "/center_first" : "/rows");
-        add_row(name, [size, skip, row](rc_baseline_set&, std::string&) {
-          auto& r = rc_base_set(size, skip);
-          r.set_march_window(row.window);
-          r.set_center_first(row.center);
-          variant v = make_variant(row.blocks, row.contexts, row.every);
-          v.schedule.chunk = static_cast<std::uint64_t>(row.chunk);
-          v.schedule.switching.fifo = row.fifo;
-          return r.time_switching(v, {1, rc_base_repetitions});
-        });
-      }
+      register_rc_base_baselines(size, skip);
+      register_rc_base_switching(size, skip);
     }
   }
 }

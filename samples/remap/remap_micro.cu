@@ -19,48 +19,105 @@
 using namespace microsched;
 using namespace microsched::remap_kernels;
 
-int main(int argc, char** argv) {
-  CLI::App app{"lin2018 micro-benchmark: a data-dependent branch, original vs remapped"};
+namespace {
+
+//! The command line: the kernel's configuration, the input and what to run.
+struct micro_command {
   micro_config config;
   std::string variant = "hot", dist = "iid";
   int n = 1 << 22;
   bool profile_once = false;
-  app.add_option("--paths", config.paths, "paths: 2, 4 or 8 (nested if-else levels)")
+};
+
+//! The kernel's shape and variant, the input's size and distribution, and --profile-once.
+void add_options(CLI::App& app, micro_command& c) {
+  app.add_option("--paths", c.config.paths, "paths: 2, 4 or 8 (nested if-else levels)")
       ->check(CLI::IsMember({2, 4, 8}))
       ->capture_default_str();
-  app.add_option("--block", config.block_threads, "threads per block: 256 or 1024")
+  app.add_option("--block", c.config.block_threads, "threads per block: 256 or 1024")
       ->check(CLI::IsMember({256, 1024}))
       ->capture_default_str();
-  app.add_option("--neighbouring", config.neighbouring, "DGI's N: 4, 16 or 64")
+  app.add_option("--neighbouring", c.config.neighbouring, "DGI's N: 4, 16 or 64")
       ->check(CLI::IsMember({4, 16, 64}))
       ->capture_default_str();
-  programs::add_checked(app, "--work", config.work, "loop iterations per path (8 FMAs each)", 0,
+  programs::add_checked(app, "--work", c.config.work, "loop iterations per path (8 FMAs each)", 0,
                         1 << 20);
-  app.add_option("--variant", variant, "original, hot, hot16 or dgi")
+  app.add_option("--variant", c.variant, "original, hot, hot16 or dgi")
       ->check(CLI::IsMember({"original", "hot", "hot16", "dgi"}))
       ->capture_default_str();
-  app.add_option("--distribution", dist, "iid, balanced or uniform")
+  app.add_option("--distribution", c.dist, "iid, balanced or uniform")
       ->check(CLI::IsMember({"iid", "balanced", "uniform"}))
       ->capture_default_str();
-  programs::add_checked(app, "-n", n, "elements", 1, 1 << 30);
-  app.add_flag("--profile-once", profile_once, "one counting and one plain launch, nothing else");
+  programs::add_checked(app, "-n", c.n, "elements", 1, 1 << 30);
+  app.add_flag("--profile-once", c.profile_once, "one counting and one plain launch, nothing else");
+}
+
+//! Refuses, as bad usage, a configuration that this build did not compile.
+void check_compiled(const micro_config& config, const std::string& variant) {
+  if (!micro_supported(config)) {
+    throw std::invalid_argument("--paths " + std::to_string(config.paths) + " --block " +
+                                std::to_string(config.block_threads) + " --neighbouring " +
+                                std::to_string(config.neighbouring) + " --variant " + variant +
+                                ": this combination is not compiled (N 4 and 64: 4 paths, 256 "
+                                "threads)");
+  }
+}
+
+//! Uniform in [-1, 1) from a fixed seed, so that every run sees the same operand.
+std::vector<float> random_operand(int n) {
+  std::vector<float> host(static_cast<std::size_t>(n));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& v : host) v = u(rng);
+  return host;
+}
+
+//! Checks the variant's output against the original's, times both and prints them.
+int compare_with_original(const micro_command& c, const float* operand, const std::uint8_t* path,
+                          device_array<float>& out, device_array<float>& ref, double ratio) {
+  const micro_config& config = c.config;
+  const int n = c.n;
+  micro_config base = config;
+  base.variant = remap_variant::original;
+  ref.fill_bytes(0xff);
+  launch_micro_branch(base, operand, path, ref.data(), n, nullptr, nullptr);
+  out.fill_bytes(0xff);
+  launch_micro_branch(config, operand, path, out.data(), n, nullptr, nullptr);
+  const auto a = ref.to_host(), b = out.to_host();
+  const bool same = std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  event_timer timer;
+  const auto t_orig = timer.time(
+      [&](cudaStream_t s) { launch_micro_branch(base, operand, path, ref.data(), n, nullptr, s); },
+      {});
+  const auto t_var = timer.time(
+      [&](cudaStream_t s) {
+        launch_micro_branch(config, operand, path, out.data(), n, nullptr, s);
+      },
+      {});
+  std::printf("paths=%d block=%d variant=%s distribution=%s n=%d work=%d\n", config.paths,
+              config.block_threads, variant_name(config.variant), c.dist.c_str(), n, config.work);
+  std::printf("original %.4f ms, %s %.4f ms, speedup %.3f, cfe_counters=%.6f, output %s\n",
+              t_orig.median_ms, variant_name(config.variant), t_var.median_ms,
+              t_orig.median_ms / t_var.median_ms, ratio, same ? "equal" : "DIFFERENT");
+  return same ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"lin2018 micro-benchmark: a data-dependent branch, original vs remapped"};
+  micro_command c;
+  add_options(app, c);
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
   return programs::run_main("remap_micro", [&] {
-    config.variant = parse_variant(variant);
-    const auto distribution = parse_distribution(dist);
-    if (!micro_supported(config)) {
-      throw std::invalid_argument("--paths " + std::to_string(config.paths) + " --block " +
-                                  std::to_string(config.block_threads) + " --neighbouring " +
-                                  std::to_string(config.neighbouring) + " --variant " + variant +
-                                  ": this combination is not compiled (N 4 and 64: 4 paths, 256 "
-                                  "threads)");
-    }
+    micro_config& config = c.config;
+    const int n = c.n;
+    config.variant = parse_variant(c.variant);
+    const auto distribution = parse_distribution(c.dist);
+    check_compiled(config, c.variant);
     programs::require_gpu();
     std::printf("device: %s\n", describe(current_device()).c_str());
-    std::vector<float> host(static_cast<std::size_t>(n));
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (auto& v : host) v = u(rng);
+    const std::vector<float> host = random_operand(n);
     device_array<float> operand(host), out(host.size()), ref(host.size());
     device_array<std::uint8_t> path(
         make_paths(n, config.paths, config.block_threads, distribution, 77u + config.paths));
@@ -68,38 +125,14 @@ int main(int argc, char** argv) {
     cfe.fill_bytes(0);
     launch_micro_branch(config, operand.data(), path.data(), out.data(), n, cfe.data(), nullptr);
     const double ratio = remap::cfe_ratio(cfe.to_host()[0]);
-    if (profile_once) {
+    if (c.profile_once) {
       out.fill_bytes(0xff);
       launch_micro_branch(config, operand.data(), path.data(), out.data(), n, nullptr, nullptr);
       MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
       std::printf("paths=%d variant=%s distribution=%s cfe_counters=%.6f\n", config.paths,
-                  variant_name(config.variant), dist.c_str(), ratio);
+                  variant_name(config.variant), c.dist.c_str(), ratio);
       return 0;
     }
-    micro_config base = config;
-    base.variant = remap_variant::original;
-    ref.fill_bytes(0xff);
-    launch_micro_branch(base, operand.data(), path.data(), ref.data(), n, nullptr, nullptr);
-    out.fill_bytes(0xff);
-    launch_micro_branch(config, operand.data(), path.data(), out.data(), n, nullptr, nullptr);
-    const auto a = ref.to_host(), b = out.to_host();
-    const bool same = std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-    event_timer timer;
-    const auto t_orig = timer.time(
-        [&](cudaStream_t s) {
-          launch_micro_branch(base, operand.data(), path.data(), ref.data(), n, nullptr, s);
-        },
-        {});
-    const auto t_var = timer.time(
-        [&](cudaStream_t s) {
-          launch_micro_branch(config, operand.data(), path.data(), out.data(), n, nullptr, s);
-        },
-        {});
-    std::printf("paths=%d block=%d variant=%s distribution=%s n=%d work=%d\n", config.paths,
-                config.block_threads, variant_name(config.variant), dist.c_str(), n, config.work);
-    std::printf("original %.4f ms, %s %.4f ms, speedup %.3f, cfe_counters=%.6f, output %s\n",
-                t_orig.median_ms, variant_name(config.variant), t_var.median_ms,
-                t_orig.median_ms / t_var.median_ms, ratio, same ? "equal" : "DIFFERENT");
-    return same ? 0 : 1;
+    return compare_with_original(c, operand.data(), path.data(), out, ref, ratio);
   });
 }

@@ -14,14 +14,11 @@
 
 using namespace microsched;
 
-int main(int argc, char** argv) {
-  CLI::App app{
-      "Monte Carlo branch-divergence test (frey2012 5.1): an outer loop of --outer iterations, "
-      "each entering with probability --p a branch that sums --inner random numbers (Philox). "
-      "Prints the vanilla kernel (one thread per task), the termination-only persistent driver "
-      "and microsched context switching (the branch is managed).\n"
-      "Example: montecarlo_branch --p 0.01 --verify"};
-  switching_workloads::montecarlo_branch_settings settings;
+namespace {
+
+//! The workload: the branch's probability and cost, the tasks, the seed and the march window.
+void add_workload_options(CLI::App& app,
+                          switching_workloads::montecarlo_branch_settings& settings) {
   programs::add_checked(app, "--p", settings.probability, "probability of entering the branch",
                         0.0f, 1.0f);
   programs::add_checked(app, "--tasks", settings.tasks, "independent tasks", std::uint64_t{1},
@@ -38,6 +35,52 @@ int main(int argc, char** argv) {
                         "outer iterations one step marches at most, stopping at the first that "
                         "enters the branch (for every kernel; the sums do not depend on it)",
                         std::uint32_t{1}, std::uint32_t{4096});
+}
+
+//! --verify under the default: every form of its list against vanilla; returns the exit code.
+int verify_default_forms(switching_workloads::montecarlo_branch_runner& runner) {
+  bool passed = true;
+  for (const auto& f : runner.verify_forms()) {
+    const auto& r = f.report;
+    if (!r.passed) {
+      std::printf("verify: FAILED: %s: %llu missing, %llu duplicated, %llu differ: %s\n",
+                  f.form.c_str(), static_cast<unsigned long long>(r.missing),
+                  static_cast<unsigned long long>(r.duplicated),
+                  static_cast<unsigned long long>(r.mismatched), r.detail.c_str());
+    }
+    passed = passed && r.passed;
+  }
+  std::printf(
+      "verify: %s: every form of the default's list ran each task once, sums and "
+      "entries equal to vanilla\n",
+      passed ? "passed" : "FAILED");
+  return passed ? 0 : 1;
+}
+
+//! --verify of a fixed --strategy: each task once with vanilla's sums; returns the exit code.
+int verify_scheduled(switching_workloads::montecarlo_branch_runner& runner,
+                     const switching_workloads::variant& v) {
+  const auto r = runner.check(v);
+  std::printf(
+      "verify: %s: %llu tasks, %llu missing, %llu duplicated, %llu differ from vanilla%s%s\n",
+      r.passed ? "passed" : "FAILED", static_cast<unsigned long long>(r.tasks),
+      static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
+      static_cast<unsigned long long>(r.mismatched), r.detail.empty() ? "" : ": ",
+      r.detail.c_str());
+  return r.passed ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Monte Carlo branch-divergence test (frey2012 5.1): an outer loop of --outer iterations, "
+      "each entering with probability --p a branch that sums --inner random numbers (Philox). "
+      "Prints the vanilla kernel (one thread per task), the termination-only persistent driver "
+      "and microsched context switching (the branch is managed).\n"
+      "Example: montecarlo_branch --p 0.01 --verify"};
+  switching_workloads::montecarlo_branch_settings settings;
+  add_workload_options(app, settings);
   bool verify = false;
   app.add_flag("--verify", verify,
                "check every task's sum and branch count against vanilla (bit for bit: the "
@@ -60,23 +103,7 @@ int main(int argc, char** argv) {
                   entries);
       samples::print_time("vanilla", vanilla, vanilla.median_ms);
       samples::print_default(d, vanilla.median_ms);
-      if (!verify) return 0;
-      bool passed = true;
-      for (const auto& f : runner.verify_forms()) {
-        const auto& r = f.report;
-        if (!r.passed) {
-          std::printf("verify: FAILED: %s: %llu missing, %llu duplicated, %llu differ: %s\n",
-                      f.form.c_str(), static_cast<unsigned long long>(r.missing),
-                      static_cast<unsigned long long>(r.duplicated),
-                      static_cast<unsigned long long>(r.mismatched), r.detail.c_str());
-        }
-        passed = passed && r.passed;
-      }
-      std::printf(
-          "verify: %s: every form of the default's list ran each task once, sums and "
-          "entries equal to vanilla\n",
-          passed ? "passed" : "FAILED");
-      return passed ? 0 : 1;
+      return verify ? verify_default_forms(runner) : 0;
     }
     const auto scheduled = samples::time_scheduled(runner, v, options);
     std::printf("%s: %.2f branch entries per task on average\n", runner.describe().c_str(),
@@ -84,14 +111,6 @@ int main(int argc, char** argv) {
     samples::print_time("vanilla", vanilla, vanilla.median_ms);
     samples::print_scheduled(scheduled, vanilla.median_ms);
     samples::print_switching(runner, v);
-    if (!verify) return 0;
-    const auto r = runner.check(v);
-    std::printf(
-        "verify: %s: %llu tasks, %llu missing, %llu duplicated, %llu differ from vanilla%s%s\n",
-        r.passed ? "passed" : "FAILED", static_cast<unsigned long long>(r.tasks),
-        static_cast<unsigned long long>(r.missing), static_cast<unsigned long long>(r.duplicated),
-        static_cast<unsigned long long>(r.mismatched), r.detail.empty() ? "" : ": ",
-        r.detail.c_str());
-    return r.passed ? 0 : 1;
+    return verify ? verify_scheduled(runner, v) : 0;
   });
 }

@@ -47,6 +47,49 @@ std::string slurp(const fs::path& p) {
   s << in.rdbuf();
   return s.str();
 }
+
+//! Each scenario of the julia sweep: its baseline, 8 points run and checked, 8 skipped.
+void check_julia_scenarios(const sweep_results& results) {
+  for (const auto& sc : results.scenarios) {
+    CHECK(sc.baseline.vanilla.median_ms > 0);
+    CHECK(sc.baseline.floor.median_ms > 0);
+    CHECK(sc.baseline.tasks == 512u * 512u);
+    REQUIRE(sc.points.size() == 16);
+    int ok = 0;
+    for (const auto& p : sc.points) {
+      if (p.schedule.blocks_per_sm == 1000) {
+        CHECK(p.status == point_status::skipped);
+        CHECK_FALSE(p.reason.empty());
+      } else {
+        CHECK(p.status == point_status::ok);
+        CHECK(p.check_passed);
+        CHECK(p.missing + p.duplicated + p.mismatched == 0);
+        CHECK(p.time.min_ms <= p.time.median_ms);
+        CHECK(p.time.median_ms <= p.time.max_ms);
+        ++ok;
+      }
+    }
+    CHECK(ok == 8);
+    CHECK(best_point(sc).has_value());
+  }
+}
+
+//! One heat map and one speedup plot per scenario, drawn by plot_sweep.py (matplotlib).
+void check_plots(const std::string& out, const std::string& err, std::size_t scenarios) {
+  if (err.find("no plots:") == std::string::npos) {
+    std::size_t heatmaps = 0, speedups = 0;
+    for (const auto& entry : fs::directory_iterator(out)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.ends_with(".png") || fs::file_size(entry.path()) < 10000) continue;
+      heatmaps += name.starts_with("heatmap-");
+      speedups += name.starts_with("speedup-");
+    }
+    CHECK(heatmaps == scenarios);
+    CHECK(speedups == scenarios);
+  } else {
+    MESSAGE("plots not checked: " << err);
+  }
+}
 }  // namespace
 
 TEST_CASE("a small julia sweep runs end to end on the GPU") {
@@ -82,43 +125,9 @@ TEST_CASE("a small julia sweep runs end to end on the GPU") {
   const auto results = results_from_json_text(slurp(fs::path(out) / "sweep.json"));
   CHECK(results.header.gpu == current_device().name);
   REQUIRE(results.scenarios.size() == 2);
-  for (const auto& sc : results.scenarios) {
-    CHECK(sc.baseline.vanilla.median_ms > 0);
-    CHECK(sc.baseline.floor.median_ms > 0);
-    CHECK(sc.baseline.tasks == 512u * 512u);
-    REQUIRE(sc.points.size() == 16);
-    int ok = 0;
-    for (const auto& p : sc.points) {
-      if (p.schedule.blocks_per_sm == 1000) {
-        CHECK(p.status == point_status::skipped);
-        CHECK_FALSE(p.reason.empty());
-      } else {
-        CHECK(p.status == point_status::ok);
-        CHECK(p.check_passed);
-        CHECK(p.missing + p.duplicated + p.mismatched == 0);
-        CHECK(p.time.min_ms <= p.time.median_ms);
-        CHECK(p.time.median_ms <= p.time.max_ms);
-        ++ok;
-      }
-    }
-    CHECK(ok == 8);
-    CHECK(best_point(sc).has_value());
-  }
+  check_julia_scenarios(results);
   CHECK(best_constant(results).has_value());
-  // One heat map and one speedup plot per scenario, drawn by plot_sweep.py (matplotlib).
-  if (first.err.find("no plots:") == std::string::npos) {
-    std::size_t heatmaps = 0, speedups = 0;
-    for (const auto& entry : fs::directory_iterator(out)) {
-      const std::string name = entry.path().filename().string();
-      if (!name.ends_with(".png") || fs::file_size(entry.path()) < 10000) continue;
-      heatmaps += name.starts_with("heatmap-");
-      speedups += name.starts_with("speedup-");
-    }
-    CHECK(heatmaps == results.scenarios.size());
-    CHECK(speedups == results.scenarios.size());
-  } else {
-    MESSAGE("plots not checked: " << first.err);
-  }
+  check_plots(out, first.err, results.scenarios.size());
 
   // The library picks the tuned default up at run time.
   const auto tuned = sweep::find_tuned_schedule("julia", "", tuning);

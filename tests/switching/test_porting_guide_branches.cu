@@ -57,6 +57,83 @@ std::pair<int, int> compare_images(const std::vector<std::uint32_t>& want,
   }
   return {beyond, poisoned};
 }
+
+//! Empty-space skipping at several march windows: the image stays within tolerance of vanilla's.
+template <class Scheduler>
+void check_skipping(Scheduler& sched, const scene& view, device_buffer<std::uint32_t>& image,
+                    const device_buffer<std::uint32_t>& vanilla_image) {
+  // Under compute-sanitizer (MICROSCHED_SANITIZE_SMALL set) one window.
+  const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+  const scene v = view;
+  for (const int window : {1, 7, 32}) {
+    if (small && window != 7) continue;
+    kernels::raycast::raycast_program p;
+    p.view = v;
+    p.view.skip_empty = true;
+    p.view.march_window = window;
+    p.image = image.data();
+    image.fill_bytes(0xff, nullptr);
+    sched.run(p, static_cast<task_id>(image.size()));
+    const auto reference = vanilla_image.to_host(nullptr);
+    const auto [b, z] = compare_images(reference, image.to_host(nullptr));
+    CAPTURE(window);
+    CHECK(z == 0);
+    CHECK(b <= static_cast<int>(reference.size() / 1000));
+  }
+}
+
+//! The raycast sample's scheduling: pixel_order (here the tasks reversed), parked contexts
+//! resumed first in first out, grabs of 4 tasks, with and without skipping.
+void check_fifo_order(const kernels::raycast::raycast_program& program,
+                      const schedule_arguments& pools, device_buffer<std::uint32_t>& image,
+                      const std::vector<std::uint32_t>& want) {
+  std::vector<std::uint32_t> reversed(image.size());
+  for (std::size_t t = 0; t < reversed.size(); ++t) {
+    reversed[t] = static_cast<std::uint32_t>(reversed.size() - 1 - t);
+  }
+  device_buffer<std::uint32_t> order(reversed);
+  schedule_arguments small_grabs = pools;
+  small_grabs.chunk = 4;
+  small_grabs.switching = {};
+  small_grabs.switching.fifo = true;
+  scheduler<kernels::raycast::raycast_program, switching_policy<128, 128>> fifo(small_grabs);
+  const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+  for (const bool skip : {true, false}) {
+    if (small && !skip) continue;
+    kernels::raycast::raycast_program p = program;
+    p.view.skip_empty = skip;
+    p.view.pixel_order = order.data();
+    image.fill_bytes(0xff, nullptr);
+    fifo.run(p, static_cast<task_id>(image.size()));
+    const auto [b, z] = compare_images(want, image.to_host(nullptr));
+    CAPTURE(skip);
+    CHECK(z == 0);
+    CHECK(b <= static_cast<int>(want.size() / 1000));
+  }
+}
+
+//! Tasks in 8x4 and 16x16 tiles and row-major, on the automatic grid.
+void check_tiles(const kernels::raycast::raycast_program& program, const schedule_arguments& pools,
+                 device_buffer<std::uint32_t>& image, const std::vector<std::uint32_t>& want) {
+  schedule_arguments occupancy = pools;
+  occupancy.blocks_per_sm = 0;
+  occupancy.switching = {};
+  scheduler<kernels::raycast::raycast_program, switching_policy<128, 64>> tiled(occupancy);
+  const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
+  for (const auto& tile : {std::pair{8, 4}, std::pair{16, 16}, std::pair{0, 0}}) {
+    if (small && tile.first != 8) continue;  // under compute-sanitizer: one run
+    kernels::raycast::raycast_program p = program;
+    p.view.skip_empty = tile.first == 8;
+    p.view.tile_w = tile.first;
+    p.view.tile_h = tile.second;
+    image.fill_bytes(0xff, nullptr);
+    tiled.run(p, static_cast<task_id>(image.size()));
+    const auto [b, z] = compare_images(want, image.to_host(nullptr));
+    CAPTURE(tile.first);
+    CHECK(z == 0);
+    CHECK(b <= static_cast<int>(want.size() / 1000));
+  }
+}
 }  // namespace
 
 TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster's image") {
@@ -96,75 +173,15 @@ TEST_CASE("porting guide: the managed-branch port renders the vanilla ray caster
   CHECK(beyond <= static_cast<int>(want.size() / 1000));
 
   SUBCASE("empty-space skipping changes no pixel beyond it") {
-    // Under compute-sanitizer (MICROSCHED_SANITIZE_SMALL set) one window.
-    const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
-    {
-      const scene v = view;
-      for (const int window : {1, 7, 32}) {
-        if (small && window != 7) continue;
-        kernels::raycast::raycast_program p;
-        p.view = v;
-        p.view.skip_empty = true;
-        p.view.march_window = window;
-        p.image = ported_image.data();
-        ported_image.fill_bytes(0xff, nullptr);
-        sched.run(p, static_cast<task_id>(width) * height);
-        const auto reference = vanilla_image.to_host(nullptr);
-        const auto [b, z] = compare_images(reference, ported_image.to_host(nullptr));
-        CAPTURE(window);
-        CHECK(z == 0);
-        CHECK(b <= static_cast<int>(reference.size() / 1000));
-      }
-    }
+    check_skipping(sched, view, ported_image, vanilla_image);
   }
 
   SUBCASE("a task order table and rings (fifo) with small grabs render the same image") {
-    // The raycast sample's scheduling: pixel_order (here the tasks reversed), parked contexts
-    // resumed first in first out, grabs of 4 tasks, with and without skipping.
-    std::vector<std::uint32_t> reversed(static_cast<std::size_t>(width) * height);
-    for (std::size_t t = 0; t < reversed.size(); ++t) {
-      reversed[t] = static_cast<std::uint32_t>(reversed.size() - 1 - t);
-    }
-    device_buffer<std::uint32_t> order(reversed);
-    schedule_arguments small_grabs = pools;
-    small_grabs.chunk = 4;
-    small_grabs.switching = {};
-    small_grabs.switching.fifo = true;
-    scheduler<kernels::raycast::raycast_program, switching_policy<128, 128>> fifo(small_grabs);
-    const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
-    for (const bool skip : {true, false}) {
-      if (small && !skip) continue;
-      kernels::raycast::raycast_program p = program;
-      p.view.skip_empty = skip;
-      p.view.pixel_order = order.data();
-      ported_image.fill_bytes(0xff, nullptr);
-      fifo.run(p, static_cast<task_id>(width) * height);
-      const auto [b, z] = compare_images(want, ported_image.to_host(nullptr));
-      CAPTURE(skip);
-      CHECK(z == 0);
-      CHECK(b <= static_cast<int>(want.size() / 1000));
-    }
+    check_fifo_order(program, pools, ported_image, want);
   }
 
   SUBCASE("tile-ordered tasks on the automatic grid render the same image") {
-    schedule_arguments occupancy = pools;
-    occupancy.blocks_per_sm = 0;
-    occupancy.switching = {};
-    scheduler<kernels::raycast::raycast_program, switching_policy<128, 64>> tiled(occupancy);
-    const bool small = std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
-    for (const auto& tile : {std::pair{8, 4}, std::pair{16, 16}, std::pair{0, 0}}) {
-      if (small && tile.first != 8) continue;  // under compute-sanitizer: one run
-      kernels::raycast::raycast_program p = program;
-      p.view.skip_empty = tile.first == 8;
-      p.view.tile_w = tile.first;
-      p.view.tile_h = tile.second;
-      ported_image.fill_bytes(0xff, nullptr);
-      tiled.run(p, static_cast<task_id>(width) * height);
-      const auto [b, z] = compare_images(want, ported_image.to_host(nullptr));
-      CAPTURE(tile.first);
-      CHECK(z == 0);
-      CHECK(b <= static_cast<int>(want.size() / 1000));
-    }
+    check_tiles(program, pools, ported_image, want);
   }
 }
 

@@ -83,104 +83,130 @@ std::vector<int> all_ids(const simulated_warp& w) {
   return ids;
 }
 
-//! Runs one vote and switch on the simulated warp and checks every property.
-void verify_switch(simulated_warp w, bool forced_path, bool use_vote) {
-  const branch_masks m = masks_of(w);
-  const pool_counts counts{static_cast<int>(w.then_stack.size()),
-                           static_cast<int>(w.else_stack.size()),
-                           static_cast<int>(w.free_stack.size())};
+//! The vote's path, or the forced one; checks that the vote picks the path more contexts need.
+bool checked_path(const branch_masks& m, const pool_counts& counts, bool forced_path,
+                  bool use_vote) {
   const bool path = use_vote ? choose_path(m, counts) : forced_path;
   if (use_vote) {
     const int need_then = popcount(m.want_then) + counts.then_parked;
     const int need_else = popcount(m.at_branch & ~m.want_then) + counts.else_parked;
     if (need_then != need_else) CHECK(path == (need_then > need_else));
   }
-  const switch_plan plan = plan_switch(m, counts, path);
-  const auto before = all_ids(w);
-  const int capacity = static_cast<int>(w.slots.size());
+  return path;
+}
 
-  auto& take = path ? w.then_stack : w.else_stack;
-  auto& park = path ? w.else_stack : w.then_stack;
-  // Reads before writes, as on the device (lanes touch disjoint entries).
-  std::vector<lane_plan> plans;
-  for (unsigned lane = 0; lane < w.kinds.size(); ++lane) plans.push_back(plan_lane(plan, lane));
-  std::vector<int> new_take(take.begin(), take.begin() + plan.path_after());
-  std::vector<int> new_park = park;
-  new_park.resize(plan.other_after(), -1);
-  std::vector<int> new_free = w.free_stack;
-  new_free.resize(std::max<int>(plan.free_after(), static_cast<int>(w.free_stack.size())), -1);
-  std::vector<bool> parked_lane(w.kinds.size(), false);
-  for (unsigned lane = 0; lane < w.kinds.size(); ++lane) {
-    const lane_plan& l = plans[lane];
+//! One switch plan applied to a simulated warp lane by lane, checking each lane's step. Reads
+//! before writes, as on the device (lanes touch disjoint entries): the stacks after the switch
+//! are built aside and stored by finish().
+struct applied_switch {
+  simulated_warp& w;
+  const switch_plan& plan;
+  const bool path;
+  std::vector<int>& take;  //!< the stack of the chosen path
+  std::vector<int>& park;  //!< the other path's stack
+  std::vector<int> new_take, new_park, new_free;
+  std::vector<bool> parked_lane;
+
+  applied_switch(simulated_warp& warp, const switch_plan& p, bool then_path)
+      : w(warp),
+        plan(p),
+        path(then_path),
+        take(then_path ? warp.then_stack : warp.else_stack),
+        park(then_path ? warp.else_stack : warp.then_stack),
+        new_take(take.begin(), take.begin() + plan.path_after()),
+        new_park(park),
+        new_free(warp.free_stack),
+        parked_lane(warp.kinds.size(), false) {
+    new_park.resize(plan.other_after(), -1);
+    new_free.resize(std::max<int>(plan.free_after(), static_cast<int>(w.free_stack.size())), -1);
+  }
+
+  //! A mover trades its context for a parked one that needs the path.
+  void swap(const lane_plan& l, context_ref& mine) {
+    REQUIRE(l.load_index >= 0);
+    REQUIRE(l.load_index < static_cast<int>(take.size()));
+    REQUIRE(l.push_index >= static_cast<int>(park.size()));
+    REQUIRE(l.push_index < plan.other_after());
+    const int s = take[l.load_index];
+    CHECK(l.load_index >= plan.path_after());
+    const context_ref loaded{w.slots[s], w.slot_need_then[s]};
+    CHECK(mine.need_then != path);
+    w.slots[s] = mine.id;
+    w.slot_need_then[s] = mine.need_then;
+    CHECK(new_park[l.push_index] == -1);
+    new_park[l.push_index] = s;
+    mine = loaded;
+    CHECK(mine.need_then == path);
+  }
+
+  //! A mover with no parked context to take stores its own in a free slot.
+  void store(const lane_plan& l, context_ref& mine) {
+    REQUIRE(l.free_index >= 0);
+    REQUIRE(l.free_index < static_cast<int>(w.free_stack.size()));
+    CHECK(l.free_index >= plan.free_after());
+    const int s = w.free_stack[l.free_index];
+    CHECK(w.slots[s] == -1);
+    w.slots[s] = mine.id;
+    w.slot_need_then[s] = mine.need_then;
+    CHECK(new_park[l.push_index] == -1);
+    new_park[l.push_index] = s;
+    mine = {};
+  }
+
+  //! An empty lane loads a parked context that needs the path and frees its slot.
+  void fill(const lane_plan& l, context_ref& mine) {
+    CHECK(mine.id == -1);
+    REQUIRE(l.load_index >= plan.path_after());
+    REQUIRE(l.load_index < static_cast<int>(take.size()));
+    const int s = take[l.load_index];
+    mine = {w.slots[s], w.slot_need_then[s]};
+    CHECK(mine.need_then == path);
+    w.slots[s] = -1;
+    REQUIRE(l.free_index >= static_cast<int>(w.free_stack.size()) - plan.stores);
+    REQUIRE(l.free_index < plan.free_after());
+    CHECK(new_free[l.free_index] == -1);
+    new_free[l.free_index] = s;
+  }
+
+  //! Checks and applies the step of lane `lane`.
+  void apply(unsigned lane, const lane_plan& l) {
     context_ref& mine = w.attached[lane];
     switch (l.action) {
       case lane_action::run:
         REQUIRE(mine.id >= 0);
         CHECK(mine.need_then == path);
         break;
-      case lane_action::swap: {
-        REQUIRE(l.load_index >= 0);
-        REQUIRE(l.load_index < static_cast<int>(take.size()));
-        REQUIRE(l.push_index >= static_cast<int>(park.size()));
-        REQUIRE(l.push_index < plan.other_after());
-        const int s = take[l.load_index];
-        CHECK(l.load_index >= plan.path_after());
-        const context_ref loaded{w.slots[s], w.slot_need_then[s]};
-        CHECK(mine.need_then != path);
-        w.slots[s] = mine.id;
-        w.slot_need_then[s] = mine.need_then;
-        CHECK(new_park[l.push_index] == -1);
-        new_park[l.push_index] = s;
-        mine = loaded;
-        CHECK(mine.need_then == path);
+      case lane_action::swap:
+        swap(l, mine);
         break;
-      }
-      case lane_action::store: {
-        REQUIRE(l.free_index >= 0);
-        REQUIRE(l.free_index < static_cast<int>(w.free_stack.size()));
-        CHECK(l.free_index >= plan.free_after());
-        const int s = w.free_stack[l.free_index];
-        CHECK(w.slots[s] == -1);
-        w.slots[s] = mine.id;
-        w.slot_need_then[s] = mine.need_then;
-        CHECK(new_park[l.push_index] == -1);
-        new_park[l.push_index] = s;
-        mine = {};
+      case lane_action::store:
+        store(l, mine);
         break;
-      }
       case lane_action::park:
         CHECK(mine.id >= 0);
         CHECK(mine.need_then != path);
         parked_lane[lane] = true;
         break;
-      case lane_action::fill: {
-        CHECK(mine.id == -1);
-        REQUIRE(l.load_index >= plan.path_after());
-        REQUIRE(l.load_index < static_cast<int>(take.size()));
-        const int s = take[l.load_index];
-        mine = {w.slots[s], w.slot_need_then[s]};
-        CHECK(mine.need_then == path);
-        w.slots[s] = -1;
-        REQUIRE(l.free_index >= static_cast<int>(w.free_stack.size()) - plan.stores);
-        REQUIRE(l.free_index < plan.free_after());
-        CHECK(new_free[l.free_index] == -1);
-        new_free[l.free_index] = s;
+      case lane_action::fill:
+        fill(l, mine);
         break;
-      }
       case lane_action::idle:
         CHECK((w.kinds[lane] == lane_kind::empty || w.kinds[lane] == lane_kind::elsewhere));
         break;
     }
   }
-  new_free.resize(plan.free_after());
-  take = new_take;
-  park = new_park;
-  w.free_stack = new_free;
 
-  // No context lost or duplicated.
-  const auto after = all_ids(w);
-  CHECK(after == before);
-  // Stacks: every entry set, slots distinct, parked contexts need their stack's path.
+  //! Stores the stacks built aside.
+  void finish() {
+    new_free.resize(plan.free_after());
+    take = new_take;
+    park = new_park;
+    w.free_stack = new_free;
+  }
+};
+
+//! Stacks: every entry set, slots distinct, parked contexts need their stack's path.
+void check_stacks(const simulated_warp& w, int capacity) {
   std::vector<int> seen;
   for (int s : w.then_stack) {
     REQUIRE(s >= 0);
@@ -202,10 +228,34 @@ void verify_switch(simulated_warp w, bool forced_path, bool use_vote) {
   std::sort(seen.begin(), seen.end());
   CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
   CHECK(static_cast<int>(seen.size()) == capacity);
+}
+
+//! Runs one vote and switch on the simulated warp and checks every property.
+void verify_switch(simulated_warp w, bool forced_path, bool use_vote) {
+  const branch_masks m = masks_of(w);
+  const pool_counts counts{static_cast<int>(w.then_stack.size()),
+                           static_cast<int>(w.else_stack.size()),
+                           static_cast<int>(w.free_stack.size())};
+  const bool path = checked_path(m, counts, forced_path, use_vote);
+  const switch_plan plan = plan_switch(m, counts, path);
+  const auto before = all_ids(w);
+  const int capacity = static_cast<int>(w.slots.size());
+
+  std::vector<lane_plan> plans;
+  for (unsigned lane = 0; lane < w.kinds.size(); ++lane) plans.push_back(plan_lane(plan, lane));
+  applied_switch applied(w, plan, path);
+  for (unsigned lane = 0; lane < w.kinds.size(); ++lane) applied.apply(lane, plans[lane]);
+  applied.finish();
+
+  // No context lost or duplicated.
+  const auto after = all_ids(w);
+  CHECK(after == before);
+  check_stacks(w, capacity);
   // A mover parks only when the pool had neither a fitting context nor a free slot; an empty
   // lane stays empty only when no fitting context is left.
-  const bool any_parked =
-      std::find(parked_lane.begin(), parked_lane.end(), true) != parked_lane.end();
+  const std::vector<int>& take = applied.take;
+  const bool any_parked = std::find(applied.parked_lane.begin(), applied.parked_lane.end(), true) !=
+                          applied.parked_lane.end();
   if (any_parked) {
     CHECK(take.empty());
     CHECK(w.free_stack.empty());

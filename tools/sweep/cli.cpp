@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -171,6 +172,185 @@ bool draw_plots(const std::string& folder, const heatmap_axes& axes, const cli_e
   return false;
 }
 
+//! The command line, as parsed.
+struct sweep_command {
+  std::string workload;
+  std::vector<std::string> params;
+  std::string out_dir = "sweep-out";
+  bool resume = false, overwrite = false, no_plots = false, list = false, dry_run = false;
+  bool quiet = false;
+  timing_options timing;
+  heatmap_axes axes;
+  std::string tuning_file;
+  CLI::Option* heatmap_x = nullptr;  //!< counted: a given axis is checked even with --no-plots
+  CLI::Option* heatmap_y = nullptr;
+};
+
+//! Every option, in the order --help lists them, the footer and --version.
+void add_options(CLI::App& app, sweep_command& c) {
+  app.name("sweep");
+  app.footer(footer + schedule_text(schedule_arguments{}) + "\n  At most " +
+             std::to_string(max_points) + " points a sweep." + footer_values);
+  app.add_option("workload", c.workload, "Registered workload to sweep (see --list)");
+  app.add_option("parameters", c.params, "NAME=VALUES ranges (see below)");
+  app.add_option("-o,--out", c.out_dir, "Folder for the journal, CSV, JSON and PNGs")
+      ->capture_default_str();
+  auto* resume_flag = app.add_flag(
+      "--resume", c.resume, "Continue the sweep journaled in --out: run only what is missing");
+  app.add_flag("--overwrite", c.overwrite, "Start again, discarding the journal in --out")
+      ->excludes(resume_flag);
+  app.add_option("--warmup", c.timing.warmup, "Untimed runs before each timing")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--repetitions", c.timing.repetitions,
+                 "Timed runs per point; the median is reported")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  c.heatmap_x =
+      app.add_option("--heatmap-x", c.axes.x,
+                     "Heat map columns: chunk, deferral, fetch, blocks-per-sm, budget, period or a "
+                     "tunable "
+                     "(default: chunk, or the first tunable where the schedule does not apply)");
+  c.heatmap_y = app.add_option("--heatmap-y", c.axes.y,
+                               "Heat map rows (default: deferral, or the second tunable)");
+  app.add_flag("--no-plots", c.no_plots, "Write no PNGs");
+  app.add_option("--save-tuning", c.tuning_file,
+                 "Store the best settings in this tuning file (keyed by GPU and workload; "
+                 "read back by microsched::sweep::tuned_schedule)");
+  app.add_flag("--list", c.list, "List the workloads and their options, then exit");
+  app.add_flag("--dry-run", c.dry_run, "Print the plan (scenarios, schedules, points), then exit");
+  app.add_flag("-q,--quiet", c.quiet, "No progress bar");
+  app.set_version_flag("--version", std::string("sweep (microsched) ") + version_string);
+}
+
+//! Parses `args`; returns the exit code when the program ends here (--help, --version, an
+//! error, each reported), else nothing.
+std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::string>& args,
+                                      const cli_environment& env) {
+  std::vector<std::string> argv_reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(argv_reversed);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help, --version
+      std::ostringstream o, err;
+      (void)app.exit(e, o, err);
+      *env.out << o.str();
+      return exit_ok;
+    }
+    *env.err << "sweep: error: " << e.what() << " (see --help)\n";
+    return exit_bad_input;
+  }
+  return std::nullopt;
+}
+
+//! The plan of the command, with everything checked that can be without a GPU: the workload,
+//! the parameters, the plot axes, the tuning file, the output places and the scenarios.
+sweep_plan checked_plan(sweep_command& c, const cli_environment& env) {
+  if (c.workload.empty()) throw std::invalid_argument("no workload given (see --list)");
+  const auto names = env.workload_names();
+  if (std::find(names.begin(), names.end(), c.workload) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += " " + n;
+    throw std::invalid_argument("workload '" + c.workload + "' is not registered; known:" + known);
+  }
+  sweep_plan plan = plan_for(c.workload, c.params, env.factory);
+  if (!c.no_plots || c.heatmap_x->count() + c.heatmap_y->count() > 0) {
+    choose_axes(c.axes, c.heatmap_x->count() > 0, c.heatmap_y->count() > 0, plan, env.factory);
+  }
+  if (!c.tuning_file.empty()) validate_tuning_fits(plan);
+  if (!c.dry_run) {
+    // The output places, before any device work and without creating anything: a sweep that
+    // stops here (or for want of a GPU) leaves the file system as it was.
+    require_writable_folder(c.out_dir);
+    if (!c.tuning_file.empty()) {
+      require_writable_file(c.tuning_file);
+      (void)sweep::tuning_table::load_or_empty(c.tuning_file);  // refuse a broken file now
+    }
+  }
+  validate_scenarios(plan, env.factory);
+  return plan;
+}
+
+//! Runs the plan's missing points into the journal with a progress bar; returns exit_ok when
+//! every point has finished, else the exit code, reported. Sets `running` before the first.
+int run_points(const sweep_plan& plan, const sweep_command& c, journal& log,
+               const fs::path& journal_path, const cli_environment& env, bool& running) {
+  progress_bar bar(env.progress != nullptr ? env.progress : stderr, env.progress_interactive);
+  run_options options;
+  options.timing = c.timing;
+  options.stop = env.stop;
+  if (!c.quiet && env.progress != nullptr) {
+    options.on_progress = [&](const progress_event& e) { bar.update(e); };
+  }
+  bool complete = false;
+  running = true;
+  try {
+    complete = run_sweep(plan, env.factory, log, options);
+  } catch (const verification_failed_error& e) {
+    bar.finish();
+    *env.err << "sweep: error: " << e.what() << " in " << journal_path.string()
+             << "; no CSV, JSON or plots were written.\n";
+    return exit_check_failed;
+  } catch (...) {
+    bar.finish();
+    throw;
+  }
+  bar.finish();
+  if (!complete) {
+    *env.err << "stopped: the finished points are in " << journal_path.string()
+             << "; run the same command with --resume to continue.\n";
+    return exit_interrupted;
+  }
+  return exit_ok;
+}
+
+//! Writes the outputs of a finished sweep, the plots and the tuning file; returns the exit code.
+int write_results(const sweep_plan& plan, const journal& log, const sweep_command& c,
+                  const cli_environment& env) {
+  const sweep_results results = collect_results(plan, log);
+  const auto files = write_outputs(results, c.out_dir);
+  *env.out << summary_text(results) << "\nwrote";
+  for (const auto& f : files) *env.out << " " << f;
+  *env.out << "\n";
+  if (!c.no_plots && !draw_plots(c.out_dir, c.axes, env)) return exit_failed;
+  if (!c.tuning_file.empty()) {
+    const auto n = save_tuning(results, c.tuning_file);
+    *env.out << "saved " << n << " tuned setting(s) to " << c.tuning_file << " (set "
+             << sweep::tuning_file_variable << "=" << c.tuning_file
+             << " to use them as the tuned default)\n";
+  }
+  return exit_ok;
+}
+
+//! The parsed command: --list, --dry-run or the sweep itself; returns the exit code and throws
+//! what sweep_main reports. Sets `running` once the first point may have run.
+int run_command(sweep_command& c, const cli_environment& env, bool& running) {
+  if (c.list) {
+    list_workloads(env);
+    return exit_ok;
+  }
+  const sweep_plan plan = checked_plan(c, env);
+  if (c.dry_run) {
+    print_plan(plan, *env.out);
+    return exit_ok;
+  }
+
+  // Last of the checks: everything above is refused without a GPU too.
+  sweep_header header{c.workload, env.gpu_name(), c.timing, utc_now()};
+  ensure_writable_folder(c.out_dir);
+  const fs::path journal_path = fs::path(c.out_dir) / journal_name;
+  journal log = c.resume ? journal::resume(journal_path, header)
+                         : journal::create(journal_path, header, c.overwrite);
+  if (log.repaired_lines() > 0) {
+    *env.err << "note: cut off a torn last line in " << journal_path.string()
+             << " (that point runs again)\n";
+  }
+  if (const int rc = run_points(plan, c, log, journal_path, env, running); rc != exit_ok) {
+    return rc;
+  }
+  return write_results(plan, log, c, env);
+}
+
 }  // namespace
 
 std::vector<std::string> write_outputs(const sweep_results& results, const std::string& folder) {
@@ -225,145 +405,13 @@ int sweep_main(const std::vector<std::string>& args, const cli_environment& env)
       "sweep: time a workload under every schedule in a range, check each one runs every task "
       "exactly once, and find the best setting and how far it is from the uniform-work floor "
       "(frey2012 sections 5-6)."};
-  app.name("sweep");
-  app.footer(footer + schedule_text(schedule_arguments{}) + "\n  At most " +
-             std::to_string(max_points) + " points a sweep." + footer_values);
-  std::string workload;
-  std::vector<std::string> params;
-  std::string out_dir = "sweep-out";
-  bool resume = false, overwrite = false, no_plots = false, list = false, dry_run = false;
-  bool quiet = false;
-  timing_options timing;
-  heatmap_axes axes;
-  std::string tuning_file;
-  app.add_option("workload", workload, "Registered workload to sweep (see --list)");
-  app.add_option("parameters", params, "NAME=VALUES ranges (see below)");
-  app.add_option("-o,--out", out_dir, "Folder for the journal, CSV, JSON and PNGs")
-      ->capture_default_str();
-  auto* resume_flag = app.add_flag(
-      "--resume", resume, "Continue the sweep journaled in --out: run only what is missing");
-  app.add_flag("--overwrite", overwrite, "Start again, discarding the journal in --out")
-      ->excludes(resume_flag);
-  app.add_option("--warmup", timing.warmup, "Untimed runs before each timing")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1000));
-  app.add_option("--repetitions", timing.repetitions,
-                 "Timed runs per point; the median is reported")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
-  auto* heatmap_x =
-      app.add_option("--heatmap-x", axes.x,
-                     "Heat map columns: chunk, deferral, fetch, blocks-per-sm, budget, period or a "
-                     "tunable "
-                     "(default: chunk, or the first tunable where the schedule does not apply)");
-  auto* heatmap_y = app.add_option("--heatmap-y", axes.y,
-                                   "Heat map rows (default: deferral, or the second tunable)");
-  app.add_flag("--no-plots", no_plots, "Write no PNGs");
-  app.add_option("--save-tuning", tuning_file,
-                 "Store the best settings in this tuning file (keyed by GPU and workload; "
-                 "read back by microsched::sweep::tuned_schedule)");
-  app.add_flag("--list", list, "List the workloads and their options, then exit");
-  app.add_flag("--dry-run", dry_run, "Print the plan (scenarios, schedules, points), then exit");
-  app.add_flag("-q,--quiet", quiet, "No progress bar");
-  app.set_version_flag("--version", std::string("sweep (microsched) ") + version_string);
-
-  std::vector<std::string> argv_reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(argv_reversed);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {  // --help, --version
-      std::ostringstream o, err;
-      (void)app.exit(e, o, err);
-      *env.out << o.str();
-      return exit_ok;
-    }
-    *env.err << "sweep: error: " << e.what() << " (see --help)\n";
-    return exit_bad_input;
-  }
+  sweep_command command;
+  add_options(app, command);
+  if (const auto rc = parse_command_line(app, args, env)) return *rc;
 
   bool running = false;
   try {
-    if (list) {
-      list_workloads(env);
-      return exit_ok;
-    }
-    if (workload.empty()) throw std::invalid_argument("no workload given (see --list)");
-    const auto names = env.workload_names();
-    if (std::find(names.begin(), names.end(), workload) == names.end()) {
-      std::string known;
-      for (const auto& n : names) known += " " + n;
-      throw std::invalid_argument("workload '" + workload + "' is not registered; known:" + known);
-    }
-    const sweep_plan plan = plan_for(workload, params, env.factory);
-    if (!no_plots || heatmap_x->count() + heatmap_y->count() > 0) {
-      choose_axes(axes, heatmap_x->count() > 0, heatmap_y->count() > 0, plan, env.factory);
-    }
-    if (!tuning_file.empty()) validate_tuning_fits(plan);
-    if (!dry_run) {
-      // The output places, before any device work and without creating anything: a sweep that
-      // stops here (or for want of a GPU) leaves the file system as it was.
-      require_writable_folder(out_dir);
-      if (!tuning_file.empty()) {
-        require_writable_file(tuning_file);
-        (void)sweep::tuning_table::load_or_empty(tuning_file);  // refuse a broken file now
-      }
-    }
-    validate_scenarios(plan, env.factory);
-    if (dry_run) {
-      print_plan(plan, *env.out);
-      return exit_ok;
-    }
-
-    // Last of the checks: everything above is refused without a GPU too.
-    sweep_header header{workload, env.gpu_name(), timing, utc_now()};
-    ensure_writable_folder(out_dir);
-    const fs::path journal_path = fs::path(out_dir) / journal_name;
-    journal log = resume ? journal::resume(journal_path, header)
-                         : journal::create(journal_path, header, overwrite);
-    if (log.repaired_lines() > 0) {
-      *env.err << "note: cut off a torn last line in " << journal_path.string()
-               << " (that point runs again)\n";
-    }
-
-    progress_bar bar(env.progress != nullptr ? env.progress : stderr, env.progress_interactive);
-    run_options options;
-    options.timing = timing;
-    options.stop = env.stop;
-    if (!quiet && env.progress != nullptr) {
-      options.on_progress = [&](const progress_event& e) { bar.update(e); };
-    }
-    bool complete = false;
-    running = true;
-    try {
-      complete = run_sweep(plan, env.factory, log, options);
-    } catch (const verification_failed_error& e) {
-      bar.finish();
-      *env.err << "sweep: error: " << e.what() << " in " << journal_path.string()
-               << "; no CSV, JSON or plots were written.\n";
-      return exit_check_failed;
-    } catch (...) {
-      bar.finish();
-      throw;
-    }
-    bar.finish();
-    if (!complete) {
-      *env.err << "stopped: the finished points are in " << journal_path.string()
-               << "; run the same command with --resume to continue.\n";
-      return exit_interrupted;
-    }
-    const sweep_results results = collect_results(plan, log);
-    const auto files = write_outputs(results, out_dir);
-    *env.out << summary_text(results) << "\nwrote";
-    for (const auto& f : files) *env.out << " " << f;
-    *env.out << "\n";
-    if (!no_plots && !draw_plots(out_dir, axes, env)) return exit_failed;
-    if (!tuning_file.empty()) {
-      const auto n = save_tuning(results, tuning_file);
-      *env.out << "saved " << n << " tuned setting(s) to " << tuning_file << " (set "
-               << sweep::tuning_file_variable << "=" << tuning_file
-               << " to use them as the tuned default)\n";
-    }
-    return exit_ok;
+    return run_command(command, env, running);
   } catch (const no_device_error& e) {
     *env.err << "sweep: no GPU: " << e.what() << "; nothing was run (exit " << exit_no_gpu << ")\n";
     return exit_no_gpu;
