@@ -17,7 +17,8 @@
 //                                  512x512 and 2048x2048, with and without empty-space skipping:
 //                                  vanilla_textbook (window 1, rows), vanilla_best (the fastest
 //                                  of windows 16..256 x task orders rows, 8x4, 16x16, expensive
-//                                  tiles first; the label names it), wavefront_<order>_w<w>
+//                                  tiles first, the winner timed afresh after the search; the
+//                                  label names it), wavefront_<order>_w<w>
 //                                  (checked against vanilla first), ideal (the work counted,
 //                                  priced at the rates of kernels without divergence; the label
 //                                  gives the work per ray), best_direct and microsched (the
