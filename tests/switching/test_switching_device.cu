@@ -360,8 +360,16 @@ TEST_CASE("the windowed-vanilla search tries every order and window and keeps th
   const auto best = rc.time_vanilla_best({1, 8}, {0, 1});
   CHECK(best.tried.size() == 4 * 2);  // rows, 8x4, 16x16, expensive tiles first
   double fastest = 1e300;
-  for (const auto& [name, ms] : best.tried) fastest = std::min(fastest, ms);
-  CHECK(best.stats.median_ms == fastest);
+  std::string winner;
+  for (const auto& [name, ms] : best.tried) {
+    if (ms < fastest) {
+      fastest = ms;
+      winner = name;
+    }
+  }
+  // The winner of the search, timed afresh (its search time sits low by the choice itself).
+  CHECK(winner == best.order + " w" + std::to_string(best.march_window));
+  CHECK(best.stats.median_ms > 0);
   CHECK((best.march_window == 1 || best.march_window == 8));
   CHECK(rc.settings().march_window == 3);
   CHECK(rc.settings().tile_width == 16);
