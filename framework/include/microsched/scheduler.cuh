@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -194,6 +195,10 @@ class scheduler {
   //! Loads the kernels launch_slice() runs for `s` (a kernel loads at its first use, a cost that
   //! must not fall inside a timed slice).
   void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts);
+
+  //! Loads the kernels a run of `s` launches (a kernel's first launch loads it), so that a timed
+  //! run's events hold the run and not the loading; a no-op once loaded (resources_of).
+  void load_kernels(const schedule_arguments& s, task_id num_tasks) const;
 
   //! Primes the pool, runs `enqueue(grid)` with the grid of one block of one_block_threads per
   //! SM for `kernel`, and hands the pool's counter on.

@@ -70,17 +70,17 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
   // them, so that no run's time holds the allocation (the queue: an eighth of the tasks'
   // contexts, survivor_capacity()), and not at all for a size class that runs direct. Without
   // the memory, the budgeted candidates fail at their own runs and are dropped with the reason.
+  const std::optional<schedule_arguments> next = automatic_.next_schedule(num_tasks);
   if constexpr (budgetable) {
-    const pool_strategy next = automatic_.next_strategy(num_tasks);
-    const bool any = next == pool_strategy::automatic;
     try {
-      if (any || next == pool_strategy::budgeted) {
+      if (!next || next->strategy == pool_strategy::budgeted) {
         survivors_.reserve(survivor_capacity(num_tasks), stream);
       }
-      if (any || !is_direct_form(next)) pool_.prime(stream);
+      if (!next || !is_direct_form(next->strategy)) pool_.prime(stream);
     } catch (const std::invalid_argument&) {
     }
   }
+  if (next) load_kernels(*next, num_tasks);
   automatic_.run(
       num_tasks, stream, launch_chosen,
       [&](const schedule_arguments& chosen, const task_slice& slice, step_counts* counts) {
@@ -92,6 +92,26 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
       [&](const schedule_arguments& chosen) {
         if constexpr (!Policy::switches_contexts) load_slice_kernels(chosen);
       });
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::load_kernels(const schedule_arguments& s, task_id num_tasks) const {
+  try {
+    if (is_direct_form(s.strategy)) {
+      (void)resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),
+                         direct_block_threads, 0);
+      return;
+    }
+    if constexpr (budgetable) {
+      if (s.strategy == pool_strategy::budgeted) {
+        (void)resources_of(reinterpret_cast<const void*>(select::budgeted(num_tasks)),
+                           direct_block_threads, 0);
+      }
+    }
+    (void)plan_of(s, num_tasks, one_block_launch(s));
+  } catch (const std::invalid_argument&) {
+    // It cannot launch here: its own run fails and drops it with the reason.
+  }
 }
 
 template <class Program, class Policy>

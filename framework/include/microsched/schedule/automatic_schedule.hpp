@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <typeinfo>
@@ -100,17 +101,17 @@ class automatic_schedule {
     return state->choice.candidate(state->choice.next());
   }
 
-  //! The strategy the next run of this size class takes, so that what it needs (the survivor
-  //! queue, the pool's counters) is allocated before the run and outside its timing; automatic
-  //! where a measurement still in flight may change it. Does not wait.
-  [[nodiscard]] pool_strategy next_strategy(task_id num_tasks) const {
+  //! The schedule the next run of this size class takes, so that what it needs (the survivor
+  //! queue, the pool's counters, its kernels) is made ready before the run and outside its
+  //! timing; none where a measurement still in flight may change it. Does not wait.
+  [[nodiscard]] std::optional<schedule_arguments> next_schedule(task_id num_tasks) const {
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
     const bool read = state->collect(false);
     const calibration& choice = state->choice;
-    if (!read && !choice.decided()) return pool_strategy::automatic;
+    if (!read && !choice.decided()) return std::nullopt;
     // Decided with a run in flight: run() launches the choice untimed.
-    return choice.candidate(read ? choice.next() : choice.chosen()).strategy;
+    return choice.candidate(read ? choice.next() : choice.chosen());
   }
 
   //! The choice for this size class is made and checked (calibration::settled; reads a pending
