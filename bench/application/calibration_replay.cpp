@@ -44,8 +44,9 @@ call_times read_application_csv(std::istream& in,
   if (!std::getline(in, line)) throw std::invalid_argument("empty file: no header line");
   const std::vector<std::string> header = split_fields(line);
   if (header.size() < 3 || header[0] != "call" || header[1] != "vanilla") {
-    throw std::invalid_argument("line 1: expected the header 'call,vanilla,default,...' of "
-                                "bench_application --csv");
+    throw std::invalid_argument(
+        "line 1: expected the header 'call,vanilla,default,...' of "
+        "bench_application --csv");
   }
   std::vector<std::size_t> column(candidates.size());
   for (std::size_t c = 0; c < candidates.size(); ++c) {

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return microsched::programs::run_main("calibration_replay", [&] {
-    if (file.empty()) throw std::invalid_argument("a file is required: a CSV of bench_application --csv");
+    if (file.empty())
+      throw std::invalid_argument("a file is required: a CSV of bench_application --csv");
     std::ifstream in(file);
     if (!in) throw std::invalid_argument("'" + file + "': cannot be read");
     const auto candidates = microsched::automatic_candidates(false, {}, true, 128);

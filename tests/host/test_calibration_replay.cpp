@@ -65,8 +65,8 @@ TEST_CASE("a malformed CSV is refused with the line or the column") {
   const auto refused = [&](const std::string& text, const std::string& says) {
     std::istringstream in(text);
     CAPTURE(text);
-    CHECK_THROWS_WITH_AS(replay::read_application_csv(in, candidates), doctest::Contains(says.c_str()),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(replay::read_application_csv(in, candidates),
+                         doctest::Contains(says.c_str()), std::invalid_argument);
   };
   refused("", "empty file");
   refused("a,b,c\n", "header");
