@@ -165,11 +165,8 @@ void scheduler<Program, Policy>::load_slice_kernels(const schedule_arguments& s)
   const auto load = [&](const void* kernel, int threads) {
     (void)resources_of(kernel, threads, 0);
   };
-  if (is_direct_form(s.strategy)) {  // the counting form: the slice the events time
+  if (is_direct_form(s.strategy)) {  // the counting form (run() loads the plain one)
     load(reinterpret_cast<const void*>(direct_kernel_counting<sliced, direct_block_threads>),
-         direct_block_threads);
-    // The plain direct kernel too: the next calls run it, and its loading belongs to the first.
-    load(reinterpret_cast<const void*>(select::direct(s, detail::in_call_plan::most_tasks)),
          direct_block_threads);
   } else if (s.strategy == pool_strategy::budgeted) {
     if constexpr (budgetable) {
