@@ -196,6 +196,11 @@ class scheduler {
   //! must not fall inside a timed slice).
   void load_slice_kernels(const schedule_arguments& s) const requires(!Policy::switches_contexts);
 
+  //! Before a timed run of `s` (automatic_schedule::run): allocates what it needs (the survivor
+  //! queue, an eighth of the tasks' contexts; the pool's counters) and loads its kernels, so
+  //! that its time holds neither, and a size class that runs direct allocates nothing.
+  void prepare(const schedule_arguments& s, task_id num_tasks, cudaStream_t stream);
+
   //! Loads the kernels a run of `s` launches (a kernel's first launch loads it), so that a timed
   //! run's events hold the run and not the loading; a no-op once loaded (resources_of).
   void load_kernels(const schedule_arguments& s, task_id num_tasks) const;

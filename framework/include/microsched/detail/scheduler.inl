@@ -66,21 +66,6 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
     launch(chosen, program, num_tasks, stream);
   };
   if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
-  // The survivor queue and the pool's counters are allocated before the first run that needs
-  // them, so that no run's time holds the allocation (the queue: an eighth of the tasks'
-  // contexts, survivor_capacity()), and not at all for a size class that runs direct. Without
-  // the memory, the budgeted candidates fail at their own runs and are dropped with the reason.
-  const std::optional<schedule_arguments> next = automatic_.next_schedule(num_tasks);
-  if constexpr (budgetable) {
-    try {
-      if (!next || next->strategy == pool_strategy::budgeted) {
-        survivors_.reserve(survivor_capacity(num_tasks), stream);
-      }
-      if (!next || !is_direct_form(next->strategy)) pool_.prime(stream);
-    } catch (const std::invalid_argument&) {
-    }
-  }
-  if (next) load_kernels(*next, num_tasks);
   automatic_.run(
       num_tasks, stream, launch_chosen,
       [&](const schedule_arguments& chosen, const task_slice& slice, step_counts* counts) {
@@ -89,9 +74,31 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
           launch_slice(chosen, sliced_program<Program>{program, slice}, counts, stream);
         }
       },
-      [&](const schedule_arguments& chosen) {
-        if constexpr (!Policy::switches_contexts) load_slice_kernels(chosen);
+      [&](const schedule_arguments& chosen, bool slices) {
+        if constexpr (!Policy::switches_contexts) {
+          if (slices) {
+            load_slice_kernels(chosen);
+            return;
+          }
+        }
+        prepare(chosen, num_tasks, stream);
       });
+}
+
+template <class Program, class Policy>
+void scheduler<Program, Policy>::prepare(const schedule_arguments& s, task_id num_tasks,
+                                         cudaStream_t stream) {
+  if (!is_direct_form(s.strategy)) pool_.prime(stream);
+  if constexpr (budgetable) {
+    try {
+      if (s.strategy == pool_strategy::budgeted) {
+        survivors_.reserve(survivor_capacity(num_tasks), stream);
+      }
+    } catch (const std::invalid_argument&) {
+      // No room: the candidate fails at its own run and is dropped with the reason.
+    }
+  }
+  load_kernels(s, num_tasks);
 }
 
 template <class Program, class Policy>

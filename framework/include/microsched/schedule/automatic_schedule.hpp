@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <typeinfo>
@@ -101,19 +100,6 @@ class automatic_schedule {
     return state->choice.candidate(state->choice.next());
   }
 
-  //! The schedule the next run of this size class takes, so that what it needs (the survivor
-  //! queue, the pool's counters, its kernels) is made ready before the run and outside its
-  //! timing; none where a measurement still in flight may change it. Does not wait.
-  [[nodiscard]] std::optional<schedule_arguments> next_schedule(task_id num_tasks) const {
-    const auto state = state_for(num_tasks);
-    std::lock_guard lock(state->mutex);
-    const bool read = state->collect(false);
-    const calibration& choice = state->choice;
-    if (!read && !choice.decided()) return std::nullopt;
-    // Decided with a run in flight: run() launches the choice untimed.
-    return choice.candidate(read ? choice.next() : choice.chosen());
-  }
-
   //! The choice for this size class is made and checked (calibration::settled; reads a pending
   //! measurement first).
   [[nodiscard]] bool settled(task_id num_tasks) const {
@@ -156,7 +142,9 @@ class automatic_schedule {
   //! candidate that throws std::invalid_argument (it cannot launch here) is dropped with the
   //! reason and the direct mapping runs instead. The first call of a size class of at least
   //! in_call_plan::least_tasks tasks runs in slices through `launch_slice(schedule, slice)`
-  //! (run_in_slices).
+  //! (run_in_slices). `prepare(schedule, slices)` makes ready what a run of `schedule` needs
+  //! (its kernels, its memory; `slices`: the slice kernels) before the events of a timed run, so
+  //! that only timed runs pay it and no timed run holds it.
   template <class Launch, class LaunchSlice, class Prepare>
   void run(task_id num_tasks, cudaStream_t stream, Launch&& launch, LaunchSlice&& launch_slice,
            Prepare&& prepare) {
@@ -183,6 +171,7 @@ class automatic_schedule {
       return;
     }
     const int candidate = choice.next();
+    prepare(choice.candidate(candidate), false);
     state->start(candidate, num_tasks, stream);
     try {
       launch(choice.candidate(candidate));
@@ -233,7 +222,7 @@ class automatic_schedule {
         task_slice::residues(n, shift, in_call_plan::period, 1, in_call_plan::period);
     const auto events = ensure_slice_events(state, 2);
     step_counts* counts = ensure_counts(state, stream);
-    prepare(choice.candidate(0));  // a kernel loads before its events, not inside them
+    prepare(choice.candidate(0), true);  // a kernel loads before its events, not inside them
     record_event(events[0], stream);
     launch_slice(choice.candidate(0), first, counts);
     record_event(events[1], stream);
