@@ -267,8 +267,7 @@ void run_mc_row(benchmark::State& state, const mc_row& n, float p) {
   }
   mc().set_probability(p);
   const auto& s = mc().settings();
-  // Work per outer iteration: one draw, plus `inner` draws with probability p.
-  const double ideal_ms = full_ms * (1.0 + p * s.inner) / (1.0 + s.inner);
+  const double ideal_ms = full_ms * montecarlo_branch_work_share(p, s.inner);
   std::string label;
   double best_direct_ms = 0;
   run_manual(state, [&] { return time_mc_row(n, p, label, best_direct_ms); });

@@ -118,11 +118,10 @@ class mc_branch_workload final : public switching_adapter<sw::montecarlo_branch_
     return runner_.time_termination(schedule_arguments{}, o);
   }
   //! The ideal: vanilla at p = 1 (every lane enters the branch: no divergence), scaled by the
-  //! work at p, (1 + p * inner) / (1 + inner) of it (one draw per outer iteration, plus `inner`
-  //! draws with probability p).
+  //! work at p (montecarlo_branch_work_share).
   timing_stats time_floor(const timing_options& o) override {
     const float p = runner_.settings().probability;
-    const double inner = runner_.settings().inner;
+    const std::uint32_t inner = runner_.settings().inner;
     runner_.set_probability(1.0f);
     timing_stats full;
     try {
@@ -132,7 +131,7 @@ class mc_branch_workload final : public switching_adapter<sw::montecarlo_branch_
       throw;
     }
     runner_.set_probability(p);
-    const double scale = (1.0 + p * inner) / (1.0 + inner);
+    const double scale = sw::montecarlo_branch_work_share(p, inner);
     return {full.median_ms * scale, full.min_ms * scale, full.max_ms * scale, full.repetitions};
   }
   timing_stats time_scheduled(const schedule_arguments& args, const timing_options& o) override {

@@ -66,6 +66,14 @@ struct montecarlo_branch_settings {
   std::uint32_t march_window = 1;
 };
 
+//! The share of the work at p = 1 that a run at probability `p` does, counted in Philox calls
+//! (the cost of every number drawn): one per outer iteration, plus one per four numbers of the
+//! branch's `inner` with probability p. Vanilla at p = 1 (no divergence) times this is the ideal.
+[[nodiscard]] inline double montecarlo_branch_work_share(double p, std::uint32_t inner) {
+  const double branch_calls = static_cast<double>((inner + 3) / 4);
+  return (1.0 + p * branch_calls) / (1.0 + branch_calls);
+}
+
 class montecarlo_branch_runner {
  public:
   explicit montecarlo_branch_runner(const montecarlo_branch_settings& settings);
