@@ -224,6 +224,15 @@ void register_short_task_rows() {
   }
 }
 
+//! Heavy contexts and long steps: path tracing (104-byte contexts, a bounce of ten intersections
+//! and a material branch per step, 4 bounces on average and 11 for the longest of 32 paths).
+void register_heavy_context_rows() {
+  for (const char* size : {"512", "1024"}) {
+    add_row(std::string("pathtrace/") + size + "/spp:16", "pathtrace",
+            {{"width", size}, {"height", size}, {"spp", "16"}});
+  }
+}
+
 void register_rows() {
   for (const char* size : {"2048", "4096"}) {
     for (const char* precision : {"float", "double"}) {
@@ -271,6 +280,7 @@ void register_rows() {
         ->Unit(benchmark::kMillisecond);
   }
   register_short_task_rows();
+  register_heavy_context_rows();
   register_host_rows();
 }
 

@@ -6,6 +6,7 @@
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
+#include "pathtrace/pathtrace_workload.hpp"
 #include "registry/adapter_support.hpp"
 #include "walk/walk_workload.hpp"
 #include "workload.hpp"
@@ -42,7 +43,9 @@ const std::vector<adapters::entry>& registry() {
         termination_entry<collatz_settings>("collatz", collatz_parameters, parse_collatz_settings,
                                             make_collatz_workload),
         termination_entry<walk_settings>("walk", walk_parameters, parse_walk_settings,
-                                         make_walk_workload)};
+                                         make_walk_workload),
+        termination_entry<pathtrace_settings>("pathtrace", pathtrace_parameters,
+                                              parse_pathtrace_settings, make_pathtrace_workload)};
     for (auto* area :
          {&adapters::switching_entries, &adapters::remap_entries, &adapters::pipeline_entries}) {
       for (auto& e : area()) all.push_back(std::move(e));

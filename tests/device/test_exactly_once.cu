@@ -11,6 +11,7 @@
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
+#include "pathtrace/pathtrace_workload.hpp"
 #include "walk/walk_workload.hpp"
 #include "workload.hpp"
 
@@ -234,6 +235,21 @@ TEST_CASE("walk: every schedule processes each walk once, equal to vanilla and t
   CHECK(w->verify_scheduled(stream).passed);
   stream.period = 8;
   CHECK(w->verify_scheduled(stream).passed);
+}
+
+TEST_CASE("pathtrace: every schedule traces each path once, equal to vanilla") {
+  for (const char* width : {"1", "31", "33", "2500"}) {
+    auto w = make_workload("pathtrace", {{"width", width}, {"height", "1"}, {"spp", "1"}});
+    verify_all_schedules(*w);
+  }
+  // 2^20 + 7 paths of 104-byte contexts under the automatic schedule and the budgeted strategy,
+  // which saves the contexts of the paths still going after its budget.
+  auto w = make_workload("pathtrace", {{"width", "1048583"}, {"height", "1"}, {"spp", "1"}});
+  CHECK(w->verify_scheduled(schedule_arguments{}).passed);
+  schedule_arguments budgeted;
+  budgeted.strategy = pool_strategy::budgeted;
+  budgeted.budget = 2;
+  CHECK(w->verify_scheduled(budgeted).passed);
 }
 
 TEST_CASE("deferral and blocks per SM do not change results") {

@@ -8,6 +8,8 @@
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
 #include "options.hpp"
+#include "pathtrace/pathtrace_math.hpp"
+#include "pathtrace/pathtrace_workload.hpp"
 #include "task_lengths.hpp"
 #include "walk/walk_math.hpp"
 #include "walk/walk_workload.hpp"
@@ -176,4 +178,45 @@ TEST_CASE("walk: the generator, the bounds, the mean of half-width squared steps
   CHECK_THROWS_WITH_AS((void)parse_walk_settings({{"width", "5"}}),
                        doctest::Contains("walk: unknown option 'width'"), std::invalid_argument);
   CHECK(workload_parameters("walk").size() == 3);
+}
+
+TEST_CASE("pathtrace: heavy contexts, data-dependent path lengths with a tail, its options") {
+  CHECK(sizeof(kernels::pt_path) >= 100);
+  CHECK(kernels::pt_key(1, 0) != kernels::pt_key(2, 0));
+  CHECK(kernels::pt_key(5, 0) != kernels::pt_key(5, 1));
+  for (std::uint32_t k = 0; k < 3; ++k) {
+    const float u = kernels::pt_uniform(kernels::pt_key(9, 0), 4, k);
+    CHECK(u >= 0.0f);
+    CHECK(u < 1.0f);
+  }
+  pathtrace_settings s;
+  s.width = 64;
+  s.height = 64;
+  s.spp = 4;
+  const auto bounces = pathtrace_task_lengths(s);
+  REQUIRE(bounces.size() == 64u * 64u * 4u);
+  const task_length_stats stats = summarize_task_lengths(bounces);
+  // Most paths end within a few bounces (roulette from the third), some go on for dozens: the
+  // longest of 32 neighbours takes about 2.7 times the mean.
+  CHECK(stats.mean > 2.5);
+  CHECK(stats.mean < 8.0);
+  CHECK(stats.max >= 20u);
+  CHECK(stats.max <= s.max_depth);
+  CHECK(stats.warp_max_over_mean > 2.0);
+  s.max_depth = 2;
+  CHECK(summarize_task_lengths(pathtrace_task_lengths(s)).max <= 2u);
+
+  const auto d = parse_pathtrace_settings({});
+  CHECK(d.width == 1024u);
+  CHECK(d.spp == 16u);
+  CHECK(d.max_depth == 64u);
+  CHECK_THROWS_WITH_AS((void)parse_pathtrace_settings({{"spp", "0"}}), doctest::Contains("spp = 0"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      (void)parse_pathtrace_settings({{"width", "65536"}, {"height", "65536"}, {"spp", "2"}}),
+      doctest::Contains("8589934592 paths; at most 2^32"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse_pathtrace_settings({{"view", "box"}}),
+                       doctest::Contains("pathtrace: unknown option 'view'"),
+                       std::invalid_argument);
+  CHECK(workload_parameters("pathtrace").size() == 5);
 }

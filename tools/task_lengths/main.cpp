@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // task_lengths: the distribution of steps per task of a workload, computed on the CPU with the
-// kernels' arithmetic (no GPU needed). Usage: task_lengths julia|collatz|walk [name=value ...]
-// e.g. task_lengths julia view=dust width=4096 height=4096 precision=double
+// kernels' arithmetic (no GPU needed). Usage: task_lengths julia|collatz|walk|pathtrace [name=value
+// ...] e.g. task_lengths julia view=dust width=4096 height=4096 precision=double
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <stdexcept>
@@ -11,6 +11,7 @@
 #include "checked_cli.hpp"
 #include "collatz/collatz_workload.hpp"
 #include "julia/julia_workload.hpp"
+#include "pathtrace/pathtrace_workload.hpp"
 #include "task_lengths.hpp"
 #include "walk/walk_workload.hpp"
 
@@ -24,7 +25,7 @@ std::string describe_options() {
   std::string text;
   for (const auto& [name, parameters] :
        {std::pair{"julia", julia_parameters()}, std::pair{"collatz", collatz_parameters()},
-        std::pair{"walk", walk_parameters()}}) {
+        std::pair{"walk", walk_parameters()}, std::pair{"pathtrace", pathtrace_parameters()}}) {
     text += std::string("\n") + name + ":";
     for (const auto& p : parameters) {
       text += "\n  " + p.name + "=" + p.default_value + "  " + p.help;
@@ -44,13 +45,14 @@ int main(int argc, char** argv) {
   app.footer("Workload options (name=value):" + describe_options());
   std::string name;
   std::vector<std::string> settings;
-  app.add_option("workload", name, "julia, collatz or walk")
-      ->check(CLI::IsMember({"julia", "collatz", "walk"}));
+  app.add_option("workload", name, "julia, collatz, walk or pathtrace")
+      ->check(CLI::IsMember({"julia", "collatz", "walk", "pathtrace"}));
   app.add_option("options", settings, "the workload's options, name=value (listed below)");
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return programs::run_main("task_lengths", [&] {
-    if (name.empty()) throw std::invalid_argument("a workload is required: julia, collatz or walk");
+    if (name.empty())
+      throw std::invalid_argument("a workload is required: julia, collatz, walk or pathtrace");
     options_map options;
     for (const std::string& setting : settings) {
       const auto eq = setting.find('=');
@@ -64,8 +66,10 @@ int main(int argc, char** argv) {
       steps = julia_task_lengths(parse_julia_settings(options));
     } else if (name == "collatz") {
       steps = collatz_task_lengths(parse_collatz_settings(options));
-    } else {
+    } else if (name == "walk") {
       steps = walk_task_lengths(parse_walk_settings(options));
+    } else {
+      steps = pathtrace_task_lengths(parse_pathtrace_settings(options));
     }
     const task_length_stats s = summarize_task_lengths(steps);
     std::printf("%s: %llu tasks, steps per task mean %.2f, p99 %u, max %u; warp max / mean %.2f\n",
