@@ -20,15 +20,27 @@ struct pt_vec {
   float x = 0, y = 0, z = 0;
 };
 
-MICROSCHED_HD pt_vec operator+(pt_vec a, pt_vec b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-MICROSCHED_HD pt_vec operator-(pt_vec a, pt_vec b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-MICROSCHED_HD pt_vec operator*(pt_vec a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-MICROSCHED_HD pt_vec mul(pt_vec a, pt_vec b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-MICROSCHED_HD float dot(pt_vec a, pt_vec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+MICROSCHED_HD pt_vec operator+(pt_vec a, pt_vec b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+MICROSCHED_HD pt_vec operator-(pt_vec a, pt_vec b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+MICROSCHED_HD pt_vec operator*(pt_vec a, float s) {
+  return {a.x * s, a.y * s, a.z * s};
+}
+MICROSCHED_HD pt_vec mul(pt_vec a, pt_vec b) {
+  return {a.x * b.x, a.y * b.y, a.z * b.z};
+}
+MICROSCHED_HD float dot(pt_vec a, pt_vec b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 MICROSCHED_HD pt_vec cross(pt_vec a, pt_vec b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-MICROSCHED_HD pt_vec normalize(pt_vec a) { return a * (1.0f / sqrtf(dot(a, a))); }
+MICROSCHED_HD pt_vec normalize(pt_vec a) {
+  return a * (1.0f / sqrtf(dot(a, a)));
+}
 MICROSCHED_HD float max_component(pt_vec a) {
   return fmaxf(a.x, fmaxf(a.y, a.z));
 }
@@ -80,51 +92,57 @@ struct pt_hit {
   bool found = false;
 };
 
-//! Nearer hits of the walls: x = 0 (red), x = 100 (blue), y = 0, y = 81.6, z = 0 (grey); the
-//! front (z = 170) is open.
-MICROSCHED_HD void pt_walls(pt_vec o, pt_vec d, pt_hit& h) {
-  const float eps = 1e-3f;
-  const float pos[5] = {0.0f, 100.0f, 0.0f, 81.6f, 0.0f};
-  const int axis[5] = {0, 0, 1, 1, 2};
-  for (int i = 0; i < 5; ++i) {
-    const float oa = axis[i] == 0 ? o.x : axis[i] == 1 ? o.y : o.z;
-    const float da = axis[i] == 0 ? d.x : axis[i] == 1 ? d.y : d.z;
-    if (da == 0.0f) continue;
-    const float t = (pos[i] - oa) / da;
-    if (t <= eps || (h.found && t >= h.t)) continue;
-    const pt_vec p = o + d * t;
-    if (p.z > 170.0f) continue;  // the plane beyond the opening
-    h.found = true;
-    h.t = t;
-    const float s = da < 0 ? 1.0f : -1.0f;  // faces the ray
-    h.normal = axis[i] == 0 ? pt_vec{s, 0, 0} : axis[i] == 1 ? pt_vec{0, s, 0} : pt_vec{0, 0, s};
-    h.color = i == 0 ? pt_vec{0.75f, 0.25f, 0.25f}
-                     : i == 1 ? pt_vec{0.25f, 0.25f, 0.75f} : pt_vec{0.75f, 0.75f, 0.75f};
-    h.material = pt_material::diffuse;
-  }
+//! A nearer hit of the wall at `pos` on axis `axis` (0: x, 1: y, 2: z) within the box, in h.
+MICROSCHED_HD void pt_wall(pt_vec o, pt_vec d, int axis, float pos, pt_vec color, pt_hit& h) {
+  const float oa = axis == 0 ? o.x : axis == 1 ? o.y : o.z;
+  const float da = axis == 0 ? d.x : axis == 1 ? d.y : d.z;
+  if (da == 0.0f) return;
+  const float t = (pos - oa) / da;
+  if (t <= 1e-3f || (h.found && t >= h.t)) return;
+  if ((o + d * t).z > 170.0f) return;     // the plane beyond the opening
+  const float s = da < 0 ? 1.0f : -1.0f;  // faces the ray
+  h.found = true;
+  h.t = t;
+  h.normal = axis == 0 ? pt_vec{s, 0, 0} : axis == 1 ? pt_vec{0, s, 0} : pt_vec{0, 0, s};
+  h.color = color;
+  h.material = pt_material::diffuse;
 }
 
-//! Nearer hits of the balls and the light.
-MICROSCHED_HD void pt_balls(pt_vec o, pt_vec d, pt_hit& h) {
-  const pt_vec centre[4] = {{27, 16.5f, 47}, {73, 16.5f, 78}, {50, 10, 120}, {50, 81.6f, 81.6f}};
-  const float radius[4] = {16.5f, 16.5f, 10.0f, 8.0f};
-  const pt_material material[4] = {pt_material::mirror, pt_material::glass, pt_material::diffuse,
-                                    pt_material::light};
-  for (int i = 0; i < 4; ++i) {
-    const pt_vec op = centre[i] - o;
-    const float b = dot(op, d);
-    const float det = b * b - dot(op, op) + radius[i] * radius[i];
-    if (det < 0) continue;
-    const float root = sqrtf(det);
-    const float eps = 1e-2f;
-    const float t = b - root > eps ? b - root : b + root;
-    if (t <= eps || (h.found && t >= h.t)) continue;
-    h.found = true;
-    h.t = t;
-    h.normal = normalize(o + d * t - centre[i]);
-    h.color = i == 2 ? pt_vec{0.25f, 0.75f, 0.25f} : pt_vec{0.999f, 0.999f, 0.999f};
-    h.material = material[i];
-  }
+//! A nearer hit of the ball at `centre` of radius `r`, in h.
+MICROSCHED_HD void pt_ball(pt_vec o, pt_vec d, pt_vec centre, float r, pt_material material,
+                           pt_vec color, pt_hit& h) {
+  const pt_vec op = centre - o;
+  const float b = dot(op, d);
+  const float det = b * b - dot(op, op) + r * r;
+  if (det < 0) return;
+  const float root = sqrtf(det);
+  const float t = b - root > 1e-2f ? b - root : b + root;
+  if (t <= 1e-2f || (h.found && t >= h.t)) return;
+  h.found = true;
+  h.t = t;
+  h.normal = normalize(o + d * t - centre);
+  h.color = color;
+  h.material = material;
+}
+
+//! The nearest hit of the scene: the walls x = 0 (red), x = 100 (blue), y = 0, y = 81.6 and
+//! z = 0 (grey), open at z = 170; a mirror ball, a glass ball, a green ball and the light.
+//! Written as calls with constant arguments, not loops over arrays, so that every kernel
+//! keeps the scene in registers and immediates.
+MICROSCHED_HD pt_hit pt_intersect(pt_vec o, pt_vec d) {
+  const pt_vec grey{0.75f, 0.75f, 0.75f};
+  const pt_vec white{0.999f, 0.999f, 0.999f};
+  pt_hit h;
+  pt_wall(o, d, 0, 0.0f, pt_vec{0.75f, 0.25f, 0.25f}, h);
+  pt_wall(o, d, 0, 100.0f, pt_vec{0.25f, 0.25f, 0.75f}, h);
+  pt_wall(o, d, 1, 0.0f, grey, h);
+  pt_wall(o, d, 1, 81.6f, grey, h);
+  pt_wall(o, d, 2, 0.0f, grey, h);
+  pt_ball(o, d, pt_vec{27, 16.5f, 47}, 16.5f, pt_material::mirror, white, h);
+  pt_ball(o, d, pt_vec{73, 16.5f, 78}, 16.5f, pt_material::glass, white, h);
+  pt_ball(o, d, pt_vec{50, 10, 120}, 10.0f, pt_material::diffuse, pt_vec{0.25f, 0.75f, 0.25f}, h);
+  pt_ball(o, d, pt_vec{50, 81.6f, 81.6f}, 8.0f, pt_material::light, white, h);
+  return h;
 }
 
 //! The camera ray of sample `sample` of pixel (x, y) of a width x height image, jittered within
@@ -184,9 +202,7 @@ MICROSCHED_HD void pt_glass(pt_path& p, pt_vec n, float u) {
 //! One bounce of path `p`: true when the path ends (it left the box, reached the light, lost
 //! Russian roulette or reached `max_depth` bounces).
 MICROSCHED_HD bool pt_bounce(pt_path& p, std::uint32_t max_depth) {
-  pt_hit h;
-  pt_walls(p.origin, p.direction, h);
-  pt_balls(p.origin, p.direction, h);
+  const pt_hit h = pt_intersect(p.origin, p.direction);
   ++p.depth;
   if (!h.found) {  // out through the opening: the sky
     p.radiance = p.radiance + mul(p.throughput, pt_vec{0.5f, 0.6f, 0.8f});

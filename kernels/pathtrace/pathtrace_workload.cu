@@ -77,9 +77,8 @@ std::vector<std::uint32_t> pathtrace_task_lengths(const pathtrace_settings& s) {
   std::vector<std::uint32_t> bounces(paths);
   for (std::uint64_t t = 0; t < paths; ++t) {
     const auto pixel = static_cast<std::uint32_t>(t / s.spp);
-    kernels::pt_path p =
-        kernels::pt_camera(pixel % s.width, pixel / s.width, s.width, s.height,
-                           kernels::pt_key(t, s.seed));
+    kernels::pt_path p = kernels::pt_camera(pixel % s.width, pixel / s.width, s.width, s.height,
+                                            kernels::pt_key(t, s.seed));
     while (!kernels::pt_bounce(p, s.max_depth)) {
     }
     bounces[t] = p.depth;

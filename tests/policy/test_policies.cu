@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "microsched/driver/budgeted_kernel.cuh"
 #include "microsched/driver/persistent_kernel.cuh"
 #include "microsched/policy/switching_policy.cuh"
 #include "microsched/policy/termination_policy.cuh"
+#include "microsched/sliced_program.cuh"
 
 using namespace microsched;
 
@@ -110,6 +112,31 @@ TEST_CASE("termination lane: the task id leaves registers for contexts over 16 b
         128 * sizeof(task_id));
   CHECK(sizeof(detail::termination_lane<sized_program<32>, 256>::temp_storage) ==
         256 * sizeof(task_id));
+}
+
+namespace policies_test {
+struct says_four {  // a plain program that sets its own unrolling
+  static constexpr int unrolled_steps = 4;
+  struct context {
+    unsigned char bytes[128] = {};
+  };
+  __device__ context begin(task_id) const { return {}; }
+  __device__ bool step(context&) const { return true; }
+  __device__ void end(task_id, const context&) const {}
+};
+}  // namespace policies_test
+
+TEST_CASE("step loops: eight copies of a light program's step, one of a heavy one's") {
+  CHECK(unrolled_steps_of<sized_program<12>> == 8);
+  CHECK(unrolled_steps_of<sized_program<64>> == 8);
+  CHECK(unrolled_steps_of<sized_program<65>> == 1);
+  CHECK(unrolled_steps_of<sized_program<104>> == 1);
+  CHECK(unrolled_steps_of<policies_test::says_four> == 4);
+  // The wrappers the scheduler runs keep the wrapped program's choice, whatever their own
+  // context's size (a survivor entry adds the task id).
+  CHECK(unrolled_steps_of<sliced_program<sized_program<104>>> == 1);
+  CHECK(unrolled_steps_of<resumed_program<sized_program<60>>> == 8);
+  CHECK(unrolled_steps_of<resumed_program<sized_program<104>>> == 1);
 }
 
 TEST_CASE("switching policy: 16 warps per SM, more where a lane would hold over 8 tasks") {

@@ -14,6 +14,8 @@ namespace microsched {
 template <class Program>
 struct sliced_program {
   using context = typename Program::context;
+  //! The wrapped program's unrolled_steps_of (task_program.hpp).
+  static constexpr int unrolled_steps = unrolled_steps_of<Program>;
   Program program;
   task_slice slice;
 

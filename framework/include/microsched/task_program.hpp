@@ -23,6 +23,9 @@
 //! arithmetic as step() (the results are checked against vanilla, which only calls step()).
 //! Programs are passed to kernels by value, so they hold device pointers and parameters, nothing
 //! owning.
+//!
+//! Optional: `static constexpr int unrolled_steps = n;` (1 to 8), how many copies of step() the
+//! scheduler's loops unroll (unrolled_steps_of).
 
 #include <concepts>
 #include <type_traits>
@@ -46,6 +49,26 @@ template <class P>
 concept has_advance = requires(const P& program, typename P::context& context, int budget) {
   { program.advance(context, budget) } -> std::same_as<bool>;
 };
+
+namespace detail {
+template <class P>
+constexpr int unrolled_steps_for() {
+  if constexpr (requires { P::unrolled_steps; }) {
+    static_assert(P::unrolled_steps >= 1 && P::unrolled_steps <= 8,
+                  "P::unrolled_steps must be 1 to 8");
+    return P::unrolled_steps;
+  } else {
+    return sizeof(typename P::context) <= 64 ? 8 : 1;
+  }
+}
+}  // namespace detail
+
+//! Steps the scheduler's step loops unroll for P: P::unrolled_steps where the program says,
+//! else 8 for contexts of up to 64 bytes, whose steps are short and gain from testing the step
+//! count once per eight, and 1 for heavier ones, whose steps are long: copies of a long step
+//! overflow the instruction cache (docs/decisions.md, "The loop of run_steps").
+template <class P>
+inline constexpr int unrolled_steps_of = detail::unrolled_steps_for<P>();
 
 //! A task program whose tasks each take one of `paths` paths of a branch, known from the task id
 //! before the task begins (its input data says which): the remapped strategy regroups the tasks

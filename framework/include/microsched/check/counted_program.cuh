@@ -41,6 +41,8 @@ struct counted_program {
   //! Forwarded from a routed program (task_program.hpp); 0 otherwise.
   static constexpr unsigned paths = detail::paths_of<Program>();
   using context = typename Program::context;
+  //! The wrapped program's unrolled_steps_of (task_program.hpp).
+  static constexpr int unrolled_steps = unrolled_steps_of<Program>;
   Program inner;
   std::uint32_t* counts = nullptr;  //!< one counter per task, zeroed before the run
 

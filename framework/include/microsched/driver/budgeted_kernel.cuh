@@ -27,6 +27,8 @@ namespace microsched {
 template <class Program>
 struct resumed_program {
   using context = survivor_entry<typename Program::context>;
+  //! The wrapped program's unrolled_steps_of (task_program.hpp).
+  static constexpr int unrolled_steps = unrolled_steps_of<Program>;
   Program inner;
   survivor_queue_ref<typename Program::context> queue;
 

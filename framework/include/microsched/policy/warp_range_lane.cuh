@@ -58,11 +58,13 @@ class warp_range_lane {
   //! holds no task (the range is spent). Always step(): advance() does not say how many steps
   //! it ran.
   __device__ __forceinline__ bool compute(const Program& program, int steps) {
+    // A long step is not copied (unrolled_steps_of, task_program.hpp).
+    constexpr int period_unroll = unrolled_steps_of<Program> == 1 ? 1 : Period;
 #pragma unroll 1
     for (int s = 0; s < steps; s += Period) {
       bool ended = false;
       if (running_) {
-#pragma unroll
+#pragma unroll period_unroll
         for (int k = 0; k < Period && !ended; ++k) ended = program.step(context_);
         if (ended) program.end(task_, context_);
       }
