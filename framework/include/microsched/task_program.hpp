@@ -58,15 +58,16 @@ constexpr int unrolled_steps_for() {
                   "P::unrolled_steps must be 1 to 8");
     return P::unrolled_steps;
   } else {
-    return sizeof(typename P::context) <= 64 ? 8 : 1;
+    return sizeof(typename P::context) <= 96 ? 8 : 1;
   }
 }
 }  // namespace detail
 
 //! Steps the scheduler's step loops unroll for P: P::unrolled_steps where the program says,
-//! else 8 for contexts of up to 64 bytes, whose steps are short and gain from testing the step
-//! count once per eight, and 1 for heavier ones, whose steps are long: copies of a long step
-//! overflow the instruction cache (docs/decisions.md, "The loop of run_steps").
+//! else 8 for contexts of up to 96 bytes, whose steps are mostly short and gain from testing
+//! the step count once per eight, and 1 for heavier ones (a path tracer's ray state), whose
+//! steps are long: copies of a long step overflow the instruction cache (docs/decisions.md,
+//! "The loop of run_steps").
 template <class P>
 inline constexpr int unrolled_steps_of = detail::unrolled_steps_for<P>();
 
