@@ -125,6 +125,9 @@ int candidate_for(predicted_form form, const std::vector<schedule_arguments>& ca
         s.chunk == 1) {
       return static_cast<int>(i);
     }
+    if (form == predicted_form::ranged && s.strategy == pool_strategy::warp_range) {
+      return static_cast<int>(i);
+    }
   }
   return 0;
 }

@@ -10,6 +10,7 @@ predicted_form predict(const step_counts& counts, std::uint64_t tasks, double bu
   const double busy_share =
       static_cast<double>(counts.steps) / static_cast<double>(counts.warp_slowest);
   if (busy_share > busy) return predicted_form::direct;
+  if (counts.over_budget == 0) return predicted_form::ranged;
   const double long_share = static_cast<double>(counts.over_budget) / static_cast<double>(tasks);
   return long_share <= few ? predicted_form::budgeted : predicted_form::pooled;
 }

@@ -553,6 +553,10 @@ TEST_CASE("step counts of a slice predict the form of the rest") {
   CHECK(predict(tail, 320) == predicted_form::budgeted);
   step_counts long_tasks{320 * 900, 10 * 32 * 1600, 300};  // 56% busy, most past the budget
   CHECK(predict(long_tasks, 320) == predicted_form::pooled);
+  step_counts short_tasks{320 * 4, 10 * 32 * 11, 0};  // 36% busy, none past the budget
+  CHECK(predict(short_tasks, 320) == predicted_form::ranged);
+  step_counts one_past{320 * 4, 10 * 32 * 11, 1};
+  CHECK(predict(one_past, 320) == predicted_form::budgeted);
   CHECK(predict(step_counts{}, 0) == predicted_form::direct);
   CHECK(describe(tail, 320) == "10.0 steps a task, lanes busy 20%, 0.9% past 64 steps");
   const auto list = automatic_candidates(false);
@@ -560,6 +564,8 @@ TEST_CASE("step counts of a slice predict the form of the rest") {
             .strategy == pool_strategy::budgeted);
   CHECK(list[static_cast<std::size_t>(detail::candidate_for(predicted_form::pooled, list))]
             .strategy == pool_strategy::private_pools);
+  CHECK(list[static_cast<std::size_t>(detail::candidate_for(predicted_form::ranged, list))]
+            .strategy == pool_strategy::warp_range);
   CHECK(detail::candidate_for(predicted_form::direct, list) == 0);
   CHECK(detail::candidate_for(predicted_form::budgeted, {list.front()}) == 0);
 }

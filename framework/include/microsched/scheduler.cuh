@@ -186,11 +186,17 @@ class scheduler {
   }
 
   //! One part of a first call (automatic_schedule::run_in_slices): the direct mapping (counting
-  //! its steps into `counts` when given), the budgeted strategy, or private pools of one task
-  //! for any other, the persistent warps as one block per SM. Only these are compiled for sliced
-  //! programs.
+  //! its steps into `counts` when given), the budgeted strategy, warp ranges of the default
+  //! period, or private pools of one task for any other, the persistent warps as one block per
+  //! SM. Only these are compiled for sliced programs.
   void launch_slice(const schedule_arguments& s, const sliced_program<Program>& program,
                     step_counts* counts, cudaStream_t stream) requires(!Policy::switches_contexts);
+
+  //! The warp ranges' form of a first call's slices (the default period).
+  using range_variant = kernel_variant<pool_strategy::warp_range, false, default_warp_range_period>;
+  [[nodiscard]] static bool uses_range_slices(const schedule_arguments& s) {
+    return s.strategy == pool_strategy::warp_range && period_of(s) == default_warp_range_period;
+  }
 
   //! Loads the kernels launch_slice() runs for `s` (a kernel loads at its first use, a cost that
   //! must not fall inside a timed slice).

@@ -156,8 +156,10 @@ void scheduler<Program, Policy>::launch_slice(
         return;
       }
     }
-    // Private pools of one task for every other strategy: the form a first call predicts.
-    auto* pooled = persistent_kernel<sliced, one_block_policy, global_variant>;
+    // Warp ranges of the default period, else private pools of one task: the forms a first
+    // call predicts.
+    auto* pooled = uses_range_slices(s) ? persistent_kernel<sliced, one_block_policy, range_variant>
+                                        : persistent_kernel<sliced, one_block_policy, global_variant>;
     launch_one_block(reinterpret_cast<const void*>(pooled), s, n, stream, [&](auto grid) {
       pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n), policy_params(s));
     });
@@ -184,6 +186,9 @@ void scheduler<Program, Policy>::load_slice_kernels(const schedule_arguments& s)
                persistent_kernel<resumed_program<sliced>, one_block_policy, global_variant>),
            one_block_threads);
     }
+  } else if (uses_range_slices(s)) {
+    load(reinterpret_cast<const void*>(persistent_kernel<sliced, one_block_policy, range_variant>),
+         one_block_threads);
   } else {
     load(reinterpret_cast<const void*>(persistent_kernel<sliced, one_block_policy, global_variant>),
          one_block_threads);

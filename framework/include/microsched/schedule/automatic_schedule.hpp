@@ -45,7 +45,8 @@ struct in_call_plan {
 };
 
 //! The candidate that stands for `form` (budgeted: budget 64 on the automatic grid; pooled:
-//! private pools of one task), or 0 (direct) where the list has none.
+//! private pools of one task; ranged: the first warp_range candidate), or 0 (direct) where the
+//! list has none.
 [[nodiscard]] int candidate_for(predicted_form form,
                                 const std::vector<schedule_arguments>& candidates);
 

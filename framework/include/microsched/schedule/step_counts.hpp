@@ -23,12 +23,15 @@ struct step_counts {
 enum class predicted_form {
   direct,    //!< the lanes of a warp take about as long: nothing to rebalance
   budgeted,  //!< few long tasks: a direct pass of `budget` steps, the survivors on pools
-  pooled     //!< many long tasks: private pools of one task
+  pooled,    //!< many long tasks: private pools of one task
+  ranged     //!< short tasks of unequal length: ranges of tasks a warp refills every few steps
 };
 
-//! direct where the warps' lanes are busy more than `busy` of the time (steps / warp_slowest),
-//! budgeted where at most `few` of the tasks run past the budget (the survivor queue holds an
-//! eighth of the tasks), pooled otherwise. `tasks` is the slice's task count.
+//! direct where the warps' lanes are busy more than `busy` of the time (steps / warp_slowest);
+//! ranged where no task runs past the budget (the budgeted strategy's direct pass would do all
+//! the work, with nothing left to rebalance); budgeted where at most `few` of the tasks do (the
+//! survivor queue holds an eighth of the tasks), pooled otherwise. `tasks` is the slice's task
+//! count.
 [[nodiscard]] predicted_form predict(const step_counts& counts, std::uint64_t tasks,
                                      double busy = 0.7, double few = 0.1);
 
