@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "lowbias32.hpp"
 #include "microsched/device_buffer.hpp"
 #include "model/launch_modes.cuh"
 
@@ -30,8 +31,7 @@ struct slab {
 __constant__ slab c_slab;
 
 __device__ __forceinline__ float uniform(std::uint32_t photon, std::uint32_t& draw) {
-  std::uint32_t x = photon * 0x9e3779b9u ^ (draw++ * 0x85ebca6bu);
-  x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
+  const std::uint32_t x = kernels::lowbias32(photon * 0x9e3779b9u ^ (draw++ * 0x85ebca6bu));
   return (static_cast<float>(x >> 8) + 0.5f) * (1.0f / 16777216.0f);
 }
 

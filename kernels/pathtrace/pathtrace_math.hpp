@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "lowbias32.hpp"
 #include "microsched/config.hpp"
 
 namespace microsched::kernels {
@@ -63,23 +64,15 @@ struct pt_path {
   std::uint32_t flags = 0;  //!< bit 0: the last bounce was specular
 };
 
-MICROSCHED_HD std::uint32_t pt_hash(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
 //! Draw `k` of bounce `depth` of the path keyed `key`, uniform in [0, 1).
 MICROSCHED_HD float pt_uniform(std::uint32_t key, std::uint32_t depth, std::uint32_t k) {
-  return static_cast<float>(pt_hash(key ^ pt_hash(depth * 8u + k + 0x9e3779b9u)) >> 8) * 0x1p-24f;
+  return static_cast<float>(lowbias32(key ^ lowbias32(depth * 8u + k + 0x9e3779b9u)) >> 8) *
+         0x1p-24f;
 }
 
 MICROSCHED_HD std::uint32_t pt_key(std::uint64_t task, std::uint32_t seed) {
-  return pt_hash(static_cast<std::uint32_t>(task) ^
-                 pt_hash(static_cast<std::uint32_t>(task >> 32) ^ pt_hash(seed)));
+  return lowbias32(static_cast<std::uint32_t>(task) ^
+                   lowbias32(static_cast<std::uint32_t>(task >> 32) ^ lowbias32(seed)));
 }
 
 enum class pt_material : std::uint32_t { diffuse, mirror, glass, light };

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "lowbias32.hpp"
 #include "microsched/config.hpp"
 
 namespace microsched::kernels {
@@ -31,13 +32,8 @@ MICROSCHED_HD std::uint32_t xorshift32(std::uint32_t s) {
 //! 32-bit finaliser (lowbias32), so that neighbouring tasks walk independently. Never 0, the
 //! state xorshift32 cannot leave.
 MICROSCHED_HD std::uint32_t walk_seed(std::uint64_t task, std::uint32_t seed) {
-  std::uint32_t s = static_cast<std::uint32_t>(task) * 2654435761u ^
-                    static_cast<std::uint32_t>(task >> 32) * 0x85ebca6bu ^ seed;
-  s ^= s >> 16;
-  s *= 0x7feb352du;
-  s ^= s >> 15;
-  s *= 0x846ca68bu;
-  s ^= s >> 16;
+  const std::uint32_t s = lowbias32(static_cast<std::uint32_t>(task) * 2654435761u ^
+                                    static_cast<std::uint32_t>(task >> 32) * 0x85ebca6bu ^ seed);
   return s != 0 ? s : 1u;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "baselines/vanilla.cuh"
+#include "lowbias32.hpp"
 #include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
 #include "microsched/scheduler.cuh"
@@ -33,12 +34,7 @@ bool small_run() {
 }
 
 __host__ __device__ inline std::uint32_t mix(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
+  return microsched::kernels::lowbias32(x);
 }
 
 //! Two managed branches per step; branch 1 has work on both paths; task lengths vary.
