@@ -30,6 +30,7 @@
 #include "microsched/scheduler.cuh"
 #include "montecarlo/montecarlo_program.cuh"
 #include "output_path.hpp"
+#include "pathtrace/pathtrace_program.cuh"
 #include "program_main.hpp"
 
 namespace {
@@ -365,6 +366,22 @@ int run_julia(const options& o) {
       [&](int i, std::uint32_t* out) { return frames.program(i, out); });
 }
 
+//! One call of the path tracer (kernels/pathtrace): heavy contexts, 16 paths per pixel.
+int run_heavy(const options& o) {
+  microsched::kernels::pathtrace_program p;
+  p.width = p.height = static_cast<std::uint32_t>(o.size > 0 ? o.size : 1024);
+  p.spp = 16;
+  const task_id tasks = task_id{p.width} * p.height * p.spp;
+  return run_scenario<microsched::kernels::pathtrace_program>(
+      o, "pathtrace " + std::to_string(p.width) + "^2, 16 paths per pixel, one call", tasks, 1, 2,
+      [&](int, std::uint32_t* out) {
+        microsched::kernels::pathtrace_program q = p;
+        q.luminance_out = out;
+        q.bounces_out = out + tasks;
+        return q;
+      });
+}
+
 //! One-shot and long calls: a single call per process (the cache, if any, comes from an earlier
 //! process).
 int run_single(const options& o) {
@@ -411,8 +428,9 @@ int main(int argc, char** argv) {
                    "calls, 3% a call), "
                    "drift (1000 calls on slowly drifting c, crunch 1024), oneshot (one call, "
                    "4096^2 double), "
-                   "long (one call, Monte Carlo walks 2^24)")
-        ->check(CLI::IsMember({"animation", "zoom", "drift", "oneshot", "long"}));
+                   "long (one call, Monte Carlo walks 2^24), heavy (one call, the path tracer "
+                   "at 1024^2, 16 paths per pixel: 104-byte contexts)")
+        ->check(CLI::IsMember({"animation", "zoom", "drift", "oneshot", "long", "heavy"}));
     app.add_option("--calls", o.calls, "calls (0: the scenario's own)")
         ->check(CLI::Range(0, 100000));
     app.add_option("--size", o.size, "image side, or log2 of the walks (0: the scenario's own)")
@@ -424,6 +442,8 @@ int main(int argc, char** argv) {
     MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
     if (o.scenario == "long" && o.size > 30)
       throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 30 for long");
+    if (o.scenario == "heavy" && o.size > 4096)
+      throw std::invalid_argument("--size " + std::to_string(o.size) + ": at most 4096 for heavy");
     if (!o.csv.empty()) microsched::programs::validate_output_file("--csv", o.csv);
     microsched::programs::require_gpu();
     MICROSCHED_CUDA_TRY(cudaFree(nullptr));  // the context, outside every timed call
@@ -431,6 +451,7 @@ int main(int argc, char** argv) {
     MICROSCHED_CHECK_LAUNCH("load_module");
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     if (o.scenario == "oneshot" || o.scenario == "long") return run_single(o);
+    if (o.scenario == "heavy") return run_heavy(o);
     return o.double_precision ? run_julia<double>(o) : run_julia<float>(o);
   });
 }
