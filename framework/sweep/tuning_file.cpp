@@ -9,7 +9,7 @@
 
 #include "microsched/device.hpp"
 #include "microsched/io/atomic_file.hpp"
-#include "microsched/sweep/schedule_json.hpp"
+#include "microsched/schedule/schedule_text.hpp"
 
 namespace microsched::sweep {
 
@@ -17,8 +17,9 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char* format_name = "microsched-tuning";
-//! 2: the schedule holds every field (schedule_json.hpp); 1 held five of them.
-constexpr int format_version = 2;
+//! 3: the schedule in the one text form (schedule_text.hpp); 2 held it as a JSON object, 1 held
+//! five of its fields.
+constexpr int format_version = 3;
 }  // namespace
 
 std::string tuning_table::to_json() const {
@@ -27,7 +28,7 @@ std::string tuning_table::to_json() const {
     entries.push_back({{"gpu", e.gpu},
                        {"workload", e.workload},
                        {"scenario", e.scenario},
-                       {"schedule", schedule_json(e.schedule)},
+                       {"schedule", schedule_text(e.schedule)},
                        {"median_ms", e.median_ms},
                        {"note", e.note}});
   }
@@ -50,6 +51,12 @@ tuning_table tuning_table::parse(const std::string& json_text, const std::string
           "run the sweep with --save-tuning again to write version " +
           std::to_string(format_version));
     }
+    if (version == 2) {
+      throw std::invalid_argument(
+          "version 2 stores a schedule as a JSON object; run the sweep with --save-tuning again "
+          "to write version " +
+          std::to_string(format_version) + ", whose schedule is one schedule_text string");
+    }
     if (!version.is_number_unsigned() || version != format_version) {
       throw std::invalid_argument("version " + version.dump() + " is not supported (" +
                                   std::to_string(format_version) + " is)");
@@ -61,7 +68,9 @@ tuning_table tuning_table::parse(const std::string& json_text, const std::string
         e.gpu = j.at("gpu").get<std::string>();
         e.workload = j.at("workload").get<std::string>();
         e.scenario = j.value("scenario", "");
-        e.schedule = parse_schedule_json(j.at("schedule"));
+        const json& schedule = j.at("schedule");
+        if (!schedule.is_string()) throw std::invalid_argument("\"schedule\" is not a string");
+        e.schedule = parse_schedule_text(schedule.get<std::string>());
         e.median_ms = j.value("median_ms", 0.0);
         e.note = j.value("note", "");
         if (e.gpu.empty() || e.workload.empty()) {

@@ -8,6 +8,7 @@
 
 #include "fake_workload.hpp"
 #include "microsched/measure/timing_stats.hpp"
+#include "microsched/schedule/schedule_text.hpp"
 #include "sweep/plots.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/report.hpp"
@@ -163,8 +164,9 @@ TEST_CASE("JSON holds every point and reads back exactly") {
     CHECK(back.scenarios[s].points == r.scenarios[s].points);
   }
   const auto j = nlohmann::json::parse(text);
-  CHECK(j.at("best_constant").at("schedule").at("chunk") == 4);
-  CHECK(j.at("scenarios").at(0).at("best").at("schedule").at("chunk") == 1);
+  CHECK(parse_schedule_text(j.at("best_constant").at("schedule").get<std::string>()).chunk == 4);
+  CHECK(parse_schedule_text(j.at("scenarios").at(0).at("best").at("schedule").get<std::string>())
+            .chunk == 1);
   CHECK(j.at("scenarios").at(0).at("points").at(0).contains("over_floor"));
   CHECK_THROWS_AS((void)results_from_json_text("{\"format\":\"something else\"}"),
                   std::invalid_argument);

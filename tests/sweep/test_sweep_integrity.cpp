@@ -164,13 +164,16 @@ TEST_CASE("--resume leaves a journal that is not this sweep's untouched") {
   { auto other = journal::create(path, header_for("Other GPU"), true); }
   const std::string other_gpu = read_file(path) + R"({"type":"point","sch)";
   refused_untouched(other_gpu, "'Other GPU'");
-  // A journal of an older format (five schedule fields).
-  std::string old = read_file(path);
-  old = old.substr(0, old.find('\n') + 1);
-  const auto v = old.find("\"version\":2");
+  // Journals of older formats (five schedule fields; a schedule as a JSON object).
+  std::string header = read_file(path);
+  header = header.substr(0, header.find('\n') + 1);
+  const auto v = header.find("\"version\":3");
   REQUIRE(v != std::string::npos);
-  old.replace(v, 11, "\"version\":1");
-  refused_untouched(old, "version 1");
+  for (const char* older : {"1", "2"}) {
+    std::string old = header;
+    old.replace(v, 11, std::string("\"version\":") + older);
+    refused_untouched(old, std::string("version ") + older);
+  }
   // This sweep's journal with a torn line: only that line goes.
   { auto mine = journal::create(path, header_for("Fake GPU"), true); }
   const std::string good = read_file(path);

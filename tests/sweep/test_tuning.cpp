@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "microsched/sweep/schedule_json.hpp"
+#include "microsched/schedule/schedule_text.hpp"
 #include "microsched/sweep/tuning_file.hpp"
 #include "temp_folder.hpp"
 
@@ -114,29 +114,27 @@ TEST_CASE("a tuning file keeps every field of a schedule: budget, period and swi
   CHECK(find_tuned_schedule("julia", "", file, "G") == budgeted);
   CHECK(find_tuned_schedule("montecarlo", "", file, "G") == stream);
   CHECK(find_tuned_schedule("raycast", "", file, "G") == switching);
-  // The JSON form is the text form's field list, member for member.
-  const auto j = schedule_json(switching);
-  CHECK(j.size() == schedule_fields().size());
-  CHECK(j.at("switch_every") == 4);
-  CHECK(j.at("fifo") == true);
-  CHECK(parse_schedule_json(j) == switching);
+  // The file holds each schedule in the one text form, every field of it.
+  std::ifstream in(file);
+  const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved.find("\"" + schedule_text(switching) + "\"") != std::string::npos);
+  CHECK(saved.find("switch_every=4") != std::string::npos);
 }
 
 namespace {
-//! A version-2 file with one julia entry whose schedule is `schedule_members` (a JSON object's
-//! inside).
-std::string tuning_text(const std::string& schedule_members) {
-  return R"({"format": "microsched-tuning", "version": 2, "entries": [
-    {"gpu": "G", "workload": "julia", "schedule": {)" +
-         schedule_members + "}}]}";
+//! A version-3 file with one julia entry whose schedule is the text `schedule`.
+std::string tuning_text(const std::string& schedule) {
+  return R"({"format": "microsched-tuning", "version": 3, "entries": [
+    {"gpu": "G", "workload": "julia", "schedule": ")" +
+         schedule + "\"}]}";
 }
 
-const std::string good_members =
-    R"("strategy": "hybrid", "fetch": "any", "chunk": 16, "deferral": 8, "blocks_per_sm": 0,
-       "budget": 0, "period": 0, "switch_every": 1, "default_then": 0, "fifo": false)";
+const std::string good_schedule =
+    "strategy=hybrid fetch=any chunk=16 deferral=8 blocks_per_sm=0 budget=0 period=0 "
+    "switch_every=1 default_then=0 fifo=false";
 
 std::string with(const std::string& from, const std::string& to) {
-  std::string t = good_members;
+  std::string t = good_schedule;
   const auto at = t.find(from);
   REQUIRE(at != std::string::npos);
   return t.replace(at, from.size(), to);
@@ -153,26 +151,25 @@ std::string load_error(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a tuning file's values are never wrapped, rounded or cut: bad ones are refused") {
-  CHECK(load_error(tuning_text(good_members)).empty());
-  const auto refused = [](const std::string& members, const std::string& part) {
-    const std::string error = load_error(tuning_text(members));
+  CHECK(load_error(tuning_text(good_schedule)).empty());
+  const auto refused = [](const std::string& schedule, const std::string& part) {
+    const std::string error = load_error(tuning_text(schedule));
     CAPTURE(error);
     return error.find(part) != std::string::npos && error.find("x.json") != std::string::npos &&
            error.find("entry 0") != std::string::npos;
   };
-  CHECK(refused(with(R"("chunk": 16)", R"("chunk": -1)"), "chunk=-1: must not be negative"));
-  CHECK(refused(with(R"("chunk": 16)", R"("chunk": 3.9)"), "chunk=3.9: not a whole number"));
-  CHECK(refused(with(R"("deferral": 8)", R"("deferral": 1e30)"),
-                "deferral=1e+30: not a whole number"));
-  CHECK(refused(with(R"("deferral": 8)", R"("deferral": 2147483648)"), "deferral=2147483648"));
-  CHECK(refused(with(R"("chunk": 16)", R"("chunk": 18446744073709551616)"), "chunk="));
-  CHECK(refused(with(R"("budget": 0)", R"("budget": "64")"), "budget=\"64\": expected a number"));
-  CHECK(refused(with(R"("fifo": false)", R"("fifo": 0)"), "fifo=0: expected true or false"));
-  CHECK(refused(with(R"("period": 0)", R"("period": 5)"), "period = 5"));
-  CHECK(refused(with(R"("chunk": 16)", R"("chunk": 0)"), "chunk size = 0"));
-  CHECK(refused(with(R"("strategy": "hybrid")", R"("strategy": "sideways")"), "sideways"));
-  CHECK(refused(with(R"("budget": 0, )", ""), "missing key budget"));
-  CHECK(refused(good_members + R"(, "colour": "red")", "colour=red: unknown key"));
+  CHECK(refused(with("chunk=16", "chunk=-1"), "chunk=-1: must not be negative"));
+  CHECK(refused(with("chunk=16", "chunk=3.9"), "chunk=3.9: not a whole number"));
+  CHECK(refused(with("deferral=8", "deferral=1e30"), "deferral=1e30: not a whole number"));
+  CHECK(refused(with("deferral=8", "deferral=2147483648"), "deferral=2147483648"));
+  CHECK(refused(with("chunk=16", "chunk=18446744073709551616"), "chunk="));
+  CHECK(refused(with("budget=0", "budget=64x"), "budget=64x: junk after the number"));
+  CHECK(refused(with("fifo=false", "fifo=0"), "fifo=0: expected true or false"));
+  CHECK(refused(with("period=0", "period=5"), "period = 5"));
+  CHECK(refused(with("chunk=16", "chunk=0"), "chunk size = 0"));
+  CHECK(refused(with("strategy=hybrid", "strategy=sideways"), "sideways"));
+  CHECK(refused(with("budget=0 ", ""), "missing key budget"));
+  CHECK(refused(good_schedule + " colour=red", "colour=red: unknown key"));
 }
 
 TEST_CASE("a broken tuning file is refused with the file and the problem named") {
@@ -190,10 +187,18 @@ TEST_CASE("a broken tuning file is refused with the file and the problem named")
      "chunk": 16, "deferral": 8, "blocks_per_sm": 0}}]})");
   CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 1 stores five fields"),
                        std::runtime_error);
+  // Version 2 held a schedule as a JSON object.
+  write(R"({"format": "microsched-tuning", "version": 2, "entries": []})");
+  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 2 stores a schedule"),
+                       std::runtime_error);
+  write(R"({"format": "microsched-tuning", "version": 3, "entries": [
+    {"gpu": "G", "workload": "julia", "schedule": {"strategy": "hybrid"}}]})");
+  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("is not a string"),
+                       std::runtime_error);
   write(R"({"format": "microsched-tuning", "version": 2.5, "entries": []})");
   CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 2.5 is not supported"),
                        std::runtime_error);
-  write(tuning_text(with(R"("strategy": "hybrid")", R"("strategy": "sideways")")));
+  write(tuning_text(with("strategy=hybrid", "strategy=sideways")));
   CHECK_THROWS_WITH_AS((void)find_tuned_schedule("julia", "", file, "G"),
                        doctest::Contains("entry 0"), std::runtime_error);
   CHECK(tuning_table::load_or_empty(dir.path / "none.json").entries().empty());

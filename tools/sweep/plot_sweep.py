@@ -239,6 +239,15 @@ def speedup_plot(plt, doc, scenario, path, line_x):
     plt.close(fig)
 
 
+def schedule_fields(text):
+    """A schedule's text form ("strategy=hybrid chunk=32 ...") as a dict, numbers as ints."""
+    fields = {}
+    for word in text.split():
+        key, _, value = word.partition("=")
+        fields[key] = int(value) if value.isdigit() else value
+    return fields
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", help="the sweep's output folder (holds sweep.json)")
@@ -258,6 +267,9 @@ def main():
     if doc.get("format") != "microsched-sweep-results":
         print(f"plot_sweep: {args.folder}/sweep.json is not a sweep results file", file=sys.stderr)
         return 2
+    for scenario in doc.get("scenarios", []):
+        for point in scenario.get("points", []):
+            point["schedule"] = schedule_fields(point["schedule"])
     known = (list(AXES) if doc.get("takes_schedule", True) else []) + doc.get("tunables", [])
     for name, value in (("--heatmap-x", args.heatmap_x), ("--heatmap-y", args.heatmap_y),
                         ("--line-x", args.line_x)):

@@ -4,6 +4,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "microsched/schedule/schedule_text.hpp"
+
 namespace microsched::sweep {
 
 using json = nlohmann::json;
@@ -86,7 +88,7 @@ json to_json(const baseline_record& r) {
 json to_json(const point_record& r) {
   return {{"type", "point"},
           {"scenario", r.scenario},
-          {"schedule", schedule_json(r.schedule)},
+          {"schedule", schedule_text(r.schedule)},
           {"tunables", r.tunables},
           {"status", to_string(r.status)},
           {"reason", r.reason},
@@ -120,6 +122,11 @@ sweep_header header_from_json(const json& j) {
     throw std::invalid_argument(
         "version 1 was written by an older sweep, whose schedules lack budget, period and "
         "switching; start again with --overwrite or another --out");
+  }
+  if (version == 2) {
+    throw std::invalid_argument(
+        "version 2 was written by an older sweep, which stored a schedule as a JSON object; "
+        "start again with --overwrite or another --out");
   }
   if (version != journal_version) {
     throw std::invalid_argument("version " + std::to_string(version) + " is not supported (" +
@@ -158,7 +165,7 @@ point_record point_from_json(const json& j) {
   point_record r;
   r.scenario = field<std::string>(j, "scenario");
   if (!j.contains("schedule")) throw std::invalid_argument("field \"schedule\" is missing");
-  r.schedule = parse_schedule_json(j.at("schedule"));
+  r.schedule = parse_schedule_text(field<std::string>(j, "schedule"));
   if (j.contains("tunables")) r.tunables = field<options_map>(j, "tunables");
   r.status = parse_point_status(field<std::string>(j, "status"));
   r.reason = field<std::string>(j, "reason");

@@ -8,14 +8,14 @@
 #include <string>
 
 #include "microsched/measure/timing_stats.hpp"
-#include "microsched/sweep/schedule_json.hpp"
+#include "microsched/schedule/schedule_arguments.hpp"
 #include "sweep/plan.hpp"
 
 namespace microsched::sweep {
 
-//! The journal's and sweep.json's format version. 2: a point's schedule holds every field
-//! (tuning/schedule_json.hpp); 1 held five of them.
-inline constexpr int journal_version = 2;
+//! The journal's and sweep.json's format version. 3: a point's schedule is the one text form
+//! (schedule/schedule_text.hpp); 2 held it as a JSON object, 1 held five of its fields.
+inline constexpr int journal_version = 3;
 
 //! What every point of a sweep shares; written first in the journal.
 struct sweep_header {
@@ -83,7 +83,7 @@ struct point_record {
 [[nodiscard]] nlohmann::json to_json(const point_record& record);
 
 //! Readers throw std::invalid_argument naming the missing or bad field. A schedule is written and
-//! read with schedule_json / parse_schedule_json, the tuning files' form.
+//! read with schedule_text / parse_schedule_text, the form of every file that holds one.
 [[nodiscard]] sweep_header header_from_json(const nlohmann::json& j);
 [[nodiscard]] timing_stats timing_from_json(const nlohmann::json& j);
 [[nodiscard]] baseline_record baseline_from_json(const nlohmann::json& j);

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "microsched/schedule/schedule_text.hpp"
+
 namespace microsched::sweep {
 
 using json = nlohmann::json;
@@ -253,7 +255,7 @@ std::string to_json_text(const sweep_results& results) {
     if (const auto best = best_point(sc)) {
       const auto& p = sc.points[*best];
       const auto r = ratios(p, sc.baseline);
-      j["best"] = {{"schedule", schedule_json(p.schedule)},
+      j["best"] = {{"schedule", schedule_text(p.schedule)},
                    {"tunables", p.tunables},
                    {"median_ms", p.time.median_ms},
                    {"speedup_vs_vanilla", ratio_json(r.speedup_vs_vanilla, sc.baseline.vanilla)},
@@ -278,7 +280,7 @@ std::string to_json_text(const sweep_results& results) {
                         {"constant_ms", c->constant_ms[s]},
                         {"loss", c->loss[s]}});
     }
-    doc["best_constant"] = {{"schedule", schedule_json(c->schedule)},
+    doc["best_constant"] = {{"schedule", schedule_text(c->schedule)},
                             {"tunables", c->tunables},
                             {"mean_loss", c->mean_loss},
                             {"worst_loss", c->worst_loss},

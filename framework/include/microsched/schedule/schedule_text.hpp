@@ -2,9 +2,9 @@
 #pragma once
 //! @file schedule_text.hpp
 //! The one persisted form of a schedule: every field of schedule_arguments as `key=value`, in one
-//! fixed order, from one field list. The text form (schedule_text) keys sweep points and
-//! calibration caches; the JSON form of the tuning files (tuning/schedule_json.hpp) is built on
-//! the same list, so a field added here is stored everywhere.
+//! fixed order, from one field list. Every file that holds a schedule holds this text: the
+//! calibration cache, the tuning files and the sweep's journal and results, so a field added here
+//! is stored everywhere.
 //!
 //! @code
 //! strategy=budgeted fetch=any chunk=32 deferral=0 blocks_per_sm=0 budget=64 period=0

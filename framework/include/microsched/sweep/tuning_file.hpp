@@ -4,14 +4,11 @@
 //! Tuned schedules on disk, keyed by GPU name and workload (and optionally one scenario of it),
 //! written by the sweep tool and read back at run time when a program asks for the tuned default.
 //!
-//! The file is JSON; a schedule holds every field, in its JSON form (tuning/schedule_json.hpp):
+//! The file is JSON; a schedule is every field in the one text form (schedule/schedule_text.hpp):
 //! @code{.json}
-//! {"format": "microsched-tuning", "version": 2,
+//! {"format": "microsched-tuning", "version": 3,
 //!  "entries": [{"gpu": "NVIDIA H100 80GB HBM3", "workload": "julia", "scenario": "",
-//!               "schedule": {"strategy": "budgeted", "fetch": "any", "chunk": 32,
-//!                            "deferral": 0, "blocks_per_sm": 0, "budget": 64, "period": 0,
-//!                            "switch_every": 1, "default_then": 0,
-//!                            "fifo": false},
+//!               "schedule": "strategy=budgeted fetch=any chunk=32 ... fifo=false",
 //!               "median_ms": 1.23, "note": "best constant over 3 scenarios, worst loss 2.1%"}]}
 //! @endcode
 //! An entry with an empty scenario is the workload's default on that GPU (the sweep stores the
@@ -40,8 +37,8 @@ struct tuning_entry {
 class tuning_table {
  public:
   //! Reads a tuning file. Throws std::runtime_error naming the file and the problem when it
-  //! cannot be read or is not a valid tuning file (bad JSON, version 1, a schedule that
-  //! parse_schedule_json refuses: unknown strategy, chunk -1 or 3.9, a missing field, ...).
+  //! cannot be read or is not a valid tuning file (bad JSON, version 1 or 2, a schedule that
+  //! parse_schedule_text refuses: unknown strategy, chunk -1 or 3.9, a missing field, ...).
   [[nodiscard]] static tuning_table load(const std::filesystem::path& file);
   //! load() when the file exists, else an empty table.
   [[nodiscard]] static tuning_table load_or_empty(const std::filesystem::path& file);
