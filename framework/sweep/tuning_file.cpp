@@ -1,89 +1,78 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/sweep/tuning_file.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
 #include "microsched/device.hpp"
-#include "microsched/io/atomic_file.hpp"
-#include "microsched/schedule/schedule_text.hpp"
+#include "microsched/schedule/schedule_store.hpp"
 
 namespace microsched::sweep {
 
 namespace {
-using json = nlohmann::json;
+//! Records: gpu, workload, scenario, median ms, note, then the schedule. Version 4: the one
+//! store (schedule_store.hpp); 1 to 3 were JSON.
+constexpr store_kind tuning_kind{"microsched-tuning", 4, 5};
 
-constexpr const char* format_name = "microsched-tuning";
-//! 3: the schedule in the one text form (schedule_text.hpp); 2 held it as a JSON object, 1 held
-//! five of its fields.
-constexpr int format_version = 3;
-}  // namespace
-
-std::string tuning_table::to_json() const {
-  json entries = json::array();
-  for (const auto& e : entries_) {
-    entries.push_back({{"gpu", e.gpu},
-                       {"workload", e.workload},
-                       {"scenario", e.scenario},
-                       {"schedule", schedule_text(e.schedule)},
-                       {"median_ms", e.median_ms},
-                       {"note", e.note}});
-  }
-  const json doc = {{"format", format_name}, {"version", format_version}, {"entries", entries}};
-  return doc.dump(2) + "\n";
+std::string milliseconds_text(double ms) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, ms);
+  return ec == std::errc{} ? std::string(buffer, end) : std::string("0");
 }
 
-tuning_table tuning_table::parse(const std::string& json_text, const std::string& origin) {
+double milliseconds_of(const std::string& text) {
+  double ms = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (ec != std::errc{} || end != text.data() + text.size() || !(ms >= 0)) {
+    throw std::invalid_argument("median ms '" + text + "' is not a time of 0 or more");
+  }
+  return ms;
+}
+
+std::vector<store_record> records_of(const std::vector<tuning_entry>& entries) {
+  std::vector<store_record> records;
+  for (const auto& e : entries) {
+    records.push_back(
+        {{e.gpu, e.workload, e.scenario, milliseconds_text(e.median_ms), e.note}, e.schedule});
+  }
+  return records;
+}
+}  // namespace
+
+std::string tuning_table::to_text() const {
+  return store_text(tuning_kind, records_of(entries_));
+}
+
+tuning_table tuning_table::parse(const std::string& text, const std::string& origin) {
+  if (!text.empty() && text.front() == '{') {
+    throw std::runtime_error(origin +
+                             ":1: starts with '{', as the JSON tuning files of older sweeps "
+                             "did; run the sweep with --save-tuning again to write this version");
+  }
   tuning_table table;
   try {
-    const json doc = json::parse(json_text);
-    if (doc.value("format", "") != format_name) {
-      throw std::invalid_argument("not a microsched tuning file (\"format\" is not \"" +
-                                  std::string(format_name) + "\")");
-    }
-    const json& version = doc.at("version");
-    if (version == 1) {
-      throw std::invalid_argument(
-          "version 1 stores five fields of a schedule and drops budget, period and switching; "
-          "run the sweep with --save-tuning again to write version " +
-          std::to_string(format_version));
-    }
-    if (version == 2) {
-      throw std::invalid_argument(
-          "version 2 stores a schedule as a JSON object; run the sweep with --save-tuning again "
-          "to write version " +
-          std::to_string(format_version) + ", whose schedule is one schedule_text string");
-    }
-    if (!version.is_number_unsigned() || version != format_version) {
-      throw std::invalid_argument("version " + version.dump() + " is not supported (" +
-                                  std::to_string(format_version) + " is)");
-    }
-    std::size_t index = 0;
-    for (const auto& j : doc.at("entries")) {
+    for (const store_record& r : parse_store(text, tuning_kind, origin)) {
+      tuning_entry e;
+      e.gpu = r.keys[0];
+      e.workload = r.keys[1];
+      e.scenario = r.keys[2];
+      e.note = r.keys[4];
+      e.schedule = r.schedule;
       try {
-        tuning_entry e;
-        e.gpu = j.at("gpu").get<std::string>();
-        e.workload = j.at("workload").get<std::string>();
-        e.scenario = j.value("scenario", "");
-        const json& schedule = j.at("schedule");
-        if (!schedule.is_string()) throw std::invalid_argument("\"schedule\" is not a string");
-        e.schedule = parse_schedule_text(schedule.get<std::string>());
-        e.median_ms = j.value("median_ms", 0.0);
-        e.note = j.value("note", "");
+        e.median_ms = milliseconds_of(r.keys[3]);
         if (e.gpu.empty() || e.workload.empty()) {
           throw std::invalid_argument("gpu and workload must not be empty");
         }
-        table.set(e);
-      } catch (const std::exception& err) {
-        throw std::invalid_argument("entry " + std::to_string(index) + ": " + err.what());
+      } catch (const std::invalid_argument& err) {
+        throw std::invalid_argument(origin + ":" + std::to_string(r.line) + ": " + err.what());
       }
-      ++index;
+      table.set(e);
     }
-  } catch (const std::exception& err) {
-    throw std::runtime_error(origin + ": " + err.what());
+  } catch (const std::invalid_argument& err) {
+    throw std::runtime_error(err.what());
   }
   return table;
 }
@@ -101,7 +90,7 @@ tuning_table tuning_table::load_or_empty(const std::filesystem::path& file) {
 }
 
 void tuning_table::save(const std::filesystem::path& file) const {
-  write_file_atomically(file, to_json());
+  save_store(file, tuning_kind, records_of(entries_));
 }
 
 void tuning_table::set(const tuning_entry& entry) {

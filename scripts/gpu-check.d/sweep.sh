@@ -13,7 +13,7 @@ sweep_check() {
     return 1
   fi
   "$sweep" julia offset=0,1,2 strategy=local,private_pools,hybrid chunk=1:4096:x4 deferral=1:64:x4 \
-    fetch=any --out "$out" --overwrite --save-tuning "$out/tuning.json" --quiet \
+    fetch=any --out "$out" --overwrite --save-tuning "$out/tuning.txt" --quiet \
     >"$out/stdout.txt" 2>"$out/stderr.txt"
   rc=$?
   cat "$out/stdout.txt" "$out/stderr.txt"

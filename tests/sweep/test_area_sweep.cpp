@@ -91,7 +91,7 @@ TEST_CASE("bad tunable values stop an area sweep before any work, naming the val
     r = run_cli({"fake-area", "--out", out, "--heatmap-x", "chunk"}, counters, nullptr, gpu);
     CHECK(r.rc == exit_bad_input);
     CHECK(r.err.find("heat map axis 'chunk'") != std::string::npos);
-    r = run_cli({"fake-area", "--out", out, "--save-tuning", (dir.path / "t.json").string()},
+    r = run_cli({"fake-area", "--out", out, "--save-tuning", (dir.path / "t.txt").string()},
                 counters, nullptr, gpu);
     CHECK(r.rc == exit_bad_input);
     CHECK(r.err.find("holds schedules only") != std::string::npos);

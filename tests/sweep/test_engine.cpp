@@ -224,7 +224,7 @@ TEST_CASE("the sweep program writes every output and prints the best setting") {
   temp_folder dir;
   auto counters = std::make_shared<testing::fake_counters>();
   const auto out = (dir.path / "out").string();
-  const auto tuning = (dir.path / "tuning.json").string();
+  const auto tuning = (dir.path / "tuning.txt").string();
   // --no-plots: the plots are matplotlib's (the ctest test sweep_plots draws them).
   const auto r = run_cli({"fake", "offset=0,1", "strategy=local,private_pools,hybrid",
                           "chunk=1:1024:x4", "deferral=2:32:x4", "--out", out, "--warmup", "1",
@@ -277,7 +277,7 @@ TEST_CASE("the sweep program refuses bad input before any work") {
   r = run_cli({"fake", "--out", "/proc/sweep-out"}, counters);
   CHECK(r.rc == exit_bad_input);
   CHECK(r.err.find("/proc/sweep-out") != std::string::npos);
-  r = run_cli({"fake", "--out", out, "--save-tuning", "/proc/x/tuning.json"}, counters);
+  r = run_cli({"fake", "--out", out, "--save-tuning", "/proc/x/tuning.txt"}, counters);
   CHECK(r.rc == exit_bad_input);
   CHECK(r.err.find("/proc/x") != std::string::npos);
   r = run_cli({"fake", "--out", out, "--heatmap-x", "strategy"}, counters);

@@ -96,7 +96,7 @@ TEST_CASE("a small julia sweep runs end to end on the GPU") {
   std::string pattern = (fs::temp_directory_path() / "sweep-gpu-XXXXXX").string();
   const fs::path dir = ::mkdtemp(pattern.data());
   const std::string out = (dir / "out").string();
-  const std::string tuning = (dir / "tuning.json").string();
+  const std::string tuning = (dir / "tuning.txt").string();
   const std::vector<std::string> args = {
       "julia",
       "width=512",

@@ -95,7 +95,7 @@ TEST_CASE("a swept field that no swept strategy reads is refused; equal schedule
 TEST_CASE("budget and period are sweep axes, journaled, resumed and stored in the tuning file") {
   temp_folder dir;
   const auto out = (dir.path / "out").string();
-  const auto tuning = (dir.path / "tuning.json").string();
+  const auto tuning = (dir.path / "tuning.txt").string();
   const std::vector<std::string> args = {"fake",
                                          "strategy=budgeted,warp_range",
                                          "budget=32,64,128",
@@ -187,7 +187,7 @@ TEST_CASE("without a GPU the sweep creates no folder and no file") {
   temp_folder dir;
   auto counters = std::make_shared<testing::fake_counters>();
   const auto out = dir.path / "new" / "deeper";
-  const auto tuning = dir.path / "tuning.json";
+  const auto tuning = dir.path / "tuning.txt";
   const auto r =
       run_cli({"fake", "offset=1", "--out", out.string(), "--save-tuning", tuning.string()},
               counters, nullptr, false);

@@ -47,7 +47,7 @@ TEST_CASE("the sweep guide's example gives the fallback when there is no tuning 
 
 TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scenario") {
   temp_folder dir;
-  const auto file = dir.path / "tuning.json";
+  const auto file = dir.path / "tuning.txt";
   tuning_table t;
   const auto h100 = "NVIDIA H100 80GB HBM3";
   const auto julia_default = schedule(pool_strategy::hybrid, fetch_control::any(), 16, 8, 0);
@@ -84,11 +84,11 @@ TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scena
   CHECK(find_tuned_schedule("julia", "", file, h100) == julia_default);
   CHECK(find_tuned_schedule("julia", "julia offset=2", file, h100) == julia_offset2);
   CHECK_FALSE(find_tuned_schedule("raycast", "", file, h100));
-  CHECK_FALSE(find_tuned_schedule("julia", "", dir.path / "missing.json", h100));
+  CHECK_FALSE(find_tuned_schedule("julia", "", dir.path / "missing.txt", h100));
   ::setenv(tuning_file_variable, file.c_str(), 1);
   CHECK(find_tuned_schedule("montecarlo", "", {}, h100) == mc);
   CHECK(tuning_file_path() == file);
-  CHECK(tuning_file_path("other.json") == fs::path("other.json"));
+  CHECK(tuning_file_path("other.txt") == fs::path("other.txt"));
   ::unsetenv(tuning_file_variable);
   CHECK_FALSE(tuning_file_path());
   CHECK_FALSE(find_tuned_schedule("julia", "", {}, h100));
@@ -99,7 +99,7 @@ TEST_CASE("a tuning file round-trips and is looked up by GPU, workload and scena
 
 TEST_CASE("a tuning file keeps every field of a schedule: budget, period and switching") {
   temp_folder dir;
-  const auto file = dir.path / "tuning.json";
+  const auto file = dir.path / "tuning.txt";
   schedule_arguments budgeted = schedule(pool_strategy::budgeted, fetch_control::any(), 8, 0, 0);
   budgeted.budget = 48;
   schedule_arguments stream = schedule(pool_strategy::warp_range, fetch_control::all(), 16, 4, 2);
@@ -117,16 +117,14 @@ TEST_CASE("a tuning file keeps every field of a schedule: budget, period and swi
   // The file holds each schedule in the one text form, every field of it.
   std::ifstream in(file);
   const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(saved.find("\"" + schedule_text(switching) + "\"") != std::string::npos);
+  CHECK(saved.find("\t" + schedule_text(switching) + "\n") != std::string::npos);
   CHECK(saved.find("switch_every=4") != std::string::npos);
 }
 
 namespace {
-//! A version-3 file with one julia entry whose schedule is the text `schedule`.
+//! A current file with one julia entry whose schedule is the text `schedule`.
 std::string tuning_text(const std::string& schedule) {
-  return R"({"format": "microsched-tuning", "version": 3, "entries": [
-    {"gpu": "G", "workload": "julia", "schedule": ")" +
-         schedule + "\"}]}";
+  return "microsched-tuning 4\nG\tjulia\t\t1.5\tbest constant\t" + schedule + "\n";
 }
 
 const std::string good_schedule =
@@ -142,7 +140,7 @@ std::string with(const std::string& from, const std::string& to) {
 
 std::string load_error(const std::string& text) {
   try {
-    (void)tuning_table::parse(text, "tuning file 'x.json'");
+    (void)tuning_table::parse(text, "tuning file 'x.txt'");
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -155,8 +153,7 @@ TEST_CASE("a tuning file's values are never wrapped, rounded or cut: bad ones ar
   const auto refused = [](const std::string& schedule, const std::string& part) {
     const std::string error = load_error(tuning_text(schedule));
     CAPTURE(error);
-    return error.find(part) != std::string::npos && error.find("x.json") != std::string::npos &&
-           error.find("entry 0") != std::string::npos;
+    return error.find(part) != std::string::npos && error.find("x.txt':2: ") != std::string::npos;
   };
   CHECK(refused(with("chunk=16", "chunk=-1"), "chunk=-1: must not be negative"));
   CHECK(refused(with("chunk=16", "chunk=3.9"), "chunk=3.9: not a whole number"));
@@ -174,32 +171,38 @@ TEST_CASE("a tuning file's values are never wrapped, rounded or cut: bad ones ar
 
 TEST_CASE("a broken tuning file is refused with the file and the problem named") {
   temp_folder dir;
-  const auto file = dir.path / "bad.json";
+  const auto file = dir.path / "bad.txt";
   const auto write = [&](const std::string& text) { std::ofstream(file) << text; };
-  write("{not json");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("bad.json"), std::runtime_error);
-  write(R"({"format": "something", "version": 2, "entries": []})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("not a microsched tuning file"),
-                       std::runtime_error);
-  // Version 1 held five fields; reading it would invent budget, period and switching.
-  write(R"({"format": "microsched-tuning", "version": 1, "entries": [
-    {"gpu": "G", "workload": "julia", "schedule": {"strategy": "hybrid", "fetch": "any",
-     "chunk": 16, "deferral": 8, "blocks_per_sm": 0}}]})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 1 stores five fields"),
-                       std::runtime_error);
-  // Version 2 held a schedule as a JSON object.
-  write(R"({"format": "microsched-tuning", "version": 2, "entries": []})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 2 stores a schedule"),
-                       std::runtime_error);
-  write(R"({"format": "microsched-tuning", "version": 3, "entries": [
-    {"gpu": "G", "workload": "julia", "schedule": {"strategy": "hybrid"}}]})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("is not a string"),
-                       std::runtime_error);
-  write(R"({"format": "microsched-tuning", "version": 2.5, "entries": []})");
-  CHECK_THROWS_WITH_AS(tuning_table::load(file), doctest::Contains("version 2.5 is not supported"),
-                       std::runtime_error);
+  const auto refused = [&](const std::string& text, const std::string& part) {
+    write(text);
+    try {
+      (void)tuning_table::load(file);
+    } catch (const std::runtime_error& e) {
+      CAPTURE(e.what());
+      return std::string(e.what()).find(part) != std::string::npos &&
+             std::string(e.what()).find("bad.txt") != std::string::npos;
+    }
+    return false;
+  };
+  CHECK(refused("", ":1: the file is empty"));
+  CHECK(refused("microsched-calibration 5\n", ":1: not a microsched-tuning file"));
+  CHECK(refused("microsched-tuning 3\n", ":1: version 3 of this file is not read (4 is)"));
+  // Versions 1 to 3 were JSON.
+  CHECK(refused(R"({"format": "microsched-tuning", "version": 3, "entries": []})",
+                ":1: starts with '{', as the JSON tuning files"));
+  CHECK(refused(tuning_text(good_schedule) + "G\tjulia\n", ":3: expected 6 tab-separated fields"));
+  CHECK(refused("microsched-tuning 4\nG\tjulia\t\tfast\t\t" + good_schedule + "\n",
+                ":2: median ms 'fast' is not a time of 0 or more"));
+  CHECK(refused("microsched-tuning 4\n\tjulia\t\t1\t\t" + good_schedule + "\n",
+                ":2: gpu and workload must not be empty"));
   write(tuning_text(with("strategy=hybrid", "strategy=sideways")));
   CHECK_THROWS_WITH_AS((void)find_tuned_schedule("julia", "", file, "G"),
-                       doctest::Contains("entry 0"), std::runtime_error);
-  CHECK(tuning_table::load_or_empty(dir.path / "none.json").entries().empty());
+                       doctest::Contains("bad.txt':2: "), std::runtime_error);
+  CHECK(tuning_table::load_or_empty(dir.path / "none.txt").entries().empty());
+  // A field that would break the line format is refused on saving, and nothing is written.
+  tuning_table t;
+  t.set({"G", "julia", "", schedule(pool_strategy::direct, fetch_control::any(), 32, 0, 0), 0,
+         "a\tnote"});
+  CHECK_THROWS_AS(t.save(dir.path / "tab.txt"), std::invalid_argument);
+  CHECK_FALSE(fs::exists(dir.path / "tab.txt"));
 }

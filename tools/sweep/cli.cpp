@@ -55,7 +55,7 @@ speedup-<scenario>.png.
 Examples:
   sweep julia chunk=1:4096:x2 deferral=1:64:x2 strategy=local,private_pools,hybrid offset=0,1,2
   sweep julia --out julia-sweep --resume ...same parameters...    (continue a stopped sweep)
-  sweep montecarlo strategy=hybrid fetch=any,all,ballot:1..32:x2 --save-tuning tuning.json
+  sweep montecarlo strategy=hybrid fetch=any,all,ballot:1..32:x2 --save-tuning tuning.txt
   sweep julia strategy=budgeted budget=32,48,64,128 chunk=1,8,32
   sweep raycast contexts=64,128 switch-every=1,4 strategy=hybrid chunk=32
   sweep micro-branch paths=4 method=original,dgi neighbouring=4,16,64

@@ -8,8 +8,8 @@
 //! file is the normal first run; a corrupt, unreadable or foreign one is ignored with one line
 //! on stderr, never an error. `MICROSCHED_CACHE=off` turns the cache off;
 //! `MICROSCHED_CACHE_DIR` moves it (default `$XDG_CACHE_HOME/microsched`, else
-//! `$HOME/.cache/microsched`). A file is text, one choice per line, the schedule in the one text
-//! form (schedule_text.hpp):
+//! `$HOME/.cache/microsched`). A file is a schedule store (schedule_store.hpp), as the sweep's
+//! tuning files are: one choice per line, the schedule in the one text form (schedule_text.hpp):
 //!
 //! \code
 //! microsched-calibration 5

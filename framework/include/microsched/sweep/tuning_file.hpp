@@ -4,12 +4,11 @@
 //! Tuned schedules on disk, keyed by GPU name and workload (and optionally one scenario of it),
 //! written by the sweep tool and read back at run time when a program asks for the tuned default.
 //!
-//! The file is JSON; a schedule is every field in the one text form (schedule/schedule_text.hpp):
-//! @code{.json}
-//! {"format": "microsched-tuning", "version": 3,
-//!  "entries": [{"gpu": "NVIDIA H100 80GB HBM3", "workload": "julia", "scenario": "",
-//!               "schedule": "strategy=budgeted fetch=any chunk=32 ... fifo=false",
-//!               "median_ms": 1.23, "note": "best constant over 3 scenarios, worst loss 2.1%"}]}
+//! The file is a schedule store (schedule/schedule_store.hpp): one entry per line, the schedule
+//! in the one text form, every field of it:
+//! @code
+//! microsched-tuning 4
+//! <gpu>\t<workload>\t<scenario>\t<median ms>\t<note>\t<schedule_text>
 //! @endcode
 //! An entry with an empty scenario is the workload's default on that GPU (the sweep stores the
 //! best constant setting across its scenarios there); an entry with a scenario ("julia
@@ -36,15 +35,17 @@ struct tuning_entry {
 //! All entries of one tuning file. At most one entry per (gpu, workload, scenario).
 class tuning_table {
  public:
-  //! Reads a tuning file. Throws std::runtime_error naming the file and the problem when it
-  //! cannot be read or is not a valid tuning file (bad JSON, version 1 or 2, a schedule that
-  //! parse_schedule_text refuses: unknown strategy, chunk -1 or 3.9, a missing field, ...).
+  //! Reads a tuning file. Throws std::runtime_error naming the file, the line and the problem
+  //! when it cannot be read or is not a valid tuning file (another kind of file, an older
+  //! version, a JSON file of an older sweep, a schedule that parse_schedule_text refuses:
+  //! unknown strategy, chunk -1 or 3.9, a missing field, ...).
   [[nodiscard]] static tuning_table load(const std::filesystem::path& file);
   //! load() when the file exists, else an empty table.
   [[nodiscard]] static tuning_table load_or_empty(const std::filesystem::path& file);
 
-  //! Writes the whole table with write_file_atomically (io/atomic_file.hpp): a reader never sees
-  //! a half-written file. Throws std::runtime_error naming the path.
+  //! Writes the whole table with save_store (schedule/schedule_store.hpp): a reader never sees a
+  //! half-written file. Throws std::runtime_error naming the path, std::invalid_argument for a
+  //! field holding a tab or a line break.
   void save(const std::filesystem::path& file) const;
 
   //! Adds the entry, or replaces the one with the same (gpu, workload, scenario).
@@ -61,9 +62,9 @@ class tuning_table {
 
   [[nodiscard]] const std::vector<tuning_entry>& entries() const { return entries_; }
 
-  //! The JSON text save() writes; parse() reads it back (throws std::runtime_error).
-  [[nodiscard]] std::string to_json() const;
-  [[nodiscard]] static tuning_table parse(const std::string& json_text,
+  //! The text save() writes; parse() reads it back (throws std::runtime_error naming `origin`).
+  [[nodiscard]] std::string to_text() const;
+  [[nodiscard]] static tuning_table parse(const std::string& text,
                                           const std::string& origin = "tuning file");
 
  private:
