@@ -193,7 +193,16 @@ void calibration::recalibrate_if_drifted(double ms, std::uint64_t tasks) {
   if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
   if (!decided() || candidates_.size() == 1) return;
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
-  const double calibrated = entries_[static_cast<std::size_t>(chosen_)].best_ms;
+  entry& chosen = entries_[static_cast<std::size_t>(chosen_)];
+  if (chosen.best_ms == 0) {  // adopted without a time (from the cache): this is the reference
+    chosen.best_ms = ms;
+    if (verify_) {
+      verify_ = false;
+      start_check(ms);
+    }
+    return;
+  }
+  const double calibrated = chosen.best_ms;
   if (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) restart();
 }
 

@@ -337,6 +337,28 @@ TEST_CASE("an explicit check of the choice restarts on one run off by the drift 
   CHECK_THROWS_AS(c.recalibrate_if_drifted(1.0, 0), std::invalid_argument);
 }
 
+TEST_CASE("an explicit check of a choice adopted without a time takes its reading as the time") {
+  // A choice from the cache has no time; the check of the first calibrate() must not read that
+  // as a drift and start the calibration over.
+  calibration c(three(), {2, 0.03, 1.5, 1.25, 0.05});
+  c.adopt(1);
+  c.recalibrate_if_drifted(0.40, 4);
+  CHECK(c.decided());
+  CHECK(c.settled());
+  CHECK(c.restarts() == 0);
+  c.recalibrate_if_drifted(0.11);  // the same per task
+  CHECK(c.restarts() == 0);
+  c.recalibrate_if_drifted(0.20);  // 2x per task: the work changed
+  CHECK(c.restarts() == 1);
+  // Adopted to be verified: the reading is the reference, then direct and a challenger run.
+  calibration v(three(), {2, 0.03, 1.5, 1.25, 0.05});
+  v.adopt(2, 0, 1, true);
+  v.recalibrate_if_drifted(0.10);
+  CHECK(v.decided());
+  CHECK_FALSE(v.settled());
+  CHECK(v.restarts() == 0);
+}
+
 TEST_CASE("after a drift, candidates far slower than direct sit the new calibration out") {
   calibration_settings settings;
   settings.short_run_ms = 0;  // one round of each, to keep the script short
