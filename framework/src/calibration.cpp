@@ -192,6 +192,7 @@ void calibration::recalibrate_if_drifted(double ms, std::uint64_t tasks) {
     throw_invalid("calibration time (ms)", ms, "must be positive");
   if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
   if (!decided() || candidates_.size() == 1) return;
+  if (reference_tasks_ == 0) reference_tasks_ = tasks;
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
   entry& chosen = entries_[static_cast<std::size_t>(chosen_)];
   if (chosen.best_ms == 0) {  // adopted without a time (from the cache): this is the reference
@@ -257,7 +258,7 @@ void calibration::adopt(int i, double ms, std::uint64_t tasks, bool verify) {
     throw_invalid("calibration time (ms)", ms, "must be at least 0");
   if (tasks == 0) throw_invalid("calibration tasks", tasks, "must be at least 1");
   entries_.assign(candidates_.size(), entry{});
-  reference_tasks_ = tasks;
+  reference_tasks_ = ms > 0 ? tasks : 0;  // without a time, the first reading sets both
   entries_[static_cast<std::size_t>(i)].best_ms = ms;
   chosen_ = i;
   untimed_ = 0;

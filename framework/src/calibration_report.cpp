@@ -22,9 +22,17 @@ std::string calibration::report() const {
   std::string out;
   if (decided()) {
     const entry& c = entries_[static_cast<std::size_t>(chosen_)];
-    std::snprintf(buffer, sizeof buffer, "chose %s (%.3f ms, %.2fx direct)",
-                  to_string(candidate(chosen_)).c_str(), c.best_ms,
-                  c.best_ms > 0 ? entries_[0].best_ms / c.best_ms : 1.0);
+    const double direct_ms = entries_[0].best_ms;
+    if (c.best_ms == 0) {  // adopted, not yet timed
+      std::snprintf(buffer, sizeof buffer, "chose %s (not timed yet)",
+                    to_string(candidate(chosen_)).c_str());
+    } else if (direct_ms == 0) {
+      std::snprintf(buffer, sizeof buffer, "chose %s (%.3f ms; direct not timed)",
+                    to_string(candidate(chosen_)).c_str(), c.best_ms);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "chose %s (%.3f ms, %.2fx direct)",
+                    to_string(candidate(chosen_)).c_str(), c.best_ms, direct_ms / c.best_ms);
+    }
     out = buffer;
   } else {
     out = "calibrating";

@@ -342,11 +342,13 @@ TEST_CASE("an explicit check of a choice adopted without a time takes its readin
   // as a drift and start the calibration over.
   calibration c(three(), {2, 0.03, 1.5, 1.25, 0.05});
   c.adopt(1);
+  CHECK(c.report().find("(not timed yet)") != std::string::npos);
   c.recalibrate_if_drifted(0.40, 4);
   CHECK(c.decided());
   CHECK(c.settled());
   CHECK(c.restarts() == 0);
-  c.recalibrate_if_drifted(0.11);  // the same per task
+  CHECK(c.report().find("(0.400 ms; direct not timed)") != std::string::npos);  // the whole call
+  c.recalibrate_if_drifted(0.11);                                               // the same per task
   CHECK(c.restarts() == 0);
   c.recalibrate_if_drifted(0.20);  // 2x per task: the work changed
   CHECK(c.restarts() == 1);
