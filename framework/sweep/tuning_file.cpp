@@ -50,7 +50,9 @@ tuning_table tuning_table::parse(const std::string& text, const std::string& ori
   if (!text.empty() && text.front() == '{') {
     throw std::runtime_error(origin +
                              ":1: starts with '{', as the JSON tuning files of older sweeps "
-                             "did; run the sweep with --save-tuning again to write this version");
+                             "did, which this version does not read; let the sweep write a new "
+                             "one with --save-tuning (to another path, or after removing this "
+                             "one: it is not overwritten)");
   }
   tuning_table table;
   try {

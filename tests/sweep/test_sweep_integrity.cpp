@@ -183,6 +183,21 @@ TEST_CASE("--resume leaves a journal that is not this sweep's untouched") {
   CHECK(read_file(path) == good);
 }
 
+TEST_CASE("a tuning file of an older sweep is refused before the sweep runs, and kept") {
+  temp_folder dir;
+  const auto tuning = dir.path / "tuning.json";
+  const std::string old = R"({"format": "microsched-tuning", "version": 2, "entries": []})";
+  std::ofstream(tuning) << old;
+  auto counters = std::make_shared<testing::fake_counters>();
+  const auto r = run_cli({"fake", "offset=1", "--out", (dir.path / "out").string(), "--no-plots",
+                          "--save-tuning", tuning.string()},
+                         counters);
+  CHECK(r.rc == exit_bad_input);
+  CHECK(r.err.find("JSON tuning files of older sweeps") != std::string::npos);
+  CHECK(counters->made == 0);
+  CHECK(read_file(tuning) == old);
+}
+
 TEST_CASE("without a GPU the sweep creates no folder and no file") {
   temp_folder dir;
   auto counters = std::make_shared<testing::fake_counters>();
