@@ -215,8 +215,9 @@ void add_options(CLI::App& app, sweep_command& c) {
                                "Heat map rows (default: deferral, or the second tunable)");
   app.add_flag("--no-plots", c.no_plots, "Write no PNGs");
   app.add_option("--save-tuning", c.tuning_file,
-                 "Store the best settings in this tuning file (keyed by GPU and workload; "
-                 "read back by microsched::sweep::tuned_schedule)");
+                 "Store the best settings in this tuning file, a text file merged with what it "
+                 "holds and written atomically (keyed by GPU and workload; read back by the "
+                 "samples' --tuned and microsched::sweep::tuned_schedule)");
   app.add_flag("--list", c.list, "List the workloads and their options, then exit");
   app.add_flag("--dry-run", c.dry_run, "Print the plan (scenarios, schedules, points), then exit");
   app.add_flag("-q,--quiet", c.quiet, "No progress bar");
