@@ -137,14 +137,7 @@ void calibration::record(int i, double ms, std::uint64_t tasks) {
     }
     if (i != chosen_ || candidates_.size() == 1) return;
     entry& chosen = entries_[static_cast<std::size_t>(i)];
-    if (chosen.best_ms == 0) {  // adopted without a time: this run is the reference
-      chosen.best_ms = ms;
-      if (verify_) {  // and the next runs check the choice
-        verify_ = false;
-        start_check(ms);
-      }
-      return;
-    }
+    if (take_reference(ms)) return;
     const double calibrated = chosen.best_ms;
     const bool off = (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) &&
                      std::abs(ms - calibrated) > settings_.drift_floor_ms;
@@ -194,17 +187,20 @@ void calibration::recalibrate_if_drifted(double ms, std::uint64_t tasks) {
   if (!decided() || candidates_.size() == 1) return;
   if (reference_tasks_ == 0) reference_tasks_ = tasks;
   ms *= static_cast<double>(reference_tasks_) / static_cast<double>(tasks);
-  entry& chosen = entries_[static_cast<std::size_t>(chosen_)];
-  if (chosen.best_ms == 0) {  // adopted without a time (from the cache): this is the reference
-    chosen.best_ms = ms;
-    if (verify_) {
-      verify_ = false;
-      start_check(ms);
-    }
-    return;
-  }
-  const double calibrated = chosen.best_ms;
+  if (take_reference(ms)) return;
+  const double calibrated = entries_[static_cast<std::size_t>(chosen_)].best_ms;
   if (ms > calibrated * settings_.drift || ms * settings_.drift < calibrated) restart();
+}
+
+bool calibration::take_reference(double ms) {
+  entry& chosen = entries_[static_cast<std::size_t>(chosen_)];
+  if (chosen.best_ms != 0) return false;
+  chosen.best_ms = ms;
+  if (verify_) {  // and the next runs check the choice
+    verify_ = false;
+    start_check(ms);
+  }
+  return true;
 }
 
 void calibration::restart() {

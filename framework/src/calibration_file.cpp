@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/calibration_file.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <stdexcept>
 #include <tuple>
@@ -32,18 +33,15 @@ calibration_load load_calibrations(const std::filesystem::path& file,
     for (const store_record& r : load_store(file, calibration_kind)) {
       const std::string& key = r.keys[0];
       const std::string& class_text = r.keys[1];
-      std::size_t used = 0;
       int size_class = -1;
-      try {
-        size_class = std::stoi(class_text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      const auto at = file.string() + ":" + std::to_string(r.line) + ": ";
-      if (used == 0 || used != class_text.size() || size_class < 0 || size_class > 64)
-        throw std::runtime_error(at + "size class '" + class_text + "' must be in 0..64");
-      if (r.schedule.strategy == pool_strategy::automatic)
-        throw std::runtime_error(at + "a choice cannot be automatic");
+      const char* end = class_text.data() + class_text.size();
+      const auto [stop, ec] = std::from_chars(class_text.data(), end, size_class);
+      const auto refuse = [&](const std::string& why) {
+        throw std::runtime_error(file.string() + ":" + std::to_string(r.line) + ": " + why);
+      };
+      if (ec != std::errc{} || stop != end || size_class < 0 || size_class > 64)
+        refuse("size class '" + class_text + "' must be in 0..64");
+      if (r.schedule.strategy == pool_strategy::automatic) refuse("a choice cannot be automatic");
       const bool here = device_key.empty() || (key.size() >= device_key.size() &&
                                                key.compare(key.size() - device_key.size(),
                                                            device_key.size(), device_key) == 0);

@@ -97,14 +97,19 @@ void save_store(const std::filesystem::path& file, const store_kind& kind,
   write_file_atomically(file, store_text(kind, records));
 }
 
-std::vector<store_record> load_store(const std::filesystem::path& file, const store_kind& kind) {
+std::string read_store_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + file.string());
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw std::runtime_error("cannot read " + file.string());
+  return text.str();
+}
+
+std::vector<store_record> load_store(const std::filesystem::path& file, const store_kind& kind) {
+  const std::string text = read_store_text(file);
   try {
-    return parse_store(text.str(), kind, file.string());
+    return parse_store(text, kind, file.string());
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }

@@ -3,8 +3,6 @@
 
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "microsched/device.hpp"
@@ -80,11 +78,7 @@ tuning_table tuning_table::parse(const std::string& text, const std::string& ori
 }
 
 tuning_table tuning_table::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read tuning file '" + file.string() + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), "tuning file '" + file.string() + "'");
+  return parse(read_store_text(file), "tuning file '" + file.string() + "'");
 }
 
 tuning_table tuning_table::load_or_empty(const std::filesystem::path& file) {

@@ -171,6 +171,9 @@ class calibration {
     std::string why;       //!< why it was dropped
   };
   void decide_if_done();
+  //! A choice adopted without a time takes `ms` (per reference task) as its time, and starts its
+  //! check if the adoption asked for one; false when the choice already has a time.
+  bool take_reference(double ms);
   void restart();
   //! After a drift of a chosen non-direct schedule (or an adopted one's first timed run): the
   //! next runs are direct's and one challenger's (challenger()); check() then keeps the choice

@@ -55,6 +55,9 @@ struct store_record {
 void save_store(const std::filesystem::path& file, const store_kind& kind,
                 const std::vector<store_record>& records);
 
+//! The bytes of `file`. Throws std::runtime_error naming the file when it cannot be read.
+[[nodiscard]] std::string read_store_text(const std::filesystem::path& file);
+
 //! Reads `file` with parse_store(). Throws std::runtime_error naming the file: it cannot be read,
 //! it is empty, or parse_store() refuses it (its reason).
 [[nodiscard]] std::vector<store_record> load_store(const std::filesystem::path& file,
