@@ -18,12 +18,15 @@
 //                                  vanilla_textbook (window 1, rows), vanilla_best (the fastest
 //                                  of windows 16..256 x task orders rows, 8x4, 16x16, expensive
 //                                  tiles first, the winner timed afresh after the search; the
-//                                  label names it), wavefront_<order>_w<w>
-//                                  (checked against vanilla first), ideal (the work counted,
-//                                  priced at the rates of kernels without divergence; the label
-//                                  gives the work per ray), best_direct and microsched (the
-//                                  default; label: its choice); counters x_vanilla_best,
-//                                  x_wavefront, x_best_baseline, of_ideal. Studies: switching
+//                                  label names it), wavefront_<order>_w<w> and
+//                                  wavefront_split (the expert split march/shade wavefront,
+//                                  8x4 w64; both checked against vanilla first), ideal (the work
+//                                  counted, priced at the rates of kernels without divergence;
+//                                  the label gives the work per ray), best_direct and microsched
+//                                  (the default; label: its choice); counters x_vanilla_best,
+//                                  x_wavefront, x_wavefront_split, x_best_baseline (against the
+//                                  fastest of vanilla_best, the wavefronts and wavefront_split),
+//                                  of_ideal. Studies: switching
 //                                  rows of fixed settings; raycast_hessian[_skip]/<size>/... the
 //                                  step sizes and march windows of vanilla and switching.
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288),
@@ -447,6 +450,7 @@ struct rc_baseline_set {
   vanilla_search vanilla;  //!< the fastest windowed vanilla (window x task order)
   double wavefront_ms = 0;
   std::string wavefront_label;
+  double split_ms = 0;  //!< the expert split march/shade wavefront
   raycast_ideal ideal;  //!< the work counted, at full SIMD efficiency
 };
 constexpr int rc_base_repetitions = 5;
@@ -486,6 +490,29 @@ double rc_wavefront_ms(int size, bool skip, const rc_wave_order& o) {
   return cache[key];
 }
 
+//! The expert split march/shade wavefront's order and march window (the window only sets how
+//! many samples one call of the step's march takes: the march kernel goes on to the crossing).
+constexpr rc_wave_order rc_split_order = {"8x4", 8, 4, 64, false};
+
+//! Times the expert split wavefront (checked once against vanilla: every ray once, within
+//! tolerance 2; a failure names the missing, duplicated and differing rays).
+double rc_split_ms(int size, bool skip) {
+  const auto& o = rc_split_order;
+  auto& r = rc_base_set(size, skip);
+  r.set_march_window(o.window);
+  r.set_tile(o.tile_w, o.tile_h);
+  r.set_center_first(o.center_first);
+  const auto c = r.verify_expert_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
+  if (!c.tasks.passed) {
+    throw std::runtime_error("raycast wavefront_split differs from vanilla: " +
+                             std::to_string(c.tasks.missing) + " rays missing, " +
+                             std::to_string(c.tasks.duplicated) + " duplicated, " +
+                             std::to_string(c.tasks.mismatched) + " pixels over tolerance: " +
+                             c.tasks.detail);
+  }
+  return r.time_expert_wavefront({1, rc_base_repetitions}).median_ms;
+}
+
 rc_baseline_set& rc_baselines(int size, bool skip) {
   static std::map<std::pair<int, bool>, rc_baseline_set> sets;
   const auto key = std::make_pair(size, skip);
@@ -507,6 +534,7 @@ rc_baseline_set& rc_baselines(int size, bool skip) {
       b.wavefront_label = std::string(o.name) + " w" + std::to_string(o.window);
     }
   }
+  b.split_ms = rc_split_ms(size, skip);
   return sets.emplace(key, b).first->second;
 }
 
@@ -540,7 +568,9 @@ void run_rc_base_row(benchmark::State& state, int size, bool skip, const Time& t
   state.counters["x_textbook"] = b->textbook_ms / state.counters["ms"];
   state.counters["x_vanilla_best"] = b->vanilla.stats.median_ms / state.counters["ms"];
   state.counters["x_wavefront"] = b->wavefront_ms / state.counters["ms"];
-  const double best = std::min(b->vanilla.stats.median_ms, b->wavefront_ms);
+  state.counters["wavefront_split_ms"] = b->split_ms;
+  state.counters["x_wavefront_split"] = b->split_ms / state.counters["ms"];
+  const double best = std::min({b->vanilla.stats.median_ms, b->wavefront_ms, b->split_ms});
   state.counters["x_best_baseline"] = best / state.counters["ms"];
   state.counters["ideal_ms"] = b->ideal.ideal_ms();
   state.counters["of_ideal"] = b->ideal.ideal_ms() / state.counters["ms"];
@@ -576,7 +606,7 @@ timing_stats rc_ideal_row(rc_baseline_set& b, std::string& label) {
 }
 
 //! The baseline rows of (size, skip): textbook and best vanilla, the ideal, each wavefront
-//! order, and the default with its best direct form.
+//! order, the expert split wavefront, and the default with its best direct form.
 void register_rc_base_baselines(int size, bool skip) {
   add_rc_base_row(size, skip, "vanilla_textbook", [](rc_baseline_set& b, std::string& label) {
     label = "rows w1";
@@ -599,6 +629,13 @@ void register_rc_base_baselines(int size, bool skip) {
                       return t;
                     });
   }
+  add_rc_base_row(size, skip, "wavefront_split", [](rc_baseline_set& b, std::string& label) {
+    const auto& o = rc_split_order;
+    label = std::string(o.name) + " w" + std::to_string(o.window) + " checked";
+    timing_stats t;
+    t.median_ms = b.split_ms;
+    return t;
+  });
   // The default: decided on runs before the timed ones, timed in turns with the fastest
   // direct form it found (the two rows share that measurement).
   for (const bool chosen : {false, true}) {

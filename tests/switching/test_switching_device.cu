@@ -4,8 +4,8 @@
 // sizes and task-pool strategies, with and without deferred switching,
 // with one managed branch (Monte Carlo branch test) and two (one of them if/else with work on
 // both paths). The wavefront baseline (kernels/switching/wavefront.cuh) is checked the same
-// way, and through the runners' public API, as are the windowed-vanilla search and the ray
-// caster's ideal (the counted run's image).
+// way, and through the runners' public API, as are the ray caster's expert split wavefront,
+// the windowed-vanilla search and the ray caster's ideal (the counted run's image).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -347,6 +347,33 @@ TEST_CASE(
       CHECK(r.tasks.duplicated == 0);
     }
   }
+}
+
+TEST_CASE("expert split wavefront of the ray caster: every ray once, the image in tolerance") {
+  const int sizes[][2] = {{1, 1}, {31, 31}, {33, 33}, {37, 29}};
+  for (const auto& [width, height] : sizes) {
+    switching_workloads::raycast_runner rc({width, height, 0.05f});
+    for (const bool skip : {false, true}) {
+      for (const int window : {1, 16}) {
+        rc.set_skip_empty(skip);
+        rc.set_march_window(window);
+        rc.set_center_first(window == 16);
+        // Twice on the same buffers: the second run must not see the first one's queues.
+        for (int run = 0; run < 2; ++run) {
+          const auto r = rc.verify_expert_wavefront(2, 0.001);  // the sample's --verify tolerance
+          INFO(width << "x" << height << (skip ? " skip" : " noskip") << " window " << window
+                     << " run " << run << ": " << r.tasks.missing << " missing, "
+                     << r.tasks.duplicated << " duplicated, " << r.tasks.mismatched
+                     << " over tolerance; " << r.tasks.detail);
+          CHECK(r.tasks.missing == 0);
+          CHECK(r.tasks.duplicated == 0);
+          CHECK(r.tasks.passed);
+        }
+      }
+    }
+  }
+  switching_workloads::raycast_runner rc({37, 29, 0.05f});
+  CHECK(rc.time_expert_wavefront({0, 1}).median_ms > 0);
 }
 
 TEST_CASE("the windowed-vanilla search tries every order and window and keeps the settings") {

@@ -4,6 +4,7 @@
 
 #include "raycast/raycast_ideal.cuh"
 #include "raycast/raycast_program.cuh"
+#include "raycast/raycast_split_wavefront.cuh"
 #include "raycast/raycast_switching.cuh"
 #include "runner_machinery.cuh"
 #include "visit_stats.cuh"
@@ -113,6 +114,15 @@ struct raycast_runner::impl {
   wavefront_t& wavefront() {
     if (!wave || wave->tasks() != pixels()) wave = std::make_unique<wavefront_t>(pixels());
     return *wave;
+  }
+
+  //! The expert split wavefront's buffers, made on first use.
+  std::unique_ptr<detail::raycast_split_wavefront> split;
+  detail::raycast_split_wavefront& split_wavefront() {
+    if (!split || split->rays() != pixels()) {
+      split = std::make_unique<detail::raycast_split_wavefront>(pixels());
+    }
+    return *split;
   }
 
   //! Compares the image and the counters of a counted run with the reference.
@@ -300,6 +310,25 @@ timing_stats raycast_runner::time_wavefront(const timing_options& options) {
 
 int raycast_runner::wavefront_rounds() const {
   return impl_->wave ? impl_->wave->rounds() : 0;
+}
+
+image_check raycast_runner::verify_expert_wavefront(int tolerance, double allowed_fraction) {
+  impl_->ensure_reference();
+  auto& m = *impl_;
+  const cudaStream_t s = m.stream.get();
+  auto& split = m.split_wavefront();
+  m.image.fill_bytes(0xff, s);
+  m.counts.fill_bytes(0, s);
+  split.run(m.scheduled(), m.counts.data(), s);
+  m.stream.synchronize();
+  return m.compare(tolerance, allowed_fraction);
+}
+
+timing_stats raycast_runner::time_expert_wavefront(const timing_options& options) {
+  auto& split = impl_->split_wavefront();
+  const auto program = impl_->scheduled();
+  return impl_->timer.time([&](cudaStream_t s) { split.run(program, nullptr, s); }, options,
+                           impl_->stream.get());
 }
 
 raycast_ideal raycast_runner::measure_ideal(const timing_options& options) {
