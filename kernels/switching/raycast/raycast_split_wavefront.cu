@@ -215,8 +215,8 @@ unsigned persistent_blocks(Kernel kernel, int block_threads, task_id rays) {
   MICROSCHED_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   MICROSCHED_CUDA_TRY(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
-  const std::uint64_t resident = static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(
-                                                                       per_sm > 0 ? per_sm : 1);
+  const std::uint64_t resident =
+      static_cast<std::uint64_t>(sms) * static_cast<std::uint64_t>(per_sm > 0 ? per_sm : 1);
   const std::uint64_t needed = (rays + block_threads - 1) / block_threads;
   return static_cast<unsigned>(resident < needed ? resident : needed);
 }
@@ -277,14 +277,15 @@ void raycast_split_wavefront::queue_round(const raycast_program& program, std::u
 
 void raycast_split_wavefront::run(const raycast_program& program, std::uint32_t* counts,
                                   cudaStream_t stream) {
-  // The rounds a run needs are the most crossings one ray shades, plus one: unknown before the
-  // run, and bounded only by a ray's samples (thousands), so the host reads the rays left once
-  // per batch of rounds, one batch behind, rather than queueing that bound.
+  // A run needs the most crossings one ray shades plus one rounds: unknown before the run and
+  // far below any bound (the opacity's allows 47 shades), so the host reads the rays left once
+  // per batch of rounds, one batch behind, rather than queueing the bound's empty rounds.
   // Every round takes at least one sample of every ray it keeps; a ray has at most
   // 2 * domain_radius / step samples.
-  const double most_samples =
-      std::ceil(2.0 * kernels::raycast::domain_radius / program.view.step_size);
-  const int most_rounds = static_cast<int>(most_samples) + 2;
+  const float step = program.view.step_size;
+  if (!(step >= 1e-3f)) throw_invalid("step", step, "must be at least 0.001");
+  const double most_samples = std::ceil(2.0 * kernels::raycast::domain_radius / step);
+  const int most_rounds = static_cast<int>(most_samples) + 2;  // at most 40002
   MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
   int round = 0;
   for (int batch = 0;; ++batch) {
