@@ -22,11 +22,12 @@
 //                                  wavefront_split (the expert split march/shade wavefront,
 //                                  8x4 w64; both checked against vanilla first), ideal (the work
 //                                  counted, priced at the rates of kernels without divergence;
-//                                  the label gives the work per ray), best_direct and microsched
-//                                  (the default; label: its choice); counters x_vanilla_best,
-//                                  x_wavefront, x_wavefront_split, x_best_baseline (against the
-//                                  fastest of vanilla_best, the wavefronts and wavefront_split),
-//                                  of_ideal. Studies: switching
+//                                  the label gives the work per ray and the longest ray alone),
+//                                  best_direct and microsched (the default; label: its choice);
+//                                  counters x_vanilla_best, x_wavefront, x_wavefront_split,
+//                                  x_best_baseline (against the fastest of vanilla_best, the
+//                                  wavefronts and wavefront_split), of_ideal, longest_ray_ms (the
+//                                  heaviest rays run alone: the tail's bound). Studies: switching
 //                                  rows of fixed settings; raycast_hessian[_skip]/<size>/... the
 //                                  step sizes and march windows of vanilla and switching.
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288),
@@ -574,6 +575,7 @@ void run_rc_base_row(benchmark::State& state, int size, bool skip, const Time& t
   state.counters["x_best_baseline"] = best / state.counters["ms"];
   state.counters["ideal_ms"] = b->ideal.ideal_ms();
   state.counters["of_ideal"] = b->ideal.ideal_ms() / state.counters["ms"];
+  state.counters["longest_ray_ms"] = b->ideal.longest_ray_ms;
 }
 
 //! Registers rc_base/<size>/<skip|noskip>/<row>, timed by `time(baselines, label)`.
@@ -593,12 +595,13 @@ void add_rc_base_row(int size, bool skip, const std::string& row, const Time& ti
 timing_stats rc_ideal_row(rc_baseline_set& b, std::string& label) {
   const auto& i = b.ideal;
   const double rays = static_cast<double>(i.rays);
-  char text[200];
+  char text[300];
   std::snprintf(text, sizeof(text),
                 "per ray %.1f samples x %.2f ps + %.3f shades x %.1f ps (GPU-wide), rays "
-                "%.3f ms",
+                "%.3f ms; longest ray alone %.3f ms (%u samples, %u shades)",
                 static_cast<double>(i.samples) / rays, i.sample_ns * 1e3,
-                static_cast<double>(i.shades) / rays, i.shade_ns * 1e3, i.ray_ms);
+                static_cast<double>(i.shades) / rays, i.shade_ns * 1e3, i.ray_ms, i.longest_ray_ms,
+                i.longest_ray_samples, i.longest_ray_shades);
   label = std::string(i.image_matches ? "" : "COUNTED RUN DIFFERS FROM VANILLA: ") + text;
   timing_stats t;
   t.median_ms = i.ideal_ms();

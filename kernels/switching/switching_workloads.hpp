@@ -163,6 +163,11 @@ struct raycast_ideal {
   double ray_ms = 0;           //!< one thread per ray that begins and ends it, nothing between
   double sample_ns = 0;  //!< per sample: every thread takes the same number (ray_ms taken off)
   double shade_ns = 0;   //!< per shade: every thread shades the same number (ray_ms taken off)
+  //! The longest of the heaviest rays run alone in one thread (the tail's bound: no schedule
+  //! that runs each ray in one thread ends sooner), and that ray's samples and shades.
+  double longest_ray_ms = 0;
+  unsigned longest_ray_samples = 0;
+  unsigned longest_ray_shades = 0;
   //! ray_ms + samples x sample_ns + shades x shade_ns
   [[nodiscard]] double ideal_ms() const {
     return ray_ms +

@@ -417,6 +417,11 @@ TEST_CASE(
     CHECK(i->rays == static_cast<std::uint64_t>(size) * size);
     CHECK(i->samples >= i->rays);  // a miss takes one sample
     CHECK(i->shades > 0);
+    // The longest ray alone: one of the heaviest, with no more work than the whole image's.
+    CHECK(i->longest_ray_ms > 0);
+    CHECK(i->longest_ray_samples >= 1);
+    CHECK(i->longest_ray_samples <= i->samples);
+    CHECK(i->longest_ray_shades <= i->shades);
     // The per-sample and per-shade times are differences of runs of a few microseconds at this
     // size: they belong to the benchmark (bench_switching rc_base/.../ideal), not to a test that
     // may share the GPU with others (ctest -j).

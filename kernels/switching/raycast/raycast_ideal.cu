@@ -32,7 +32,8 @@ __device__ __forceinline__ void add_warp(unsigned count, unsigned long long* tot
 }
 
 __global__ void __launch_bounds__(ideal_block_threads)
-    count_work_kernel(const rk::scene view, std::uint32_t* image, raycast_work_totals* totals) {
+    count_work_kernel(const rk::scene view, std::uint32_t* image, raycast_work_totals* totals,
+                      std::uint32_t* per_ray) {
   const int px = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int py = static_cast<int>(blockIdx.y);
   unsigned samples = 0;
@@ -49,6 +50,7 @@ __global__ void __launch_bounds__(ideal_block_threads)
       if (rk::ray_done(ray, view)) break;
     }
     image[py * view.cam.width + px] = rk::final_colour(ray);
+    if (per_ray != nullptr) per_ray[py * view.cam.width + px] = ray_work_word(samples, shades);
   }
   // Every lane of the warp reaches the sums: blocks are whole warps.
   add_warp(valid ? 1u : 0u, &totals->rays);
@@ -98,6 +100,17 @@ __global__ void __launch_bounds__(ideal_block_threads)
       rk::final_colour(r) ^ static_cast<std::uint32_t>(r.n) ^ __float_as_uint(r.f_prev);
 }
 
+__global__ void one_ray_kernel(const rk::scene view, std::uint32_t pixel, std::uint32_t* sink) {
+  const int px = static_cast<int>(pixel % static_cast<std::uint32_t>(view.cam.width));
+  const int py = static_cast<int>(pixel / static_cast<std::uint32_t>(view.cam.width));
+  rk::ray_state ray = rk::start_ray(view, px, py);
+  for (;;) {
+    if (counted_sample(ray, view)) rk::shade(ray, view);
+    if (rk::ray_done(ray, view)) break;
+  }
+  sink[pixel] = rk::final_colour(ray);
+}
+
 dim3 pixel_grid(const rk::scene& view) {
   return dim3(
       static_cast<unsigned>((view.cam.width + ideal_block_threads - 1) / ideal_block_threads),
@@ -107,13 +120,21 @@ dim3 pixel_grid(const rk::scene& view) {
 }  // namespace
 
 raycast_work_totals count_raycast_work(const kernels::raycast::scene& view, std::uint32_t* image,
-                                       cudaStream_t stream) {
+                                       cudaStream_t stream, std::uint32_t* per_ray) {
   device_buffer<raycast_work_totals> totals(1);
   totals.fill_bytes(0, stream);
   count_work_kernel<<<pixel_grid(view), ideal_block_threads, 0, stream>>>(view, image,
-                                                                          totals.data());
+                                                                          totals.data(), per_ray);
   MICROSCHED_CHECK_LAUNCH("count_work_kernel");
   return totals.to_host(stream).front();  // waits for the stream
+}
+
+void run_one_ray(const kernels::raycast::scene& view, std::uint32_t pixel, std::uint32_t* sink,
+                 cudaStream_t stream) {
+  const auto pixels = static_cast<std::uint64_t>(view.cam.width) * view.cam.height;
+  if (pixel >= pixels) throw_invalid("pixel", pixel, "must be below the image's pixel count");
+  one_ray_kernel<<<1, 1, 0, stream>>>(view, pixel, sink);
+  MICROSCHED_CHECK_LAUNCH("one_ray_kernel");
 }
 
 void run_uniform_raycast_work(const kernels::raycast::scene& view, int samples, int shades,

@@ -24,9 +24,28 @@ struct raycast_work_totals {
 };
 
 //! Renders `view` into `image` (row-major) one sample per iteration, counting the work; waits
-//! for the result. The image equals the vanilla kernel's at any window.
+//! for the result. The image equals the vanilla kernel's at any window. With `per_ray`, each
+//! ray's work goes to per_ray[pixel] too (ray_work_word).
 [[nodiscard]] raycast_work_totals count_raycast_work(const kernels::raycast::scene& view,
-                                                     std::uint32_t* image, cudaStream_t stream);
+                                                     std::uint32_t* image, cudaStream_t stream,
+                                                     std::uint32_t* per_ray = nullptr);
+
+//! One ray's work in a word: samples in the low 24 bits, shades above them.
+[[nodiscard]] __host__ __device__ constexpr std::uint32_t ray_work_word(unsigned samples,
+                                                                        unsigned shades) {
+  return (samples < (1u << 24) ? samples : (1u << 24) - 1) | (shades < 255 ? shades : 255) << 24;
+}
+[[nodiscard]] constexpr unsigned ray_samples(std::uint32_t word) {
+  return word & ((1u << 24) - 1);
+}
+[[nodiscard]] constexpr unsigned ray_shades(std::uint32_t word) {
+  return word >> 24;
+}
+
+//! Renders the ray of `pixel` alone, in one thread, as the counting kernel does, into
+//! sink[pixel]: no schedule that runs each ray in one thread ends before the longest such run.
+void run_one_ray(const kernels::raycast::scene& view, std::uint32_t pixel, std::uint32_t* sink,
+                 cudaStream_t stream);
 
 //! Every thread (one per pixel) begins its ray, takes `samples` samples (the march's code, with
 //! skipping when the scene skips, without stopping at crossings or at the ray's end), then
