@@ -27,8 +27,7 @@
 //                                  counters x_vanilla_best, x_wavefront, x_wavefront_split,
 //                                  x_best_baseline (against the fastest of vanilla_best, the
 //                                  wavefronts and wavefront_split), of_ideal, longest_ray_ms (the
-//                                  heaviest rays run alone: the tail's bound),
-//                                  wavefront_split_rounds. Studies: switching
+//                                  heaviest rays run alone: the tail's bound). Studies: switching
 //                                  rows of fixed settings; raycast_hessian[_skip]/<size>/... the
 //                                  step sizes and march windows of vanilla and switching.
 // Environment: MICROSCHED_BENCH_TASKS (Monte Carlo tasks, default 524288),
@@ -452,9 +451,8 @@ struct rc_baseline_set {
   vanilla_search vanilla;  //!< the fastest windowed vanilla (window x task order)
   double wavefront_ms = 0;
   std::string wavefront_label;
-  double split_ms = 0;   //!< the expert split march/shade wavefront
-  int split_rounds = 0;  //!< its rounds (march and shade) in the timed runs
-  raycast_ideal ideal;   //!< the work counted, at full SIMD efficiency
+  double split_ms = 0;  //!< the expert split march/shade wavefront
+  raycast_ideal ideal;  //!< the work counted, at full SIMD efficiency
 };
 constexpr int rc_base_repetitions = 5;
 constexpr int rc_base_windows[] = {16, 32, 64, 256};
@@ -497,9 +495,9 @@ double rc_wavefront_ms(int size, bool skip, const rc_wave_order& o) {
 //! many samples one call of the step's march takes: the march kernel goes on to the crossing).
 constexpr rc_wave_order rc_split_order = {"8x4", 8, 4, 64, false};
 
-//! Times the expert split wavefront into `b` (checked once against vanilla: every ray once,
-//! within tolerance 2; a failure names the missing, duplicated and differing rays).
-void rc_time_split(int size, bool skip, rc_baseline_set& b) {
+//! Times the expert split wavefront (checked once against vanilla: every ray once, within
+//! tolerance 2; a failure names the missing, duplicated and differing rays).
+double rc_split_ms(int size, bool skip) {
   const auto& o = rc_split_order;
   auto& r = rc_base_set(size, skip);
   r.set_march_window(o.window);
@@ -512,8 +510,7 @@ void rc_time_split(int size, bool skip, rc_baseline_set& b) {
         " rays missing, " + std::to_string(c.tasks.duplicated) + " duplicated, " +
         std::to_string(c.tasks.mismatched) + " pixels over tolerance: " + c.tasks.detail);
   }
-  b.split_ms = r.time_expert_wavefront({1, rc_base_repetitions}).median_ms;
-  b.split_rounds = r.expert_wavefront_rounds();
+  return r.time_expert_wavefront({1, rc_base_repetitions}).median_ms;
 }
 
 rc_baseline_set& rc_baselines(int size, bool skip) {
@@ -530,7 +527,7 @@ rc_baseline_set& rc_baselines(int size, bool skip) {
       r.time_vanilla_best(std::vector<int>(std::begin(rc_base_windows), std::end(rc_base_windows)),
                           {1, rc_base_repetitions});
   // Before the wavefront orders, which leave the settings as the rows after them expect.
-  rc_time_split(size, skip, b);
+  b.split_ms = rc_split_ms(size, skip);
   b.wavefront_ms = 1e30;
   for (const auto& o : rc_wave_orders) {
     const double ms = rc_wavefront_ms(size, skip, o);
@@ -574,7 +571,6 @@ void run_rc_base_row(benchmark::State& state, int size, bool skip, const Time& t
   state.counters["x_wavefront"] = b->wavefront_ms / state.counters["ms"];
   state.counters["wavefront_split_ms"] = b->split_ms;
   state.counters["x_wavefront_split"] = b->split_ms / state.counters["ms"];
-  state.counters["wavefront_split_rounds"] = b->split_rounds;
   const double best = std::min({b->vanilla.stats.median_ms, b->wavefront_ms, b->split_ms});
   state.counters["x_best_baseline"] = best / state.counters["ms"];
   state.counters["ideal_ms"] = b->ideal.ideal_ms();

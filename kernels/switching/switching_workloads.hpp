@@ -245,13 +245,10 @@ class raycast_runner {
   //! The expert split wavefront (raycast_split_wavefront.cuh) under the current settings (march
   //! window, skipping, the scheduled runs' task order): a march-only kernel takes every ray to
   //! its next crossing or its end, a shade kernel shades the crossed rays in full warps; the
-  //! rays' state moves between device-side queues as structure-of-arrays, and the rounds repeat
-  //! on the device (a CUDA graph's WHILE node) until no ray is left.
+  //! rays' state moves between device-side queues as structure-of-arrays.
   timing_stats time_expert_wavefront(const timing_options& options);
   //! check() for the expert split wavefront.
   image_check verify_expert_wavefront(int tolerance, double allowed_fraction);
-  //! Rounds of the last expert split wavefront run (0 before the first).
-  [[nodiscard]] int expert_wavefront_rounds() const;
   //! Exactly once, and every channel within `tolerance` of vanilla on all but
   //! `allowed_fraction` of the pixels.
   image_check check(const variant& v, int tolerance, double allowed_fraction);

@@ -368,16 +368,12 @@ TEST_CASE("expert split wavefront of the ray caster: every ray once, the image i
           CHECK(r.tasks.missing == 0);
           CHECK(r.tasks.duplicated == 0);
           CHECK(r.tasks.passed);
-          // Round 0 always runs; a wider image has rays that cross a shell and march on.
-          INFO("rounds " << rc.expert_wavefront_rounds());
-          CHECK(rc.expert_wavefront_rounds() >= (width > 1 ? 2 : 1));
         }
       }
     }
   }
   switching_workloads::raycast_runner rc({37, 29, 0.05f});
   CHECK(rc.time_expert_wavefront({0, 1}).median_ms > 0);
-  CHECK(rc.expert_wavefront_rounds() >= 2);
 }
 
 TEST_CASE("the windowed-vanilla search tries every order and window and keeps the settings") {

@@ -363,7 +363,6 @@ image_check raycast_runner::verify_expert_wavefront(int tolerance, double allowe
   m.image.fill_bytes(0xff, s);
   m.counts.fill_bytes(0, s);
   split.run(m.scheduled(), m.counts.data(), s);
-  split.finish();
   m.stream.synchronize();
   return m.compare(tolerance, allowed_fraction);
 }
@@ -371,14 +370,8 @@ image_check raycast_runner::verify_expert_wavefront(int tolerance, double allowe
 timing_stats raycast_runner::time_expert_wavefront(const timing_options& options) {
   auto& split = impl_->split_wavefront();
   const auto program = impl_->scheduled();
-  const auto t = impl_->timer.time([&](cudaStream_t s) { split.run(program, nullptr, s); }, options,
-                                   impl_->stream.get());
-  split.finish();
-  return t;
-}
-
-int raycast_runner::expert_wavefront_rounds() const {
-  return impl_->split ? impl_->split->rounds() : 0;
+  return impl_->timer.time([&](cudaStream_t s) { split.run(program, nullptr, s); }, options,
+                           impl_->stream.get());
 }
 
 raycast_ideal raycast_runner::measure_ideal(const timing_options& options) {

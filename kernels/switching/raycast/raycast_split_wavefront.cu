@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The split march/shade wavefront of the ray caster (raycast_split_wavefront.cuh): the queues'
-// device side (warp-aggregated takes and appends, the round's end), the kernels, and the runs;
-// the graph is built in raycast_split_wavefront_graph.cu.
+// device side (warp-aggregated takes and appends), the two kernels, and the host loop.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -25,8 +24,10 @@ using namespace fields;
 constexpr int march_fields = fields::f_next;
 constexpr int shade_fields = fields::level + 1;
 constexpr int accumulated_fields = 4;  // colour (3), opacity
-constexpr int counter_words = 2;       // per queue generation (split_words)
-namespace word = split_words;
+//! Device words per queue generation: its length and the entries taken so far.
+constexpr int counter_words = 2;
+constexpr int march_slot = 0;  // counters_: march queues of even and odd rounds, then shade's
+constexpr int shade_slot = 2;
 
 struct ray_queue {
   std::uint32_t* words = nullptr;
@@ -115,53 +116,45 @@ __device__ __forceinline__ void end_ray(const raycast_program& program, std::uin
   if (counts != nullptr) atomicAdd(counts + t, 1u);
 }
 
-//! The counters of the round the words say: march and shade queues of this round and the next.
-struct round_counters {
-  std::uint32_t* march_now;
-  std::uint32_t* march_next;
-  std::uint32_t* shade_now;
-  std::uint32_t* shade_next;
+//! One kernel's queues: it takes entries of `in` (length and taken at in_counter), appends to
+//! `out` (length at out_length) and zeroes `reset`, the counters of the queue the next kernel
+//! appends to (nobody reads them meanwhile).
+struct kernel_queues {
+  ray_queue in, out;
+  std::uint32_t* in_counter = nullptr;
+  std::uint32_t* out_length = nullptr;
+  std::uint32_t* reset = nullptr;
 };
 
-__device__ __forceinline__ round_counters this_round(std::uint32_t* words) {
-  const std::uint32_t now = words[word::round] & 1u;
-  const std::uint32_t next = now ^ 1u;
-  return {words + word::march + now * counter_words, words + word::march + next * counter_words,
-          words + word::shade + now * counter_words, words + word::shade + next * counter_words};
-}
-
-//! Zeroes the counters of the queue the next kernel appends to (nobody reads them meanwhile).
-__device__ __forceinline__ void reset_next(std::uint32_t* counter) {
+__device__ __forceinline__ void reset_next(const kernel_queues& q) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    counter[0] = 0;
-    counter[1] = 0;
+    q.reset[0] = 0;
+    q.reset[1] = 0;
   }
 }
 
 //! March only: each ray to its next crossing (appended to the shade queue) or its end. First:
 //! the rays begin here, ray t at entry t; no shading code, so fewer registers than vanilla's.
 template <bool First, int BlockThreads>
-__global__ void __launch_bounds__(BlockThreads) march_rays(const split_params p) {
-  const round_counters c = this_round(p.words);
-  reset_next(c.march_next);  // the shade kernel appends to it
-  const std::uint32_t length = First ? p.rays : c.march_now[0];
+__global__ void __launch_bounds__(BlockThreads)
+    march_rays(const raycast_program program, const kernel_queues q, const accumulators acc,
+               std::uint32_t* counts, std::uint32_t rays) {
+  reset_next(q);
+  const std::uint32_t length = First ? rays : q.in_counter[0];
   if (length == 0) return;
-  const ray_queue in{p.march_state, p.rays};
-  const ray_queue out{p.shade_state, p.rays};
-  const accumulators acc{p.accumulated, p.rays};
-  const auto& view = p.program.view;
-  for (std::uint32_t first = take_entries(c.march_now + 1); first < length;
-       first = take_entries(c.march_now + 1)) {
+  const auto& view = program.view;
+  for (std::uint32_t first = take_entries(q.in_counter + 1); first < length;
+       first = take_entries(q.in_counter + 1)) {
     const std::uint32_t i = first + (threadIdx.x & 31u);
     bool crossed = false;
     std::uint32_t t = i;
     ray_state r;
     if (i < length) {
       if constexpr (First) {
-        r = p.program.begin(t);
+        r = program.begin(t);
       } else {
-        t = in.at(task, i);
-        r = load_ray(in, i, false);
+        t = q.in.at(task, i);
+        r = load_ray(q.in, i, false);
       }
       // A ray in the march queue is not opaque: it ends here only at its last sample.
       do {
@@ -169,67 +162,47 @@ __global__ void __launch_bounds__(BlockThreads) march_rays(const split_params p)
       } while (!crossed && r.n < r.n_end);
       if (!crossed) {
         if constexpr (!First) acc.load(r, t);
-        end_ray(p.program, p.counts, t, r);
+        end_ray(program, counts, t, r);
       } else if constexpr (First) {
         acc.store(r, t);  // nothing accumulated yet: the shade kernel reads these
       }
     }
-    const std::uint32_t entry = append_entry(c.shade_now, crossed);
-    if (crossed) store_ray(out, entry, t, r, true);
-  }
-}
-
-//! The round's end, by the last block to finish (a ticket): the next round, the rays left and,
-//! in the graph, the loop's condition; exactly one thread sets it, as the runtime requires.
-__device__ __forceinline__ void end_round(const split_params& p, const round_counters& c) {
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  __threadfence();  // this block's appends before its ticket
-  if (atomicAdd(p.words + word::ticket, 1u) != gridDim.x - 1) return;
-  __threadfence();  // every block's appends before the count is read
-  const std::uint32_t left = *static_cast<volatile std::uint32_t*>(c.march_next);
-  const std::uint32_t round = p.words[word::round] + 1;
-  p.words[word::round] = round;
-  p.words[word::left] = left;
-  p.words[word::ticket] = 0;
-  if (p.sets_condition != 0) {
-    cudaGraphSetConditional(p.condition, left > 0 && round < p.most_rounds ? 1u : 0u);
+    const std::uint32_t entry = append_entry(q.out_length, crossed);
+    if (crossed) store_ray(q.out, entry, t, r, true);
   }
 }
 
 //! Shades every ray of the shade queue; an ended ray writes its pixel, the others are appended
-//! to the next round's march queue. Every block ends in end_round.
+//! to the next round's march queue.
 template <int BlockThreads>
-__global__ void __launch_bounds__(BlockThreads) shade_rays(const split_params p) {
-  const round_counters c = this_round(p.words);
-  reset_next(c.shade_next);  // the next march kernel appends to it
-  const std::uint32_t length = c.shade_now[0];
-  const ray_queue in{p.shade_state, p.rays};
-  const ray_queue out{p.march_state, p.rays};
-  const accumulators acc{p.accumulated, p.rays};
-  const auto& view = p.program.view;
-  for (std::uint32_t first = length == 0 ? 0 : take_entries(c.shade_now + 1); first < length;
-       first = take_entries(c.shade_now + 1)) {
+__global__ void __launch_bounds__(BlockThreads)
+    shade_rays(const raycast_program program, const kernel_queues q, const accumulators acc,
+               std::uint32_t* counts) {
+  reset_next(q);
+  const std::uint32_t length = q.in_counter[0];
+  if (length == 0) return;
+  const auto& view = program.view;
+  for (std::uint32_t first = take_entries(q.in_counter + 1); first < length;
+       first = take_entries(q.in_counter + 1)) {
     const std::uint32_t i = first + (threadIdx.x & 31u);
     bool marches = false;
     std::uint32_t t = 0;
     ray_state r;
     if (i < length) {
-      t = in.at(task, i);
-      r = load_ray(in, i, true);
+      t = q.in.at(task, i);
+      r = load_ray(q.in, i, true);
       acc.load(r, t);
       kernels::raycast::shade(r, view);
       if (kernels::raycast::ray_done(r, view)) {
-        end_ray(p.program, p.counts, t, r);
+        end_ray(program, counts, t, r);
       } else {
         marches = true;
         acc.store(r, t);
       }
     }
-    const std::uint32_t entry = append_entry(c.march_next, marches);
-    if (marches) store_ray(out, entry, t, r, false);
+    const std::uint32_t entry = append_entry(q.out_length, marches);
+    if (marches) store_ray(q.out, entry, t, r, false);
   }
-  end_round(p, c);
 }
 
 //! Blocks of `kernel` resident on the device at once, at most one per BlockThreads rays.
@@ -263,69 +236,78 @@ raycast_split_wavefront::raycast_split_wavefront(task_id rays)
       march_state_(march_fields * static_cast<std::size_t>(rays_)),
       shade_state_(shade_fields * static_cast<std::size_t>(rays_)),
       accumulated_(accumulated_fields * static_cast<std::size_t>(rays_)),
-      words_(word::count),
-      status_(4) {
-  kernels_.begin = reinterpret_cast<const void*>(march_rays<true, block_threads>);
-  kernels_.march = reinterpret_cast<const void*>(march_rays<false, block_threads>);
-  kernels_.shade = reinterpret_cast<const void*>(shade_rays<block_threads>);
+      counters_(4 * counter_words),
+      remaining_(2) {
   begin_blocks_ = persistent_blocks(march_rays<true, block_threads>, block_threads, rays_);
   march_blocks_ = persistent_blocks(march_rays<false, block_threads>, block_threads, rays_);
   shade_blocks_ = persistent_blocks(shade_rays<block_threads>, block_threads, rays_);
 }
 
-split_params raycast_split_wavefront::params(const raycast_program& program,
-                                             std::uint32_t* counts) const {
+void raycast_split_wavefront::queue_round(const raycast_program& program, std::uint32_t* counts,
+                                          int round, cudaStream_t stream) {
+  const auto n = static_cast<std::uint32_t>(rays_);
+  const ray_queue marching{march_state_.data(), static_cast<std::size_t>(rays_)};
+  const ray_queue shading{shade_state_.data(), static_cast<std::size_t>(rays_)};
+  const accumulators acc{accumulated_.data(), static_cast<std::size_t>(rays_)};
+  std::uint32_t* c = counters_.data();
+  const int now = round & 1;
+  const int next = now ^ 1;
+  // March: round r's march queue in, round r's shade queue out; round r + 1's march counters
+  // zeroed (the shade kernel appends to them).
+  const kernel_queues march{marching, shading, c + (march_slot + now) * counter_words,
+                            c + (shade_slot + now) * counter_words,
+                            c + (march_slot + next) * counter_words};
+  if (round == 0) {
+    march_rays<true, block_threads>
+        <<<begin_blocks_, block_threads, 0, stream>>>(program, march, acc, counts, n);
+  } else {
+    march_rays<false, block_threads>
+        <<<march_blocks_, block_threads, 0, stream>>>(program, march, acc, counts, n);
+  }
+  MICROSCHED_CHECK_LAUNCH("march_rays");
+  // Shade: into the march queue the march kernel has consumed; round r + 1's shade counters
+  // zeroed (the next march appends to them).
+  const kernel_queues shade{shading, marching, c + (shade_slot + now) * counter_words,
+                            c + (march_slot + next) * counter_words,
+                            c + (shade_slot + next) * counter_words};
+  shade_rays<block_threads>
+      <<<shade_blocks_, block_threads, 0, stream>>>(program, shade, acc, counts);
+  MICROSCHED_CHECK_LAUNCH("shade_rays");
+}
+
+void raycast_split_wavefront::run(const raycast_program& program, std::uint32_t* counts,
+                                  cudaStream_t stream) {
+  // A run needs the most crossings one ray shades plus one rounds: unknown before the run and
+  // far below any bound (the opacity's allows 47 shades), so the host reads the rays left once
+  // per batch of rounds, one batch behind, rather than queueing the bound's empty rounds.
   // Every round takes at least one sample of every ray it keeps; a ray has at most
   // 2 * domain_radius / step samples.
   const float step = program.view.step_size;
   if (!(step >= 1e-3f)) throw_invalid("step", step, "must be at least 0.001");
   const double most_samples = std::ceil(2.0 * kernels::raycast::domain_radius / step);
-  split_params p{};
-  p.program = program;
-  p.march_state = march_state_.data();
-  p.shade_state = shade_state_.data();
-  p.accumulated = accumulated_.data();
-  p.words = words_.data();
-  p.counts = counts;
-  p.rays = static_cast<std::uint32_t>(rays_);
-  p.most_rounds = static_cast<std::uint32_t>(most_samples) + 2;  // at most 40002
-  return p;
-}
-
-void raycast_split_wavefront::queue_round(const split_params& p, bool first, cudaStream_t stream) {
-  if (first) {
-    march_rays<true, block_threads><<<begin_blocks_, block_threads, 0, stream>>>(p);
-  } else {
-    march_rays<false, block_threads><<<march_blocks_, block_threads, 0, stream>>>(p);
-  }
-  MICROSCHED_CHECK_LAUNCH("march_rays");
-  shade_rays<block_threads><<<shade_blocks_, block_threads, 0, stream>>>(p);
-  MICROSCHED_CHECK_LAUNCH("shade_rays");
-}
-
-void raycast_split_wavefront::throw_runaway(std::uint32_t left, int rounds) {
-  throw std::runtime_error("raycast split wavefront: " + std::to_string(left) +
-                           " rays still march after " + std::to_string(rounds) +
-                           " rounds, more rounds than a ray has samples: a ray never ends");
-}
-
-void raycast_split_wavefront::run_batched(const split_params& p, cudaStream_t stream) {
-  // A run needs the most crossings one ray shades plus one rounds: unknown before the run and
-  // far below the bound, so the host reads the rays left once per batch of rounds, one batch
-  // behind, rather than queueing the bound's empty rounds.
-  MICROSCHED_CUDA_TRY(cudaMemsetAsync(words_.data(), 0, words_.bytes(), stream));
+  const int most_rounds = static_cast<int>(most_samples) + 2;  // at most 40002
+  MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
+  int round = 0;
   for (int batch = 0;; ++batch) {
-    for (int k = 0; k < batch_rounds; ++k) queue_round(p, batch == 0 && k == 0, stream);
-    std::uint32_t* status = status_.data() + 2 * (batch & 1);
-    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(status, words_.data() + word::round,
-                                        2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+    for (int k = 0; k < batch_rounds; ++k, ++round) queue_round(program, counts, round, stream);
+    // The rays the last shade kernel appended to round `round`'s march queue: those left.
+    const std::uint32_t* left = counters_.data() + (march_slot + (round & 1)) * counter_words;
+    MICROSCHED_CUDA_TRY(cudaMemcpyAsync(remaining_.data() + (batch & 1), left,
+                                        sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
     MICROSCHED_CUDA_TRY(cudaEventRecord(batch_done_[batch & 1].get(), stream));
     if (batch == 0) continue;
     MICROSCHED_CUDA_TRY(cudaEventSynchronize(batch_done_[(batch - 1) & 1].get()));
-    const std::uint32_t* behind = status_.data() + 2 * ((batch - 1) & 1);
-    rounds_ = static_cast<int>(behind[0]);
-    if (behind[1] == 0) return;
-    if (behind[0] > p.most_rounds) throw_runaway(behind[1], rounds_);
+    const std::uint32_t remaining = remaining_.data()[(batch - 1) & 1];
+    if (remaining == 0) {
+      rounds_ = round;
+      return;
+    }
+    const int checked = round - batch_rounds;  // the rounds behind that count
+    if (checked > most_rounds) {
+      throw std::runtime_error("raycast split wavefront: " + std::to_string(remaining) +
+                               " rays still march after " + std::to_string(checked) +
+                               " rounds, more rounds than a ray has samples: a ray never ends");
+    }
   }
 }
 
