@@ -472,20 +472,33 @@ raycast_runner& rc_base_set(int size, bool skip) {
   return r;
 }
 
-//! Times one wavefront order (checked once against vanilla: every ray once, within tolerance 2).
+//! The runner of (size, skip) set to wavefront order `o`.
+raycast_runner& rc_wave_set(int size, bool skip, const rc_wave_order& o) {
+  auto& r = rc_base_set(size, skip);
+  r.set_march_window(o.window);
+  r.set_tile(o.tile_w, o.tile_h);
+  r.set_center_first(o.center_first);
+  return r;
+}
+
+//! Throws naming the missing, duplicated and differing rays of a failed check of `what`.
+void require_passed(const image_check& c, const std::string& what) {
+  if (c.tasks.passed) return;
+  throw std::runtime_error(
+      "raycast " + what + " differs from vanilla: " + std::to_string(c.tasks.missing) +
+      " rays missing, " + std::to_string(c.tasks.duplicated) + " duplicated, " +
+      std::to_string(c.tasks.mismatched) + " pixels over tolerance: " + c.tasks.detail);
+}
+
+//! Times one wavefront order (checked once against vanilla: every ray once, within tolerance 2,
+//! the raycast sample's --verify tolerance).
 double rc_wavefront_ms(int size, bool skip, const rc_wave_order& o) {
   const std::string key = std::string("rcW") + std::to_string(size) + (skip ? "s" : "n") + o.name +
                           "w" + std::to_string(o.window);
   auto& cache = vanilla_cache();
   if (!cache.count(key)) {
-    auto& r = rc_base_set(size, skip);
-    r.set_march_window(o.window);
-    r.set_tile(o.tile_w, o.tile_h);
-    r.set_center_first(o.center_first);
-    const auto c = r.verify_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
-    if (!c.tasks.passed) {
-      throw std::runtime_error("raycast wavefront differs from vanilla: " + c.tasks.detail);
-    }
+    auto& r = rc_wave_set(size, skip, o);
+    require_passed(r.verify_wavefront(2, 0.001), "wavefront");
     cache[key] = r.time_wavefront({1, rc_base_repetitions}).median_ms;
   }
   return cache[key];
@@ -495,21 +508,10 @@ double rc_wavefront_ms(int size, bool skip, const rc_wave_order& o) {
 //! many samples one call of the step's march takes: the march kernel goes on to the crossing).
 constexpr rc_wave_order rc_split_order = {"8x4", 8, 4, 64, false};
 
-//! Times the expert split wavefront (checked once against vanilla: every ray once, within
-//! tolerance 2; a failure names the missing, duplicated and differing rays).
+//! Times the expert split wavefront, checked once as the wavefront orders are.
 double rc_split_ms(int size, bool skip) {
-  const auto& o = rc_split_order;
-  auto& r = rc_base_set(size, skip);
-  r.set_march_window(o.window);
-  r.set_tile(o.tile_w, o.tile_h);
-  r.set_center_first(o.center_first);
-  const auto c = r.verify_expert_wavefront(2, 0.001);  // the raycast sample's --verify tolerance
-  if (!c.tasks.passed) {
-    throw std::runtime_error(
-        "raycast wavefront_split differs from vanilla: " + std::to_string(c.tasks.missing) +
-        " rays missing, " + std::to_string(c.tasks.duplicated) + " duplicated, " +
-        std::to_string(c.tasks.mismatched) + " pixels over tolerance: " + c.tasks.detail);
-  }
+  auto& r = rc_wave_set(size, skip, rc_split_order);
+  require_passed(r.verify_expert_wavefront(2, 0.001), "wavefront_split");
   return r.time_expert_wavefront({1, rc_base_repetitions}).median_ms;
 }
 

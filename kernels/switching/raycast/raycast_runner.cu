@@ -171,6 +171,17 @@ struct raycast_runner::impl {
   //! Compares the image and the counters of a counted run with the reference.
   image_check compare(int tolerance, double allowed_fraction);
 
+  //! Poisons the image, zeroes the counters, runs `run(stream, counters)` and compares.
+  template <class Run>
+  image_check checked_run(int tolerance, double allowed_fraction, Run&& run) {
+    ensure_reference();
+    image.fill_bytes(0xff, stream.get());
+    counts.fill_bytes(0, stream.get());
+    run(stream.get(), counts.data());
+    stream.synchronize();
+    return compare(tolerance, allowed_fraction);
+  }
+
   void ensure_reference() {
     if (have_reference) return;
     reference.fill_bytes(0xff, stream.get());
@@ -322,26 +333,17 @@ image_check raycast_runner::impl::compare(int tolerance, double allowed_fraction
 }
 
 image_check raycast_runner::check(const variant& v, int tolerance, double allowed_fraction) {
-  impl_->ensure_reference();
   auto& m = *impl_;
-  const cudaStream_t s = m.stream.get();
-  m.image.fill_bytes(0xff, s);
-  m.counts.fill_bytes(0, s);
-  detail::raycast_run_counted(m.scheduled(), m.counts.data(), m.pixels(), v, s);
-  m.stream.synchronize();
-  return m.compare(tolerance, allowed_fraction);
+  return m.checked_run(tolerance, allowed_fraction, [&](cudaStream_t s, std::uint32_t* counts) {
+    detail::raycast_run_counted(m.scheduled(), counts, m.pixels(), v, s);
+  });
 }
 
 image_check raycast_runner::verify_wavefront(int tolerance, double allowed_fraction) {
-  impl_->ensure_reference();
   auto& m = *impl_;
-  const cudaStream_t s = m.stream.get();
-  auto& wave = m.wavefront();
-  m.image.fill_bytes(0xff, s);
-  m.counts.fill_bytes(0, s);
-  wave.run(counted_program<raycast_program>{m.scheduled(), m.counts.data()}, s);
-  m.stream.synchronize();
-  return m.compare(tolerance, allowed_fraction);
+  return m.checked_run(tolerance, allowed_fraction, [&](cudaStream_t s, std::uint32_t* counts) {
+    m.wavefront().run(counted_program<raycast_program>{m.scheduled(), counts}, s);
+  });
 }
 
 timing_stats raycast_runner::time_wavefront(const timing_options& options) {
@@ -356,15 +358,10 @@ int raycast_runner::wavefront_rounds() const {
 }
 
 image_check raycast_runner::verify_expert_wavefront(int tolerance, double allowed_fraction) {
-  impl_->ensure_reference();
   auto& m = *impl_;
-  const cudaStream_t s = m.stream.get();
-  auto& split = m.split_wavefront();
-  m.image.fill_bytes(0xff, s);
-  m.counts.fill_bytes(0, s);
-  split.run(m.scheduled(), m.counts.data(), s);
-  m.stream.synchronize();
-  return m.compare(tolerance, allowed_fraction);
+  return m.checked_run(tolerance, allowed_fraction, [&](cudaStream_t s, std::uint32_t* counts) {
+    m.split_wavefront().run(m.scheduled(), counts, s);
+  });
 }
 
 timing_stats raycast_runner::time_expert_wavefront(const timing_options& options) {
