@@ -356,7 +356,7 @@ double rc_vanilla_ms(int size, bool skip, float h, int window) {
   if (!cache.count(key)) {
     auto& r = rc_set(size, h, window);
     r.set_skip_empty(skip);
-    cache[key] = r.time_vanilla({1, repetitions}).median_ms;
+    cache[key] = r.time_vanilla_tile_order({1, repetitions}).median_ms;
   }
   return cache[key];
 }
@@ -375,7 +375,7 @@ void register_rc_row(const std::string& name, int size, bool skip, float h, cons
         auto& r = rc_set(size, h, n.window);
         r.set_skip_empty(skip);
         run_manual(state, [&] {
-          if (n.every == 0) return r.time_vanilla({1, repetitions});
+          if (n.every == 0) return r.time_vanilla_tile_order({1, repetitions});
           variant v = make_variant(n.blocks, n.contexts, n.every < 0 ? 1 : n.every);
           if (n.every < 0) return r.time_termination(v.schedule, {1, repetitions});
           return r.time_switching(v, {1, repetitions});
@@ -524,7 +524,7 @@ rc_baseline_set& rc_baselines(int size, bool skip) {
   auto& r = rc_base_set(size, skip);
   r.set_march_window(1);
   b.ideal = r.measure_ideal({1, rc_base_repetitions});
-  b.textbook_ms = r.time_vanilla({1, rc_base_repetitions}).median_ms;
+  b.textbook_ms = r.time_vanilla_tile_order({1, rc_base_repetitions}).median_ms;
   b.vanilla =
       r.time_vanilla_best(std::vector<int>(std::begin(rc_base_windows), std::end(rc_base_windows)),
                           {1, rc_base_repetitions});

@@ -26,6 +26,16 @@ struct variant {
   int contexts_per_warp = 64;  //!< one of compiled_pool_sizes()
 };
 
+//! The tunables of both switching workloads (workload::set_tunables): the pool and deferred
+//! switching.
+struct switching_tunables {
+  int contexts_per_warp = 64;  //!< one of compiled_pool_sizes()
+  int switch_every = 1;        //!< vote and switch on every n-th visit of a managed branch
+};
+
+//! The variant a workload's scheduled run of `args` takes under `t`.
+[[nodiscard]] variant variant_of(const schedule_arguments& args, const switching_tunables& t);
+
 //! The library's default on a workload: the automatic switching schedule
 //! (automatic_switching.cuh), decided on runs before the timed ones.
 struct default_times {
@@ -74,7 +84,9 @@ struct montecarlo_branch_settings {
   return (1.0 + p * branch_calls) / (1.0 + branch_calls);
 }
 
-class montecarlo_branch_runner {
+//! The registry's "montecarlo-branch" workload (switching_registry.cpp) and the benchmarks'
+//! runner of its baselines and studies.
+class montecarlo_branch_runner final : public workloads::workload {
  public:
   explicit montecarlo_branch_runner(const montecarlo_branch_settings& settings);
   ~montecarlo_branch_runner();
@@ -86,9 +98,9 @@ class montecarlo_branch_runner {
   void set_probability(float p);
   //! Outer iterations per step (1..4096), for every kernel; the outputs stay the same.
   void set_march_window(std::uint32_t window);
-  [[nodiscard]] std::string describe() const;
+  [[nodiscard]] std::string describe() const override;
 
-  timing_stats time_vanilla(const timing_options& options);
+  timing_stats time_vanilla(const timing_options& options) override;
   //! The termination-divergence driver on the same program (branches stay divergent).
   timing_stats time_termination(const schedule_arguments& args, const timing_options& options);
   timing_stats time_switching(const variant& v, const timing_options& options);
@@ -111,9 +123,31 @@ class montecarlo_branch_runner {
   //! Mean branch entries per task in the last vanilla reference (sizes the ideal line).
   [[nodiscard]] double mean_entries();
 
+  // The workload interface: a scheduled run takes variant_of(its schedule, the tunables).
+  [[nodiscard]] std::string name() const override;
+  [[nodiscard]] std::uint64_t num_tasks() const override;
+  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
+  [[nodiscard]] workloads::workload_traits traits() const override;
+  void set_tunables(const workloads::options_map& values) override;
+  //! The termination-only persistent driver on the same program, automatic schedule.
+  timing_stats time_warp_persistent(const timing_options& options) override;
+  //! The ideal: vanilla at p = 1 (every lane enters the branch: no divergence), scaled by the
+  //! work at p (montecarlo_branch_work_share).
+  timing_stats time_floor(const timing_options& options) override;
+  timing_stats time_scheduled(const schedule_arguments& args,
+                              const timing_options& options) override;
+  workloads::verification_report verify_scheduled(const schedule_arguments& args) override;
+  //! Reported as text by schedule_report().
+  [[nodiscard]] std::vector<workloads::resource_report> resources(
+      const schedule_arguments&) override {
+    return {};
+  }
+  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override;
+
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
+  switching_tunables tunables_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -194,7 +228,9 @@ struct vanilla_search {
   std::vector<std::pair<std::string, double>> tried;  //!< "8x4 w64" -> median ms, every one
 };
 
-class raycast_runner {
+//! The registry's "raycast" workload (switching_registry.cpp) and the benchmarks' and the
+//! sample's runner of its baselines, searches and studies.
+class raycast_runner final : public workloads::workload {
  public:
   explicit raycast_runner(const raycast_settings& settings);
   ~raycast_runner();
@@ -211,9 +247,10 @@ class raycast_runner {
   void set_tile(int w, int h);
   //! Scheduled runs: expensive tiles first (see raycast_settings::center_first).
   void set_center_first(bool on);
-  [[nodiscard]] std::string describe() const;
+  [[nodiscard]] std::string describe() const override;
 
-  timing_stats time_vanilla(const timing_options& options);
+  //! Vanilla in the settings' tile order, whatever center_first.
+  timing_stats time_vanilla_tile_order(const timing_options& options);
   //! Vanilla in the scheduled runs' task order (center_first's expensive tiles first when set):
   //! the order microsched gets, given to vanilla too, so that a speedup is not an order effect.
   timing_stats time_vanilla_scheduled_order(const timing_options& options);
@@ -264,9 +301,33 @@ class raycast_runner {
   [[nodiscard]] run_profile profile_switching(const variant& v);
   [[nodiscard]] run_profile profile_vanilla();
 
+  // The workload interface: a scheduled run takes variant_of(its schedule, the tunables).
+  [[nodiscard]] std::string name() const override;
+  [[nodiscard]] std::uint64_t num_tasks() const override;
+  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
+  [[nodiscard]] workloads::workload_traits traits() const override;
+  void set_tunables(const workloads::options_map& values) override;
+  //! In the scheduled runs' task order when center_first is on, so that a speedup is not an
+  //! order effect; else in the tile order.
+  timing_stats time_vanilla(const timing_options& options) override;
+  timing_stats time_warp_persistent(const timing_options& options) override;
+  //! Throws: the ray caster has no divergence-free version of its work.
+  timing_stats time_floor(const timing_options& options) override;
+  timing_stats time_scheduled(const schedule_arguments& args,
+                              const timing_options& options) override;
+  //! check() at the raycast sample's tolerance (2 per channel on 0.1% of the pixels).
+  workloads::verification_report verify_scheduled(const schedule_arguments& args) override;
+  //! Reported as text by schedule_report().
+  [[nodiscard]] std::vector<workloads::resource_report> resources(
+      const schedule_arguments&) override {
+    return {};
+  }
+  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override;
+
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
+  switching_tunables tunables_;
 };
 
 }  // namespace microsched::switching_workloads

@@ -145,18 +145,18 @@ vanilla_times time_vanilla_runs(switching_workloads::raycast_runner& runner,
   const int window = settings.march_window;
   vanilla_times t{};
   runner.set_march_window(1);
-  t.window_1 = runner.time_vanilla(options);
+  t.window_1 = runner.time_vanilla_tile_order(options);
   runner.set_march_window(c.vanilla_window);
-  t.window = c.vanilla_window == 1 ? t.window_1 : runner.time_vanilla(options);
+  t.window = c.vanilla_window == 1 ? t.window_1 : runner.time_vanilla_tile_order(options);
   runner.set_march_window(window);
   t.fastest = t.window.median_ms < t.window_1.median_ms ? t.window : t.window_1;
   // With tiles, the textbook mapping (row-major) at window 1 as well.
   if (settings.tile_width > 0) {
     runner.set_tile(0, 0);
     runner.set_march_window(1);
-    t.rows = runner.time_vanilla(options);
+    t.rows = runner.time_vanilla_tile_order(options);
     runner.set_march_window(c.vanilla_window);
-    const auto rows_w = c.vanilla_window == 1 ? t.rows : runner.time_vanilla(options);
+    const auto rows_w = c.vanilla_window == 1 ? t.rows : runner.time_vanilla_tile_order(options);
     runner.set_march_window(window);
     runner.set_tile(settings.tile_width, settings.tile_height);
     if (rows_w.median_ms < t.fastest.median_ms) t.fastest = rows_w;

@@ -247,7 +247,7 @@ std::string raycast_runner::describe() const {
                            : ", tasks row-major");
 }
 
-timing_stats raycast_runner::time_vanilla(const timing_options& options) {
+timing_stats raycast_runner::time_vanilla_tile_order(const timing_options& options) {
   const auto program = impl_->program();
   const task_id n = impl_->pixels();
   return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s); }, options,
@@ -439,8 +439,8 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
         st.tile_width = o.w;
         st.tile_height = o.h;
         st.center_first = o.center_first;
-        const timing_stats t =
-            o.center_first ? time_vanilla_scheduled_order(options) : time_vanilla(options);
+        const timing_stats t = o.center_first ? time_vanilla_scheduled_order(options)
+                                              : time_vanilla_tile_order(options);
         best.tried.push_back({std::string(o.name) + " w" + std::to_string(w), t.median_ms});
         if (t.median_ms < best.stats.median_ms) {
           best.stats = t;
@@ -456,8 +456,8 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
     st.tile_width = winner.w;
     st.tile_height = winner.h;
     st.center_first = winner.center_first;
-    best.stats =
-        winner.center_first ? time_vanilla_scheduled_order(options) : time_vanilla(options);
+    best.stats = winner.center_first ? time_vanilla_scheduled_order(options)
+                                     : time_vanilla_tile_order(options);
   } catch (...) {
     st = saved;
     throw;
