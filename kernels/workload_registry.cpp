@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The one registry of workloads: the termination workloads of this library and, through their
-// adapters (kernels/registry/), the switching, remap and pipeline workloads of the areas built.
+// The one registry of workloads: the termination workloads of this library, the switching
+// runners (workloads themselves, listed by switching/switching_registry.cpp) and, through their
+// adapters (kernels/registry/), the remap and pipeline workloads of the areas built.
 #include <stdexcept>
 
 #include "collatz/collatz_workload.hpp"

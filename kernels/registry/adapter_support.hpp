@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file adapter_support.hpp
-//! What the adapters of the switching, remap and pipeline workloads share: how a registered
-//! workload is described to the registry, option helpers over a fixed set of values, the
-//! output comparison behind their checks, and host-clock timing for the pipeline.
+//! What the area workloads in the registry share (the switching runners' entries, the remap and
+//! pipeline adapters): how a registered workload is described to the registry, option helpers
+//! over a fixed set of values, the output comparison behind their checks, and host-clock timing
+//! for the pipeline.
 
 #include <cstdint>
 #include <functional>

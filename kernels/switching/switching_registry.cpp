@@ -33,7 +33,8 @@ std::vector<parameter> switching_tunable_parameters(bool) {
 sw::switching_tunables parse_switching_tunables(const options_map& options, bool raycast) {
   const auto known = switching_tunable_parameters(raycast);
   sw::switching_tunables v;
-  v.contexts_per_warp = listed_integer_option(options, known, "contexts", sw::compiled_pool_sizes());
+  v.contexts_per_warp =
+      listed_integer_option(options, known, "contexts", sw::compiled_pool_sizes());
   v.switch_every = static_cast<int>(integer_option(options, known, "switch-every", 1, 1 << 20));
   return v;
 }
@@ -257,10 +258,9 @@ namespace microsched::workloads::adapters {
 
 std::vector<entry> switching_entries() {
   namespace sw = switching_workloads;
-  return {sw::switching_entry<sw::montecarlo_branch_runner>("montecarlo-branch",
-                                                            sw::mc_branch_parameters,
-                                                            sw::parse_mc_branch,
-                                                            sw::mc_branch_traits, false),
+  return {sw::switching_entry<sw::montecarlo_branch_runner>(
+              "montecarlo-branch", sw::mc_branch_parameters, sw::parse_mc_branch,
+              sw::mc_branch_traits, false),
           sw::switching_entry<sw::raycast_runner>("raycast", sw::raycast_parameters,
                                                   sw::parse_raycast, sw::raycast_traits, true)};
 }
