@@ -21,7 +21,7 @@ namespace sw = switching_workloads;
 constexpr int raycast_tolerance = 2;
 constexpr double raycast_allowed_fraction = 0.001;
 
-std::vector<parameter> switching_tunable_parameters(bool) {
+std::vector<parameter> switching_tunable_parameters() {
   return {{"contexts", "64",
            "contexts per warp in the pool: one of the compiled sizes, " +
                spell_list(sw::compiled_pool_sizes())},
@@ -30,8 +30,8 @@ std::vector<parameter> switching_tunable_parameters(bool) {
            "every visit)"}};
 }
 
-sw::switching_tunables parse_switching_tunables(const options_map& options, bool raycast) {
-  const auto known = switching_tunable_parameters(raycast);
+sw::switching_tunables read_tunables(const options_map& options) {
+  const auto known = switching_tunable_parameters();
   sw::switching_tunables v;
   v.contexts_per_warp =
       listed_integer_option(options, known, "contexts", sw::compiled_pool_sizes());
@@ -125,24 +125,23 @@ workload_traits raycast_traits() {
 
 template <class Workload, class Settings>
 entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
-                      Settings (*parse)(const options_map&), workload_traits (*traits)(),
-                      bool raycast) {
+                      Settings (*parse)(const options_map&), workload_traits (*traits)()) {
   entry e;
   e.name = name;
   e.parameters = parameters;
-  e.tunables = [raycast] { return switching_tunable_parameters(raycast); };
+  e.tunables = [] { return switching_tunable_parameters(); };
   e.traits = traits;
   e.validate = [=](const options_map& options) {
-    const auto tunables = switching_tunable_parameters(raycast);
+    const auto tunables = switching_tunable_parameters();
     reject_unknown(name, options, joined(parameters(), tunables));
     (void)parse(select(options, parameters()));
-    (void)parse_switching_tunables(select(options, tunables), raycast);
+    (void)read_tunables(select(options, tunables));
   };
   e.make = [=](const options_map& options) -> std::unique_ptr<workload> {
-    const auto tunables = switching_tunable_parameters(raycast);
+    const auto tunables = switching_tunable_parameters();
     reject_unknown(name, options, joined(parameters(), tunables));
     const Settings settings = parse(select(options, parameters()));
-    (void)parse_switching_tunables(select(options, tunables), raycast);  // before the GPU
+    (void)read_tunables(select(options, tunables));  // before the GPU
     auto w = std::make_unique<Workload>(settings);
     w->set_tunables(select(options, tunables));
     return w;
@@ -151,6 +150,12 @@ entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
 }
 
 }  // namespace
+
+switching_tunables parse_switching_tunables(const std::string& workload,
+                                            const options_map& values) {
+  reject_unknown(workload, values, switching_tunable_parameters());
+  return read_tunables(values);
+}
 
 variant variant_of(const schedule_arguments& args, const switching_tunables& t) {
   variant v;
@@ -172,13 +177,6 @@ std::uint64_t montecarlo_branch_runner::num_tasks() const {
 workload_traits montecarlo_branch_runner::traits() const {
   return mc_branch_traits();
 }
-void montecarlo_branch_runner::set_tunables(const options_map& values) {
-  reject_unknown(name(), values, switching_tunable_parameters(false));
-  tunables_ = parse_switching_tunables(values, false);
-}
-timing_stats montecarlo_branch_runner::time_warp_persistent(const timing_options& options) {
-  return time_termination(schedule_arguments{}, options);
-}
 timing_stats montecarlo_branch_runner::time_floor(const timing_options& options) {
   const float p = settings().probability;
   const std::uint32_t inner = settings().inner;
@@ -194,16 +192,8 @@ timing_stats montecarlo_branch_runner::time_floor(const timing_options& options)
   const double scale = montecarlo_branch_work_share(p, inner);
   return {full.median_ms * scale, full.min_ms * scale, full.max_ms * scale, full.repetitions};
 }
-timing_stats montecarlo_branch_runner::time_scheduled(const schedule_arguments& args,
-                                                      const timing_options& options) {
-  return time_switching(variant_of(args, tunables_), options);
-}
 verification_report montecarlo_branch_runner::verify_scheduled(const schedule_arguments& args) {
-  return check(variant_of(args, tunables_));
-}
-std::string montecarlo_branch_runner::schedule_report(const schedule_arguments& args) {
-  const variant v = variant_of(args, tunables_);
-  return to_string(v) + "\n" + resources(v);
+  return check(scheduled_variant(args));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,26 +209,15 @@ std::uint64_t raycast_runner::num_tasks() const {
 workload_traits raycast_runner::traits() const {
   return raycast_traits();
 }
-void raycast_runner::set_tunables(const options_map& values) {
-  reject_unknown(name(), values, switching_tunable_parameters(true));
-  tunables_ = parse_switching_tunables(values, true);
-}
 timing_stats raycast_runner::time_vanilla(const timing_options& options) {
   return settings().center_first ? time_vanilla_scheduled_order(options)
                                  : time_vanilla_tile_order(options);
 }
-timing_stats raycast_runner::time_warp_persistent(const timing_options& options) {
-  return time_termination(schedule_arguments{}, options);
-}
 timing_stats raycast_runner::time_floor(const timing_options&) {
   no_reference(name(), "floor", raycast_traits().baselines.missing);
 }
-timing_stats raycast_runner::time_scheduled(const schedule_arguments& args,
-                                            const timing_options& options) {
-  return time_switching(variant_of(args, tunables_), options);
-}
 verification_report raycast_runner::verify_scheduled(const schedule_arguments& args) {
-  const auto r = check(variant_of(args, tunables_), raycast_tolerance, raycast_allowed_fraction);
+  const auto r = check(scheduled_variant(args), raycast_tolerance, raycast_allowed_fraction);
   verification_report c = r.tasks;
   if (r.pixels_differing > 0) {
     c.detail += (c.detail.empty() ? "" : "; ") + std::to_string(r.pixels_differing) +
@@ -247,10 +226,6 @@ verification_report raycast_runner::verify_scheduled(const schedule_arguments& a
   }
   return c;
 }
-std::string raycast_runner::schedule_report(const schedule_arguments& args) {
-  const variant v = variant_of(args, tunables_);
-  return to_string(v) + "\n" + resources(v);
-}
 
 }  // namespace microsched::switching_workloads
 
@@ -258,11 +233,11 @@ namespace microsched::workloads::adapters {
 
 std::vector<entry> switching_entries() {
   namespace sw = switching_workloads;
-  return {sw::switching_entry<sw::montecarlo_branch_runner>(
-              "montecarlo-branch", sw::mc_branch_parameters, sw::parse_mc_branch,
-              sw::mc_branch_traits, false),
-          sw::switching_entry<sw::raycast_runner>("raycast", sw::raycast_parameters,
-                                                  sw::parse_raycast, sw::raycast_traits, true)};
+  return {
+      sw::switching_entry<sw::montecarlo_branch_runner>(
+          "montecarlo-branch", sw::mc_branch_parameters, sw::parse_mc_branch, sw::mc_branch_traits),
+      sw::switching_entry<sw::raycast_runner>("raycast", sw::raycast_parameters, sw::parse_raycast,
+                                              sw::raycast_traits)};
 }
 
 }  // namespace microsched::workloads::adapters

@@ -33,9 +33,6 @@ struct switching_tunables {
   int switch_every = 1;        //!< vote and switch on every n-th visit of a managed branch
 };
 
-//! The variant a workload's scheduled run of `args` takes under `t`.
-[[nodiscard]] variant variant_of(const schedule_arguments& args, const switching_tunables& t);
-
 //! The library's default on a workload: the automatic switching schedule
 //! (automatic_switching.cuh), decided on runs before the timed ones.
 struct default_times {
@@ -64,6 +61,50 @@ namespace detail {
 void set_last_switching_schedule(std::string report);
 }  // namespace detail
 
+//! The variant a workload's scheduled run of `args` takes under `t`.
+[[nodiscard]] variant variant_of(const schedule_arguments& args, const switching_tunables& t);
+
+//! The tunables of switching workload `workload` from `values` (switching_registry.cpp); throws
+//! std::invalid_argument naming an unknown tunable or a bad value.
+[[nodiscard]] switching_tunables parse_switching_tunables(const std::string& workload,
+                                                          const workloads::options_map& values);
+
+//! What both switching runners share as workloads (CRTP): a scheduled run takes
+//! variant_of(its schedule, the tunables), the persistent reference is the termination-only
+//! driver, and the kernel's resources are text in schedule_report().
+template <class Runner>
+class switching_workload : public workloads::workload {
+ public:
+  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
+  void set_tunables(const workloads::options_map& values) override {
+    tunables_ = parse_switching_tunables(name(), values);
+  }
+  timing_stats time_warp_persistent(const timing_options& options) override {
+    return runner().time_termination(schedule_arguments{}, options);
+  }
+  timing_stats time_scheduled(const schedule_arguments& args,
+                              const timing_options& options) override {
+    return runner().time_switching(scheduled_variant(args), options);
+  }
+  [[nodiscard]] std::vector<workloads::resource_report> resources(
+      const schedule_arguments&) override {
+    return {};
+  }
+  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override {
+    const variant v = scheduled_variant(args);
+    return to_string(v) + "\n" + runner().resources(v);
+  }
+
+ protected:
+  [[nodiscard]] variant scheduled_variant(const schedule_arguments& args) const {
+    return variant_of(args, tunables_);
+  }
+
+ private:
+  Runner& runner() { return static_cast<Runner&>(*this); }
+  switching_tunables tunables_;
+};
+
 // ---------------------------------------------------------------------------------------------
 struct montecarlo_branch_settings {
   std::uint64_t tasks = 1u << 20;
@@ -86,7 +127,7 @@ struct montecarlo_branch_settings {
 
 //! The registry's "montecarlo-branch" workload (switching_registry.cpp) and the benchmarks'
 //! runner of its baselines and studies.
-class montecarlo_branch_runner final : public workloads::workload {
+class montecarlo_branch_runner final : public switching_workload<montecarlo_branch_runner> {
  public:
   explicit montecarlo_branch_runner(const montecarlo_branch_settings& settings);
   ~montecarlo_branch_runner();
@@ -123,31 +164,19 @@ class montecarlo_branch_runner final : public workloads::workload {
   //! Mean branch entries per task in the last vanilla reference (sizes the ideal line).
   [[nodiscard]] double mean_entries();
 
-  // The workload interface: a scheduled run takes variant_of(its schedule, the tunables).
+  // The rest of the workload interface (switching_workload has the shared part).
+  using switching_workload::resources;
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::uint64_t num_tasks() const override;
-  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
   [[nodiscard]] workloads::workload_traits traits() const override;
-  void set_tunables(const workloads::options_map& values) override;
-  //! The termination-only persistent driver on the same program, automatic schedule.
-  timing_stats time_warp_persistent(const timing_options& options) override;
   //! The ideal: vanilla at p = 1 (every lane enters the branch: no divergence), scaled by the
   //! work at p (montecarlo_branch_work_share).
   timing_stats time_floor(const timing_options& options) override;
-  timing_stats time_scheduled(const schedule_arguments& args,
-                              const timing_options& options) override;
   workloads::verification_report verify_scheduled(const schedule_arguments& args) override;
-  //! Reported as text by schedule_report().
-  [[nodiscard]] std::vector<workloads::resource_report> resources(
-      const schedule_arguments&) override {
-    return {};
-  }
-  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
-  switching_tunables tunables_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -230,7 +259,7 @@ struct vanilla_search {
 
 //! The registry's "raycast" workload (switching_registry.cpp) and the benchmarks' and the
 //! sample's runner of its baselines, searches and studies.
-class raycast_runner final : public workloads::workload {
+class raycast_runner final : public switching_workload<raycast_runner> {
  public:
   explicit raycast_runner(const raycast_settings& settings);
   ~raycast_runner();
@@ -301,33 +330,22 @@ class raycast_runner final : public workloads::workload {
   [[nodiscard]] run_profile profile_switching(const variant& v);
   [[nodiscard]] run_profile profile_vanilla();
 
-  // The workload interface: a scheduled run takes variant_of(its schedule, the tunables).
+  // The rest of the workload interface (switching_workload has the shared part).
+  using switching_workload::resources;
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::uint64_t num_tasks() const override;
-  [[nodiscard]] std::uint64_t total_steps() override { return 0; }
   [[nodiscard]] workloads::workload_traits traits() const override;
-  void set_tunables(const workloads::options_map& values) override;
   //! In the scheduled runs' task order when center_first is on, so that a speedup is not an
   //! order effect; else in the tile order.
   timing_stats time_vanilla(const timing_options& options) override;
-  timing_stats time_warp_persistent(const timing_options& options) override;
   //! Throws: the ray caster has no divergence-free version of its work.
   timing_stats time_floor(const timing_options& options) override;
-  timing_stats time_scheduled(const schedule_arguments& args,
-                              const timing_options& options) override;
   //! check() at the raycast sample's tolerance (2 per channel on 0.1% of the pixels).
   workloads::verification_report verify_scheduled(const schedule_arguments& args) override;
-  //! Reported as text by schedule_report().
-  [[nodiscard]] std::vector<workloads::resource_report> resources(
-      const schedule_arguments&) override {
-    return {};
-  }
-  [[nodiscard]] std::string schedule_report(const schedule_arguments& args) override;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
-  switching_tunables tunables_;
 };
 
 }  // namespace microsched::switching_workloads
