@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "raycast/ray_work.hpp"
 #include "raycast/raycast_program.cuh"
 
 namespace microsched::switching_workloads::detail {
@@ -29,18 +30,6 @@ struct raycast_work_totals {
 [[nodiscard]] raycast_work_totals count_raycast_work(const kernels::raycast::scene& view,
                                                      std::uint32_t* image, cudaStream_t stream,
                                                      std::uint32_t* per_ray = nullptr);
-
-//! One ray's work in a word: samples in the low 24 bits, shades above them.
-[[nodiscard]] __host__ __device__ constexpr std::uint32_t ray_work_word(unsigned samples,
-                                                                        unsigned shades) {
-  return (samples < (1u << 24) ? samples : (1u << 24) - 1) | (shades < 255 ? shades : 255) << 24;
-}
-[[nodiscard]] constexpr unsigned ray_samples(std::uint32_t word) {
-  return word & ((1u << 24) - 1);
-}
-[[nodiscard]] constexpr unsigned ray_shades(std::uint32_t word) {
-  return word >> 24;
-}
 
 //! Renders the ray of `pixel` alone, in one thread, as the counting kernel does, into
 //! sink[pixel]: no schedule that runs each ray in one thread ends before the longest such run.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <algorithm>
 #include <cstdlib>
-#include <numeric>
 #include <vector>
 
 #include "raycast/raycast_ideal.cuh"
@@ -60,38 +59,12 @@ static std::vector<std::uint32_t> center_first_order(int width, int height) {
   return order;
 }
 
-//! The pixels of the `each` rays with the most samples, the most shades, and the most work at
-//! `shade_weight` samples a shade: a lone ray's time follows its work, but the weight of a shade
-//! against a sample differs between one thread and a full GPU, so all three lists are timed.
-static std::vector<std::uint32_t> heaviest_rays(const std::vector<std::uint32_t>& per_ray,
-                                                double shade_weight, std::size_t each) {
-  std::vector<std::uint32_t> order(per_ray.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::vector<std::uint32_t> picked;
-  const auto take = [&](auto&& key) {
-    const std::size_t k = std::min(each, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                      [&](std::uint32_t a, std::uint32_t b) { return key(a) > key(b); });
-    for (std::size_t i = 0; i < k; ++i) {
-      if (std::find(picked.begin(), picked.end(), order[i]) == picked.end()) {
-        picked.push_back(order[i]);
-      }
-    }
-  };
-  take([&](std::uint32_t p) { return double(detail::ray_samples(per_ray[p])); });
-  take([&](std::uint32_t p) { return double(detail::ray_shades(per_ray[p])); });
-  take([&](std::uint32_t p) {
-    return detail::ray_samples(per_ray[p]) + shade_weight * detail::ray_shades(per_ray[p]);
-  });
-  return picked;
-}
-
 //! Times the heaviest rays alone through `time_ray(pixel)`; the longest goes to `r`.
 template <class TimeRay>
 static void time_longest_ray(const std::vector<std::uint32_t>& per_ray, raycast_ideal& r,
                              TimeRay&& time_ray) {
   const double shade_weight = r.sample_ns > 0 ? r.shade_ns / r.sample_ns : 1.0;
-  for (const std::uint32_t pixel : heaviest_rays(per_ray, shade_weight, 4)) {
+  for (const std::uint32_t pixel : detail::heaviest_rays(per_ray, shade_weight, 4)) {
     const double ms = time_ray(pixel);
     if (ms > r.longest_ray_ms) {
       r.longest_ray_ms = ms;
