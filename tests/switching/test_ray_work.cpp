@@ -22,9 +22,9 @@ TEST_CASE("a ray's work word keeps its samples and shades, and saturates past th
 TEST_CASE("the heaviest rays: the most samples, the most shades, the most weighted work, once") {
   // Pixel 0 has the most samples, 1 the most shades, 2 the most work at 100 samples a shade;
   // 3 is second by samples; the rest are light.
-  const std::vector<std::uint32_t> rays = {
-      ray_work_word(3000, 0), ray_work_word(10, 40), ray_work_word(2000, 30),
-      ray_work_word(2900, 1), ray_work_word(5, 1),   ray_work_word(7, 2)};
+  const std::vector<std::uint32_t> rays = {ray_work_word(3000, 0),  ray_work_word(10, 40),
+                                           ray_work_word(2000, 30), ray_work_word(2900, 1),
+                                           ray_work_word(5, 1),     ray_work_word(7, 2)};
   const auto one = heaviest_rays(rays, 100.0, 1);
   CHECK(one == std::vector<std::uint32_t>{0, 1, 2});
   const auto two = heaviest_rays(rays, 100.0, 2);
