@@ -129,21 +129,18 @@ entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
   entry e;
   e.name = name;
   e.parameters = parameters;
-  e.tunables = [] { return switching_tunable_parameters(); };
+  e.tunables = switching_tunable_parameters;
   e.traits = traits;
+  // Every option and tunable is checked on the host, before a runner touches the GPU.
   e.validate = [=](const options_map& options) {
-    const auto tunables = switching_tunable_parameters();
-    reject_unknown(name, options, joined(parameters(), tunables));
+    reject_unknown(name, options, joined(parameters(), switching_tunable_parameters()));
     (void)parse(select(options, parameters()));
-    (void)read_tunables(select(options, tunables));
+    (void)read_tunables(select(options, switching_tunable_parameters()));
   };
-  e.make = [=](const options_map& options) -> std::unique_ptr<workload> {
-    const auto tunables = switching_tunable_parameters();
-    reject_unknown(name, options, joined(parameters(), tunables));
-    const Settings settings = parse(select(options, parameters()));
-    (void)read_tunables(select(options, tunables));  // before the GPU
-    auto w = std::make_unique<Workload>(settings);
-    w->set_tunables(select(options, tunables));
+  e.make = [=, validate = e.validate](const options_map& options) -> std::unique_ptr<workload> {
+    validate(options);
+    auto w = std::make_unique<Workload>(parse(select(options, parameters())));
+    w->set_tunables(select(options, switching_tunable_parameters()));
     return w;
   };
   return e;

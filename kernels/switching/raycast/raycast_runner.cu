@@ -412,8 +412,7 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
         st.tile_width = o.w;
         st.tile_height = o.h;
         st.center_first = o.center_first;
-        const timing_stats t = o.center_first ? time_vanilla_scheduled_order(options)
-                                              : time_vanilla_tile_order(options);
+        const timing_stats t = time_vanilla(options);  // in the order center_first names
         best.tried.push_back({std::string(o.name) + " w" + std::to_string(w), t.median_ms});
         if (t.median_ms < best.stats.median_ms) {
           best.stats = t;
@@ -429,8 +428,7 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
     st.tile_width = winner.w;
     st.tile_height = winner.h;
     st.center_first = winner.center_first;
-    best.stats = winner.center_first ? time_vanilla_scheduled_order(options)
-                                     : time_vanilla_tile_order(options);
+    best.stats = time_vanilla(options);
   } catch (...) {
     st = saved;
     throw;

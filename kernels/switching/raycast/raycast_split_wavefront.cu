@@ -222,7 +222,7 @@ unsigned persistent_blocks(Kernel kernel, int block_threads, task_id rays) {
 }
 
 task_id checked_rays(task_id rays) {
-  // 32-bit queue entries; a warp's take may run 32 past the length per warp without wrapping.
+  // Queue entries are 32-bit, and a warp's take may pass the length by 32 without wrapping.
   if (rays == 0 || rays > (task_id{1} << 31)) {
     throw_invalid("split wavefront rays", rays, "must be in 1..2^31 (queue entries are 32-bit)");
   }
