@@ -8,7 +8,7 @@
 #include "julia/julia_workload.hpp"
 #include "montecarlo/montecarlo_workload.hpp"
 #include "pathtrace/pathtrace_workload.hpp"
-#include "registry/adapter_support.hpp"
+#include "registry_support.hpp"
 #include "walk/walk_workload.hpp"
 #include "workload.hpp"
 
@@ -17,10 +17,10 @@ namespace microsched::workloads {
 namespace {
 
 template <class Settings>
-adapters::entry termination_entry(std::string name, std::vector<parameter> (*parameters)(),
+registry::entry termination_entry(std::string name, std::vector<parameter> (*parameters)(),
                                   Settings (*parse)(const options_map&),
                                   std::unique_ptr<workload> (*make)(const Settings&)) {
-  adapters::entry e;
+  registry::entry e;
   e.name = std::move(name);
   e.parameters = parameters;
   e.tunables = [] { return std::vector<parameter>{}; };
@@ -34,9 +34,9 @@ std::unique_ptr<workload> make_julia(const julia_settings& s) {
   return make_julia_workload(s);
 }
 
-const std::vector<adapters::entry>& registry() {
-  static const std::vector<adapters::entry> entries = [] {
-    std::vector<adapters::entry> all = {
+const std::vector<registry::entry>& all_entries() {
+  static const std::vector<registry::entry> entries = [] {
+    std::vector<registry::entry> all = {
         termination_entry<julia_settings>("julia", julia_parameters, parse_julia_settings,
                                           make_julia),
         termination_entry<montecarlo_settings>("montecarlo", montecarlo_parameters,
@@ -48,7 +48,7 @@ const std::vector<adapters::entry>& registry() {
         termination_entry<pathtrace_settings>("pathtrace", pathtrace_parameters,
                                               parse_pathtrace_settings, make_pathtrace_workload)};
     for (auto* area :
-         {&adapters::switching_entries, &adapters::remap_entries, &adapters::pipeline_entries}) {
+         {&registry::switching_entries, &registry::remap_entries, &registry::pipeline_entries}) {
       for (auto& e : area()) all.push_back(std::move(e));
     }
     return all;
@@ -56,12 +56,12 @@ const std::vector<adapters::entry>& registry() {
   return entries;
 }
 
-const adapters::entry& find(const std::string& name) {
-  for (const auto& e : registry()) {
+const registry::entry& find(const std::string& name) {
+  for (const auto& e : all_entries()) {
     if (e.name == name) return e;
   }
   std::string names;
-  for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + e.name;
+  for (const auto& e : all_entries()) names += (names.empty() ? "" : ", ") + e.name;
   throw std::invalid_argument("workload '" + name + "': expected one of " + names);
 }
 
@@ -69,7 +69,7 @@ const adapters::entry& find(const std::string& name) {
 
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
-  for (const auto& e : registry()) names.push_back(e.name);
+  for (const auto& e : all_entries()) names.push_back(e.name);
   return names;
 }
 

@@ -16,9 +16,9 @@
 #include "microsched/pipeline/kernel_split.hpp"
 #include "options.hpp"
 #include "pipeline_workloads.hpp"
-#include "registry/adapter_support.hpp"
+#include "registry_support.hpp"
 
-namespace microsched::workloads::adapters {
+namespace microsched::workloads::registry {
 
 namespace {
 
@@ -460,4 +460,4 @@ std::vector<entry> pipeline_entries() {
           carried_entry()};
 }
 
-}  // namespace microsched::workloads::adapters
+}  // namespace microsched::workloads::registry

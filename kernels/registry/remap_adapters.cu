@@ -11,11 +11,11 @@
 #include "microsched/device_buffer.hpp"
 #include "microsched/measure/event_timer.hpp"
 #include "options.hpp"
-#include "registry/adapter_support.hpp"
+#include "registry_support.hpp"
 #include "remap/micro_branch.hpp"
 #include "remap/realistic.hpp"
 
-namespace microsched::workloads::adapters {
+namespace microsched::workloads::registry {
 
 namespace {
 
@@ -397,4 +397,4 @@ std::vector<entry> remap_entries() {
               model_tree_tunables, validate_model_tree_tunables)};
 }
 
-}  // namespace microsched::workloads::adapters
+}  // namespace microsched::workloads::registry

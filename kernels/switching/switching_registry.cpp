@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "options.hpp"
-#include "registry/adapter_support.hpp"
+#include "registry_support.hpp"
 #include "switching_workloads.hpp"
 
 namespace microsched::switching_workloads {
@@ -13,7 +13,7 @@ namespace microsched::switching_workloads {
 namespace {
 
 using namespace microsched::workloads;
-using namespace microsched::workloads::adapters;
+using namespace microsched::workloads::registry;
 namespace sw = switching_workloads;
 
 //! The ray caster's image may differ from vanilla's by rounding in the shading: the check allows
@@ -226,7 +226,7 @@ verification_report raycast_runner::verify_scheduled(const schedule_arguments& a
 
 }  // namespace microsched::switching_workloads
 
-namespace microsched::workloads::adapters {
+namespace microsched::workloads::registry {
 
 std::vector<entry> switching_entries() {
   namespace sw = switching_workloads;
@@ -237,4 +237,4 @@ std::vector<entry> switching_entries() {
                                               sw::raycast_traits)};
 }
 
-}  // namespace microsched::workloads::adapters
+}  // namespace microsched::workloads::registry

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The registry's lists of the areas this build leaves out (MICROSCHED_WITH_<AREA>=OFF): empty.
-#include "registry/adapter_support.hpp"
+#include "registry_support.hpp"
 
-namespace microsched::workloads::adapters {
+namespace microsched::workloads::registry {
 
 #ifndef MICROSCHED_REGISTRY_SWITCHING
 std::vector<entry> switching_entries() {
@@ -20,4 +20,4 @@ std::vector<entry> pipeline_entries() {
 }
 #endif
 
-}  // namespace microsched::workloads::adapters
+}  // namespace microsched::workloads::registry

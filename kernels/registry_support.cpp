@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "registry/adapter_support.hpp"
+#include "registry_support.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "microsched/error.hpp"
 #include "options.hpp"
 
-namespace microsched::workloads::adapters {
+namespace microsched::workloads::registry {
 
 options_map select(const options_map& options, const std::vector<parameter>& known) {
   options_map out;
@@ -86,4 +86,4 @@ void no_reference(const std::string& workload, const char* reference, const std:
   throw std::invalid_argument(workload + " has no " + reference + " reference: " + why);
 }
 
-}  // namespace microsched::workloads::adapters
+}  // namespace microsched::workloads::registry

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-//! @file adapter_support.hpp
-//! What the area workloads in the registry share (the switching runners' entries, the remap and
-//! pipeline adapters): how a registered workload is described to the registry, option helpers
-//! over a fixed set of values, the output comparison behind their checks, and host-clock timing
-//! for the pipeline.
+//! @file registry_support.hpp
+//! What the registry (workload_registry.cpp) and the areas' lists of entries share: how a
+//! registered workload is described to the registry, option helpers over a fixed set of values,
+//! and the output comparison and missing-reference error behind the area workloads' checks.
 
 #include <cstdint>
 #include <functional>
@@ -14,7 +13,7 @@
 
 #include "workload.hpp"
 
-namespace microsched::workloads::adapters {
+namespace microsched::workloads::registry {
 
 //! One registered workload of an area: what the registry answers for its name.
 struct entry {
@@ -28,7 +27,9 @@ struct entry {
   std::function<std::unique_ptr<workload>(const options_map&)> make;
 };
 
-//! The area workloads of this build (each list is empty when its area is not built).
+//! The area workloads of this build. Each area lists its own (switching/switching_registry.cpp,
+//! remap/remap_registry.cu, pipeline/pipeline_registry.cpp); an area the build leaves out lists
+//! none (registry_absent_areas.cpp).
 [[nodiscard]] std::vector<entry> switching_entries();
 [[nodiscard]] std::vector<entry> remap_entries();
 [[nodiscard]] std::vector<entry> pipeline_entries();
@@ -69,4 +70,4 @@ struct entry {
 [[noreturn]] void no_reference(const std::string& workload, const char* reference,
                                const std::string& why);
 
-}  // namespace microsched::workloads::adapters
+}  // namespace microsched::workloads::registry
