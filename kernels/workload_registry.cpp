@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The one registry of workloads: the termination workloads of this library, the switching
-// runners (workloads themselves, listed by switching/switching_registry.cpp) and, through their
-// adapters (kernels/registry/), the remap and pipeline workloads of the areas built.
+// The one registry of workloads: the termination workloads of this library, then the workloads
+// of each area built, which the area lists itself (switching/switching_registry.cpp,
+// remap/remap_registry.cu, pipeline/pipeline_registry.cpp), so that every area has one shape.
 #include <stdexcept>
 
 #include "collatz/collatz_workload.hpp"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The remap workloads (lin2018's micro-benchmark, chi-square p-values, a model tree) behind the
-// workload interface, through their launch functions (micro_branch.hpp, realistic.hpp). There
-// is no scheduler and no persistent driver: the kernels run one thread per element, remapped
-// inside each block or not. The tunables are the method and (micro-branch) DGI's N; the block
-// size is an option because the references run with it too.
+// The remap workloads in the registry (lin2018's micro-benchmark, chi-square p-values, a model
+// tree): the workload interface over their launch functions (micro_branch.hpp, realistic.hpp),
+// with their options and tunables. There is no scheduler and no persistent driver: the kernels
+// run one thread per element, remapped inside each block or not. The tunables are the method and
+// (micro-branch) DGI's N; the block size is an option because the references run with it too.
 #include <cstring>
 #include <random>
 #include <stdexcept>
