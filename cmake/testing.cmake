@@ -14,7 +14,8 @@ function(microsched_add_gpu_test name)
   target_link_libraries(${name} PRIVATE microsched::microsched microsched_test_main_gpu doctest::doctest)
   microsched_target_flags(${name})
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  # A device suite takes seconds; a hung one fails after five minutes instead of holding the GPU.
+  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
 endfunction()
 
 # Pure host code rebuilt with ThreadSanitizer (label tsan), with GCC and Clang only. It links no
