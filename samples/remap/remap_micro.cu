@@ -13,6 +13,7 @@
 #include "checked_cli.hpp"
 #include "microsched/device.hpp"
 #include "microsched/measure/event_timer.hpp"
+#include "registry_cli.hpp"
 #include "remap/device_array.hpp"
 #include "remap/micro_branch.hpp"
 
@@ -21,34 +22,35 @@ using namespace microsched::remap_kernels;
 
 namespace {
 
-//! The command line: the kernel's configuration, the input and what to run.
+//! The command line: the kernel's configuration, the input and what to run. add_options sets the
+//! registry's defaults.
 struct micro_command {
   micro_config config;
-  std::string variant = "hot", dist = "iid";
-  int n = 1 << 22;
+  std::string variant = "hot", dist;
+  int n = 0;
   bool profile_once = false;
 };
 
-//! The kernel's shape and variant, the input's size and distribution, and --profile-once.
+//! The kernel's shape and variant, the input's size and distribution, and --profile-once. The
+//! options of the registry's "micro-branch" take its defaults and help (registry_option.hpp).
 void add_options(CLI::App& app, micro_command& c) {
-  app.add_option("--paths", c.config.paths, "paths: 2, 4 or 8 (nested if-else levels)")
-      ->check(CLI::IsMember({2, 4, 8}))
-      ->capture_default_str();
-  app.add_option("--block", c.config.block_threads, "threads per block: 256 or 1024")
-      ->check(CLI::IsMember({256, 1024}))
-      ->capture_default_str();
+  const samples::registry_options& registry = samples::remap_micro_options;
+  samples::add_registry_option(app, registry, "--paths", c.config.paths)
+      ->check(CLI::IsMember({2, 4, 8}));
+  samples::add_registry_option(app, registry, "--block", c.config.block_threads)
+      ->check(CLI::IsMember({256, 1024}));
   app.add_option("--neighbouring", c.config.neighbouring, "DGI's N: 4, 16 or 64")
       ->check(CLI::IsMember({4, 16, 64}))
       ->capture_default_str();
-  programs::add_checked(app, "--work", c.config.work, "loop iterations per path (8 FMAs each)", 0,
-                        1 << 20);
+  samples::add_registry_checked(app, registry, "--work", c.config.work, 0, 1 << 20);
   app.add_option("--variant", c.variant, "original, hot, hot16 or dgi")
       ->check(CLI::IsMember({"original", "hot", "hot16", "dgi"}))
       ->capture_default_str();
-  app.add_option("--distribution", c.dist, "iid, balanced or uniform")
+  // uniform, the divergence-free floor, is the sample's own choice.
+  samples::add_registry_option(app, registry, "--distribution", c.dist)
       ->check(CLI::IsMember({"iid", "balanced", "uniform"}))
-      ->capture_default_str();
-  programs::add_checked(app, "-n", c.n, "elements", 1, 1 << 30);
+      ->description(registry.help("--distribution") + "; uniform: every element takes path 0");
+  samples::add_registry_checked(app, registry, "-n", c.n, 1, 1 << 30);
   app.add_flag("--profile-once", c.profile_once, "one counting and one plain launch, nothing else");
 }
 

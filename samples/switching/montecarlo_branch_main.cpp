@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "registry_cli.hpp"
 #include "sample_cli.hpp"
 #include "switching_cli.hpp"
 #include "switching_workloads.hpp"
@@ -16,19 +17,20 @@ using namespace microsched;
 
 namespace {
 
-//! The workload: the branch's probability and cost, the tasks, the seed and the march window.
+//! The workload: the branch's probability and cost, the tasks, the seed (defaults and help from
+//! the registry's "montecarlo-branch", registry_option.hpp) and the march window.
 void add_workload_options(CLI::App& app,
                           switching_workloads::montecarlo_branch_settings& settings) {
-  programs::add_checked(app, "--p", settings.probability, "probability of entering the branch",
-                        0.0f, 1.0f);
-  programs::add_checked(app, "--tasks", settings.tasks, "independent tasks", std::uint64_t{1},
-                        std::uint64_t{1} << 30);
-  programs::add_checked(app, "--outer", settings.outer, "outer iterations per task",
-                        std::uint32_t{1}, std::uint32_t{1} << 20);
-  programs::add_checked(app, "--inner", settings.inner, "random numbers summed inside the branch",
-                        std::uint32_t{1}, std::uint32_t{1} << 20);
-  programs::add_checked(app, "--seed", settings.seed, "Philox key", 0ull,
-                        std::numeric_limits<unsigned long long>::max());
+  const samples::registry_options& registry = samples::montecarlo_branch_options;
+  samples::add_registry_checked(app, registry, "--p", settings.probability, 0.0f, 1.0f);
+  samples::add_registry_checked(app, registry, "--tasks", settings.tasks, std::uint64_t{1},
+                                std::uint64_t{1} << 30);
+  samples::add_registry_checked(app, registry, "--outer", settings.outer, std::uint32_t{1},
+                                std::uint32_t{1} << 20);
+  samples::add_registry_checked(app, registry, "--inner", settings.inner, std::uint32_t{1},
+                                std::uint32_t{1} << 20);
+  samples::add_registry_checked(app, registry, "--seed", settings.seed, 0ull,
+                                std::numeric_limits<unsigned long long>::max());
   // 16: the fastest window of the switching bench at p = 0.01 (bench_switching mc_branch/).
   settings.march_window = 16;
   programs::add_checked(app, "--window", settings.march_window,

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "registry_cli.hpp"
 #include "sample_cli.hpp"
 #include "switching_cli.hpp"
 #include "switching_workloads.hpp"
@@ -65,34 +66,19 @@ struct raycast_command {
   samples::switching_cli cli;
 };
 
-//! The image, the ray march and the task order: what every kernel is given.
+//! The image, the ray march and the task order: what every kernel is given. Defaults and help
+//! come from the registry's "raycast" (registry_option.hpp).
 void add_workload_options(CLI::App& app, switching_workloads::raycast_settings& settings) {
-  // The finest step of frey2012's sweep (and of the target): the most divergent.
-  settings.step_size = 0.0125f;
-  programs::add_checked(app, "--width", settings.width, "image width in pixels", 1, 16384);
-  programs::add_checked(app, "--height", settings.height, "image height in pixels", 1, 16384);
-  programs::add_checked(app, "--step", settings.step_size,
-                        "sampling distance along a ray (the domain is 40 units wide); smaller is "
-                        "more precise, slower and more divergent",
-                        0.001f, 10.0f);
-  programs::add_checked(app, "--window", settings.march_window,
-                        "samples one step marches at most before the branch (stops at the first "
-                        "crossing); the image does not depend on it, the scheduler's per-visit "
-                        "cost is paid once per window",
-                        1, 4096);
-  // Empty-space skipping is exact (the same image, 0 pixels differ), so it is on by default.
-  settings.skip_empty = true;
-  app.add_flag("--skip-empty,!--no-skip-empty", settings.skip_empty,
-               "empty-space skipping (the default): skip the samples that a Lipschitz bound of "
-               "psi proves cross no isosurface, in every kernel; the image stays the same. "
-               "--no-skip-empty marches every sample (a heavier workload)")
-      ->capture_default_str();
-  app.add_flag("--center-first,!--no-center-first", settings.center_first,
-               "scheduled runs (termination only, context switching): tasks in 8x4 tiles, the "
-               "tiles whose centre ray passes closest to the orbital's centre (the most expensive) "
-               "first, so that the rays begun last are cheap (the default; --no-center-first: "
-               "--tile's order, as vanilla); vanilla keeps --tile's order; the image does not "
-               "depend on it");
+  const samples::registry_options& registry = samples::raycast_options;
+  samples::add_registry_checked(app, registry, "--width", settings.width, 1, 16384);
+  samples::add_registry_checked(app, registry, "--height", settings.height, 1, 16384);
+  samples::add_registry_checked(app, registry, "--step", settings.step_size, 0.001f, 10.0f);
+  samples::add_registry_checked(app, registry, "--window", settings.march_window, 1, 4096);
+  samples::add_registry_flag(app, registry, "--skip-empty", "--no-skip-empty", settings.skip_empty,
+                             "; on by default here (exact), --no-skip-empty marches every sample");
+  samples::add_registry_flag(app, registry, "--center-first", "--no-center-first",
+                             settings.center_first,
+                             "; on by default here, --no-center-first keeps --tile's order");
 }
 
 //! The baseline, the output, the diagnostics and the schedule: what the program does with them.
@@ -119,11 +105,11 @@ void add_program_options(CLI::App& app, raycast_command& c) {
                "most 0.1% of the pixels; see the printed reason) and check each ray ends once");
   // A fixed --strategy: 3 blocks of 128 threads per SM at 512x512 (fewer warps, more rays each to
   // choose contexts from); against the tail of a run that holds nearly every ray at once, grabs
-  // of 4 tasks, parked contexts resumed first in first out, expensive tiles first (below).
+  // of 4 tasks, parked contexts resumed first in first out, expensive tiles first
+  // (--center-first).
   c.cli.blocks_per_sm = 3;
   c.cli.chunk = 4;
   c.cli.fifo = true;
-  c.settings.center_first = true;
   c.cli.add_to(app);
 }
 

@@ -11,16 +11,18 @@ switching_check() {
   local raycast="$BUILD/samples/switching/raycast" mc="$BUILD/samples/switching/montecarlo_branch"
   local bench="$BUILD/bench/switching/bench_switching"
   if [[ -x "$raycast" ]]; then
-    # The default (automatic switching, every form verified); then fixed switching settings: step
-    # 0.0125, empty-space skipping, chunk 4, fifo, expensive tiles first.
-    "$raycast" --verify --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --strategy hybrid --profile --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --strategy hybrid --lifo --no-center-first --chunk 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --strategy hybrid --no-skip-empty --window 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --strategy hybrid --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --strategy hybrid --tile 8x4 --contexts 64 --output "" \
+    # At step 0.0125, the finest of frey2012's sweep (the most divergent): the default (automatic
+    # switching, every form verified); then fixed switching settings: empty-space skipping, chunk
+    # 4, fifo, expensive tiles first.
+    local -a finest=(--step 0.0125)
+    "$raycast" "${finest[@]}" --verify --output "$out/raycast.png" >"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" "${finest[@]}" --verify --strategy hybrid --profile --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" "${finest[@]}" --verify --strategy hybrid --lifo --no-center-first --chunk 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" "${finest[@]}" --verify --strategy hybrid --no-skip-empty --window 32 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" "${finest[@]}" --verify --strategy hybrid --switch-every 2 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" "${finest[@]}" --verify --strategy hybrid --tile 8x4 --contexts 64 --output "" \
       >>"$out/raycast.log" 2>&1 || rc=1
-    "$raycast" --verify --width 2048 --height 2048 --output "" >>"$out/raycast.log" 2>&1 || rc=1
+    "$raycast" "${finest[@]}" --verify --width 2048 --height 2048 --output "" >>"$out/raycast.log" 2>&1 || rc=1
     cat "$out/raycast.log"
   fi
   if [[ -x "$mc" ]]; then

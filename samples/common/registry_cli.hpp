@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+//! @file registry_cli.hpp
+//! Adds a sample's registry options (registry_option.hpp) to its command line: each with the
+//! registry's default and help, in the sample's spelling.
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <string_view>
+
+#include "checked_cli.hpp"
+#include "registry_option.hpp"
+
+namespace microsched::samples {
+
+//! A number checked against [min, max] (programs::add_checked); sets `value` to the default.
+template <class T>
+CLI::Option* add_registry_checked(CLI::App& app, const registry_options& registry,
+                                  std::string_view option, T& value, T min, T max) {
+  value = registry.default_value<T>(option);
+  return programs::add_checked(app, std::string(option), value, registry.help(option), min, max);
+}
+
+//! A value CLI11 parses (chain ->check() for its choices); sets `value` to the default.
+template <class T>
+CLI::Option* add_registry_option(CLI::App& app, const registry_options& registry,
+                                 std::string_view option, T& value) {
+  value = registry.default_value<T>(option);
+  return app.add_option(std::string(option), value, registry.help(option))->capture_default_str();
+}
+
+//! A 0/1 parameter as the flag `option` and its negation `negation` ("--no-..."); `note` follows
+//! the registry's help. Sets `value` to the default.
+inline CLI::Option* add_registry_flag(CLI::App& app, const registry_options& registry,
+                                      std::string_view option, std::string_view negation,
+                                      bool& value, const std::string& note) {
+  value = registry.default_value<bool>(option);
+  return app.add_flag(std::string(option) + ",!" + std::string(negation), value,
+                      registry.help(option) + note);
+}
+
+}  // namespace microsched::samples
