@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
 #include "workload.hpp"
 
 namespace microsched::workloads::registry {
@@ -27,19 +28,58 @@ struct entry {
   std::function<std::unique_ptr<workload>(const options_map&)> make;
 };
 
-//! The area workloads of this build. Each area lists its own (switching/switching_registry.cpp,
-//! remap/remap_registry.cu, pipeline/pipeline_registry.cpp); an area the build leaves out lists
-//! none (registry_absent_areas.cpp).
-[[nodiscard]] std::vector<entry> switching_entries();
-[[nodiscard]] std::vector<entry> remap_entries();
-[[nodiscard]] std::vector<entry> pipeline_entries();
-
 //! The entries of `options` whose names `known` lists.
 [[nodiscard]] options_map select(const options_map& options, const std::vector<parameter>& known);
 
 //! `known` and `more`, one after the other.
 [[nodiscard]] std::vector<parameter> joined(std::vector<parameter> known,
                                             const std::vector<parameter>& more);
+
+//! What entry_of builds an entry from: the options parse to `Settings` on the host, the tunables
+//! are checked against them, and the workload is built from them.
+template <class Settings>
+struct entry_parts {
+  std::string name;
+  std::function<std::vector<parameter>()> parameters;
+  std::function<Settings(const options_map&)> parse;  //!< throws std::invalid_argument
+  std::function<std::unique_ptr<workload>(const Settings&)> build;
+  std::function<workload_traits()> traits = [] { return workload_traits{}; };
+  std::function<std::vector<parameter>()> tunables = [] { return std::vector<parameter>{}; };
+  //! Throws std::invalid_argument for a tunable the settings do not allow.
+  std::function<void(const options_map&, const Settings&)> check_tunables = [](const options_map&,
+                                                                               const Settings&) {};
+};
+
+//! The registry entry of `parts`. Every option and tunable is checked on the host before the
+//! workload touches the GPU; the workload is then built and given its tunables.
+template <class Settings>
+[[nodiscard]] entry entry_of(entry_parts<Settings> parts) {
+  const auto checked = [parts](const options_map& options) {
+    reject_unknown(parts.name, options, joined(parts.parameters(), parts.tunables()));
+    Settings settings = parts.parse(select(options, parts.parameters()));
+    parts.check_tunables(select(options, parts.tunables()), settings);
+    return settings;
+  };
+  entry e;
+  e.name = parts.name;
+  e.parameters = parts.parameters;
+  e.tunables = parts.tunables;
+  e.traits = parts.traits;
+  e.validate = [checked](const options_map& options) { (void)checked(options); };
+  e.make = [parts, checked](const options_map& options) {
+    std::unique_ptr<workload> w = parts.build(checked(options));
+    w->set_tunables(select(options, parts.tunables()));
+    return w;
+  };
+  return e;
+}
+
+//! The area workloads of this build. Each area lists its own (switching/switching_registry.cpp,
+//! remap/remap_registry.cu, pipeline/pipeline_registry.cpp); an area the build leaves out lists
+//! none (registry_absent_areas.cpp).
+[[nodiscard]] std::vector<entry> switching_entries();
+[[nodiscard]] std::vector<entry> remap_entries();
+[[nodiscard]] std::vector<entry> pipeline_entries();
 
 //! The option's value, which must be one of `allowed`; throws std::invalid_argument naming the
 //! option, the value and the allowed ones otherwise.

@@ -16,37 +16,30 @@ namespace microsched::workloads {
 
 namespace {
 
-template <class Settings>
-registry::entry termination_entry(std::string name, std::vector<parameter> (*parameters)(),
-                                  Settings (*parse)(const options_map&),
-                                  std::unique_ptr<workload> (*make)(const Settings&)) {
-  registry::entry e;
-  e.name = std::move(name);
-  e.parameters = parameters;
-  e.tunables = [] { return std::vector<parameter>{}; };
-  e.traits = [] { return workload_traits{}; };
-  e.validate = [parse](const options_map& options) { (void)parse(options); };
-  e.make = [parse, make](const options_map& options) { return make(parse(options)); };
-  return e;
-}
-
-std::unique_ptr<workload> make_julia(const julia_settings& s) {
-  return make_julia_workload(s);
-}
-
 const std::vector<registry::entry>& all_entries() {
+  using registry::entry_of;
   static const std::vector<registry::entry> entries = [] {
     std::vector<registry::entry> all = {
-        termination_entry<julia_settings>("julia", julia_parameters, parse_julia_settings,
-                                          make_julia),
-        termination_entry<montecarlo_settings>("montecarlo", montecarlo_parameters,
-                                               parse_montecarlo_settings, make_montecarlo_workload),
-        termination_entry<collatz_settings>("collatz", collatz_parameters, parse_collatz_settings,
-                                            make_collatz_workload),
-        termination_entry<walk_settings>("walk", walk_parameters, parse_walk_settings,
-                                         make_walk_workload),
-        termination_entry<pathtrace_settings>("pathtrace", pathtrace_parameters,
-                                              parse_pathtrace_settings, make_pathtrace_workload)};
+        entry_of<julia_settings>({.name = "julia",
+                                  .parameters = julia_parameters,
+                                  .parse = parse_julia_settings,
+                                  .build = make_julia_workload}),
+        entry_of<montecarlo_settings>({.name = "montecarlo",
+                                       .parameters = montecarlo_parameters,
+                                       .parse = parse_montecarlo_settings,
+                                       .build = make_montecarlo_workload}),
+        entry_of<collatz_settings>({.name = "collatz",
+                                    .parameters = collatz_parameters,
+                                    .parse = parse_collatz_settings,
+                                    .build = make_collatz_workload}),
+        entry_of<walk_settings>({.name = "walk",
+                                 .parameters = walk_parameters,
+                                 .parse = parse_walk_settings,
+                                 .build = make_walk_workload}),
+        entry_of<pathtrace_settings>({.name = "pathtrace",
+                                      .parameters = pathtrace_parameters,
+                                      .parse = parse_pathtrace_settings,
+                                      .build = make_pathtrace_workload})};
     for (auto* area :
          {&registry::switching_entries, &registry::remap_entries, &registry::pipeline_entries}) {
       for (auto& e : area()) all.push_back(std::move(e));

@@ -137,25 +137,17 @@ class carried_workload final : public workload {
 }  // namespace
 
 entry carried_entry() {
-  entry e;
-  e.name = "carried";
-  e.parameters = carried_parameters;
-  e.tunables = carried_tunables;
-  e.traits = pipeline_traits;
-  e.validate = [](const options_map& o) {
-    reject_unknown("carried", o, joined(carried_parameters(), carried_tunables()));
-    (void)parse_carried(select(o, carried_parameters()));
-    (void)parse_carried_tunables(select(o, carried_tunables()));
-  };
-  e.make = [](const options_map& o) -> std::unique_ptr<workload> {
-    reject_unknown("carried", o, joined(carried_parameters(), carried_tunables()));
-    const auto options = parse_carried(select(o, carried_parameters()));
-    (void)parse_carried_tunables(select(o, carried_tunables()));
-    auto w = std::make_unique<carried_workload>(options);
-    w->set_tunables(select(o, carried_tunables()));
-    return w;
-  };
-  return e;
+  return entry_of<pw::carried_options>(
+      {.name = "carried",
+       .parameters = carried_parameters,
+       .parse = parse_carried,
+       .build = [](const pw::carried_options& o) -> std::unique_ptr<workload> {
+         return std::make_unique<carried_workload>(o);
+       },
+       .traits = pipeline_traits,
+       .tunables = carried_tunables,
+       .check_tunables = [](const options_map& values,
+                            const pw::carried_options&) { (void)parse_carried_tunables(values); }});
 }
 
 }  // namespace microsched::workloads::registry

@@ -259,28 +259,23 @@ class chunk_pipeline_workload final : public workload {
   std::string last_summary_;
 };
 
+//! The settings are the program's options, checked without building it.
 entry chunk_entry(const std::string& name) {
-  entry e;
-  e.name = name;
-  e.parameters = [name] { return chunk_parameters(name); };
-  e.tunables = [name] { return chunk_tunables(name); };
-  e.traits = pipeline_traits;
-  e.validate = [name](const options_map& o) {
-    reject_unknown(name, o, joined(chunk_parameters(name), chunk_tunables(name)));
-    (void)chunk_program_from(name, select(o, chunk_parameters(name)), false);
-    (void)parse_chunk_tunables(name, select(o, chunk_tunables(name)));
-  };
-  e.make = [name](const options_map& o) -> std::unique_ptr<workload> {
-    reject_unknown(name, o, joined(chunk_parameters(name), chunk_tunables(name)));
-    const options_map options = select(o, chunk_parameters(name));
-    (void)chunk_program_from(name, options, false);  // every value checked before the GPU
-    (void)parse_chunk_tunables(name, select(o, chunk_tunables(name)));
-    auto w =
-        std::make_unique<chunk_pipeline_workload>(name, chunk_program_from(name, options, true));
-    w->set_tunables(select(o, chunk_tunables(name)));
-    return w;
-  };
-  return e;
+  return entry_of<options_map>(
+      {.name = name,
+       .parameters = [name] { return chunk_parameters(name); },
+       .parse =
+           [name](const options_map& o) {
+             (void)chunk_program_from(name, o, false);
+             return o;
+           },
+       .build = [name](const options_map& o) -> std::unique_ptr<workload> {
+         return std::make_unique<chunk_pipeline_workload>(name, chunk_program_from(name, o, true));
+       },
+       .traits = pipeline_traits,
+       .tunables = [name] { return chunk_tunables(name); },
+       .check_tunables = [name](const options_map& values,
+                                const options_map&) { (void)parse_chunk_tunables(name, values); }});
 }
 
 }  // namespace

@@ -14,14 +14,11 @@
 namespace microsched::workloads::registry {
 
 workload_traits pipeline_traits() {
-  workload_traits t;
-  t.area = "pipeline";
-  t.takes_schedule = false;
-  t.baselines.vanilla = "original loop";
-  t.baselines.persistent = "";
-  t.baselines.floor = "";
-  t.baselines.missing = pipeline_missing;
-  return t;
+  return {
+      .area = "pipeline",
+      .takes_schedule = false,
+      .baselines = {
+          .vanilla = "original loop", .persistent = "", .floor = "", .missing = pipeline_missing}};
 }
 
 void wait_for_device() {

@@ -221,14 +221,12 @@ class micro_branch_workload final : public remap_workload {
 };
 
 workload_traits micro_traits() {
-  workload_traits t;
-  t.area = "remap";
-  t.takes_schedule = false;
-  t.baselines.vanilla = "original kernel";
-  t.baselines.persistent = "";
-  t.baselines.floor = "uniform paths";
-  t.baselines.missing = no_persistent;
-  return t;
+  return {.area = "remap",
+          .takes_schedule = false,
+          .baselines = {.vanilla = "original kernel",
+                        .persistent = "",
+                        .floor = "uniform paths",
+                        .missing = no_persistent}};
 }
 workload_traits micro_branch_workload::traits() const {
   return micro_traits();
@@ -346,25 +344,16 @@ template <class Workload, class Settings>
 entry remap_entry(std::string name, std::vector<parameter> (*parameters)(),
                   Settings (*parse)(const options_map&), workload_traits (*traits)(),
                   std::vector<parameter> (*tunables)(),
-                  void (*validate_tunables)(const options_map&, const Settings&)) {
-  entry e;
-  e.name = name;
-  e.parameters = parameters;
-  e.tunables = tunables;
-  e.traits = traits;
-  e.validate = [=](const options_map& options) {
-    reject_unknown(name, options, joined(parameters(), tunables()));
-    validate_tunables(select(options, tunables()), parse(select(options, parameters())));
-  };
-  e.make = [=](const options_map& options) -> std::unique_ptr<workload> {
-    reject_unknown(name, options, joined(parameters(), tunables()));
-    const Settings settings = parse(select(options, parameters()));
-    validate_tunables(select(options, tunables()), settings);  // before the GPU
-    auto w = std::make_unique<Workload>(settings);
-    w->set_tunables(select(options, tunables()));
-    return w;
-  };
-  return e;
+                  void (*check_tunables)(const options_map&, const Settings&)) {
+  return entry_of<Settings>({.name = std::move(name),
+                             .parameters = parameters,
+                             .parse = parse,
+                             .build = [](const Settings& s) -> std::unique_ptr<workload> {
+                               return std::make_unique<Workload>(s);
+                             },
+                             .traits = traits,
+                             .tunables = tunables,
+                             .check_tunables = check_tunables});
 }
 
 std::vector<parameter> chi_square_tunables() {

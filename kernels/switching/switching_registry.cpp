@@ -59,11 +59,8 @@ sw::montecarlo_branch_settings parse_mc_branch(const options_map& options) {
 }
 
 workload_traits mc_branch_traits() {
-  workload_traits t;
-  t.area = "switching";
-  t.baselines.persistent = "termination-only driver";
-  t.baselines.floor = "ideal";
-  return t;
+  return {.area = "switching",
+          .baselines = {.persistent = "termination-only driver", .floor = "ideal", .missing = ""}};
 }
 
 std::vector<parameter> raycast_parameters() {
@@ -113,37 +110,27 @@ sw::raycast_settings parse_raycast(const options_map& options) {
 }
 
 workload_traits raycast_traits() {
-  workload_traits t;
-  t.area = "switching";
-  t.baselines.persistent = "termination-only driver";
-  t.baselines.floor = "";
-  t.baselines.missing =
-      "the ray caster has no divergence-free version of its work (the rays' sample counts "
-      "and shading differ per pixel)";
-  return t;
+  return {.area = "switching",
+          .baselines = {.persistent = "termination-only driver",
+                        .floor = "",
+                        .missing = "the ray caster has no divergence-free version of its work "
+                                   "(the rays' sample counts and shading differ per pixel)"}};
 }
 
-template <class Workload, class Settings>
+template <class Runner, class Settings>
 entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
                       Settings (*parse)(const options_map&), workload_traits (*traits)()) {
-  entry e;
-  e.name = name;
-  e.parameters = parameters;
-  e.tunables = switching_tunable_parameters;
-  e.traits = traits;
-  // Every option and tunable is checked on the host, before a runner touches the GPU.
-  e.validate = [=](const options_map& options) {
-    reject_unknown(name, options, joined(parameters(), switching_tunable_parameters()));
-    (void)parse(select(options, parameters()));
-    (void)read_tunables(select(options, switching_tunable_parameters()));
-  };
-  e.make = [=, validate = e.validate](const options_map& options) -> std::unique_ptr<workload> {
-    validate(options);
-    auto w = std::make_unique<Workload>(parse(select(options, parameters())));
-    w->set_tunables(select(options, switching_tunable_parameters()));
-    return w;
-  };
-  return e;
+  return entry_of<Settings>(
+      {.name = std::move(name),
+       .parameters = parameters,
+       .parse = parse,
+       .build = [](const Settings& s) -> std::unique_ptr<workload> {
+         return std::make_unique<Runner>(s);
+       },
+       .traits = traits,
+       .tunables = switching_tunable_parameters,
+       .check_tunables = [](const options_map& values,
+                            const Settings&) { (void)read_tunables(values); }});
 }
 
 }  // namespace
