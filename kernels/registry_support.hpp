@@ -50,6 +50,12 @@ struct entry_parts {
                                                                                const Settings&) {};
 };
 
+//! entry_parts::build for a workload class constructed from its settings.
+template <class Workload, class Settings>
+[[nodiscard]] std::unique_ptr<workload> build_as(const Settings& settings) {
+  return std::make_unique<Workload>(settings);
+}
+
 //! The registry entry of `parts`. Every option and tunable is checked on the host before the
 //! workload touches the GPU; the workload is then built and given its tunables.
 template <class Settings>

@@ -141,13 +141,12 @@ entry carried_entry() {
       {.name = "carried",
        .parameters = carried_parameters,
        .parse = parse_carried,
-       .build = [](const pw::carried_options& o) -> std::unique_ptr<workload> {
-         return std::make_unique<carried_workload>(o);
-       },
+       .build = build_as<carried_workload, pw::carried_options>,
        .traits = pipeline_traits,
        .tunables = carried_tunables,
-       .check_tunables = [](const options_map& values,
-                            const pw::carried_options&) { (void)parse_carried_tunables(values); }});
+       .check_tunables = [](const options_map& values, const pw::carried_options&) {
+         (void)parse_carried_tunables(values);
+       }});
 }
 
 }  // namespace microsched::workloads::registry

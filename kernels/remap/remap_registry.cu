@@ -340,22 +340,6 @@ class model_tree_workload final : public remap_workload {
   device_buffer<float> records_;
 };
 
-template <class Workload, class Settings>
-entry remap_entry(std::string name, std::vector<parameter> (*parameters)(),
-                  Settings (*parse)(const options_map&), workload_traits (*traits)(),
-                  std::vector<parameter> (*tunables)(),
-                  void (*check_tunables)(const options_map&, const Settings&)) {
-  return entry_of<Settings>({.name = std::move(name),
-                             .parameters = parameters,
-                             .parse = parse,
-                             .build = [](const Settings& s) -> std::unique_ptr<workload> {
-                               return std::make_unique<Workload>(s);
-                             },
-                             .traits = traits,
-                             .tunables = tunables,
-                             .check_tunables = check_tunables});
-}
-
 std::vector<parameter> chi_square_tunables() {
   return method_tunable(chi_square_methods, "hot");
 }
@@ -375,15 +359,27 @@ void validate_model_tree_tunables(const options_map& values, const realistic_set
 }  // namespace
 
 std::vector<entry> remap_entries() {
-  return {remap_entry<micro_branch_workload, micro_settings>(
-              "micro-branch", micro_parameters, parse_micro, micro_traits, micro_tunables,
-              validate_micro_tunables),
-          remap_entry<chi_square_workload, realistic_settings>(
-              "chi-square", realistic_parameters, parse_realistic, realistic_traits,
-              chi_square_tunables, validate_chi_square_tunables),
-          remap_entry<model_tree_workload, realistic_settings>(
-              "model-tree", realistic_parameters, parse_realistic, realistic_traits,
-              model_tree_tunables, validate_model_tree_tunables)};
+  return {entry_of<micro_settings>({.name = "micro-branch",
+                                    .parameters = micro_parameters,
+                                    .parse = parse_micro,
+                                    .build = build_as<micro_branch_workload, micro_settings>,
+                                    .traits = micro_traits,
+                                    .tunables = micro_tunables,
+                                    .check_tunables = validate_micro_tunables}),
+          entry_of<realistic_settings>({.name = "chi-square",
+                                        .parameters = realistic_parameters,
+                                        .parse = parse_realistic,
+                                        .build = build_as<chi_square_workload, realistic_settings>,
+                                        .traits = realistic_traits,
+                                        .tunables = chi_square_tunables,
+                                        .check_tunables = validate_chi_square_tunables}),
+          entry_of<realistic_settings>({.name = "model-tree",
+                                        .parameters = realistic_parameters,
+                                        .parse = parse_realistic,
+                                        .build = build_as<model_tree_workload, realistic_settings>,
+                                        .traits = realistic_traits,
+                                        .tunables = model_tree_tunables,
+                                        .check_tunables = validate_model_tree_tunables})};
 }
 
 }  // namespace microsched::workloads::registry

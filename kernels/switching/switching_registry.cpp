@@ -117,20 +117,19 @@ workload_traits raycast_traits() {
                                    "(the rays' sample counts and shading differ per pixel)"}};
 }
 
+//! An entry whose tunables are the switching ones.
 template <class Runner, class Settings>
 entry switching_entry(std::string name, std::vector<parameter> (*parameters)(),
                       Settings (*parse)(const options_map&), workload_traits (*traits)()) {
-  return entry_of<Settings>(
-      {.name = std::move(name),
-       .parameters = parameters,
-       .parse = parse,
-       .build = [](const Settings& s) -> std::unique_ptr<workload> {
-         return std::make_unique<Runner>(s);
-       },
-       .traits = traits,
-       .tunables = switching_tunable_parameters,
-       .check_tunables = [](const options_map& values,
-                            const Settings&) { (void)read_tunables(values); }});
+  return entry_of<Settings>({.name = std::move(name),
+                             .parameters = parameters,
+                             .parse = parse,
+                             .build = build_as<Runner, Settings>,
+                             .traits = traits,
+                             .tunables = switching_tunable_parameters,
+                             .check_tunables = [](const options_map& values, const Settings&) {
+                               (void)read_tunables(values);
+                             }});
 }
 
 }  // namespace
