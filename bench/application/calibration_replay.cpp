@@ -87,13 +87,18 @@ replay_summary replay(const call_times& times, const std::vector<schedule_argume
   replay_summary s;
   s.first_call = first_call;
   s.calls = times.calls() - first_call;
+  const std::vector<double>* previous_best = &times.vanilla;
   for (std::size_t i = first_call; i < times.calls(); ++i) {
     const int c = choice.next();
     const bool timed = choice.next_run_timed();
     const double ms = times.candidate[static_cast<std::size_t>(c)][i];
     if (timed) choice.record(c, ms);
-    double fastest = times.vanilla[i];
-    for (const auto& candidate : times.candidate) fastest = std::min(fastest, candidate[i]);
+    s.previous_best_ms += (*previous_best)[i];
+    previous_best = &times.vanilla;
+    for (const auto& candidate : times.candidate) {
+      if (candidate[i] < (*previous_best)[i]) previous_best = &candidate;
+    }
+    const double fastest = (*previous_best)[i];
     s.default_ms += ms;
     s.vanilla_ms += times.vanilla[i];
     s.direct_ms += times.candidate[0][i];
@@ -106,12 +111,13 @@ replay_summary replay(const call_times& times, const std::vector<schedule_argume
 }
 
 std::string describe(const replay_summary& s) {
-  char text[256];
+  char text[320];
   std::snprintf(text, sizeof text,
-                "default %.3f ms: %.3fx vanilla, %.3fx direct, %.1f%% of the oracle's speed; %d "
-                "of %zu calls below 0.98x vanilla, %d below 0.8x",
+                "default %.3f ms: %.3fx vanilla, %.3fx direct, %.1f%% of the oracle's speed (the "
+                "previous call's best: %.1f%%); %d of %zu calls below 0.98x vanilla, %d below 0.8x",
                 s.default_ms, s.vanilla_ms / s.default_ms, s.direct_ms / s.default_ms,
-                100 * s.oracle_ms / s.default_ms, s.below_098, s.calls, s.below_08);
+                100 * s.oracle_ms / s.default_ms, 100 * s.oracle_ms / s.previous_best_ms,
+                s.below_098, s.calls, s.below_08);
   return text;
 }
 

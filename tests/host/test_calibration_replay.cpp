@@ -51,6 +51,7 @@ TEST_CASE("the replay takes the calibration's choice on every call and totals wh
   CHECK(s.vanilla_ms == doctest::Approx(44.0));
   CHECK(s.direct_ms == doctest::Approx(40.0));
   CHECK(s.oracle_ms == doctest::Approx(20.0));
+  CHECK(s.previous_best_ms == doctest::Approx(1.1 + 39 * 0.5));  // call 1 on vanilla
   CHECK(s.report.find("chose budgeted budget=64") != std::string::npos);
   // Calibrating costs the runs of the slower candidates; then every call takes 0.5 ms.
   CHECK(s.default_ms > 20.0);
@@ -58,6 +59,22 @@ TEST_CASE("the replay takes the calibration's choice on every call and totals wh
   CHECK(s.below_098 > 0);  // the calibration's runs of 1.2 ms against vanilla's 1.1 ...
   CHECK(s.below_08 == 0);  // ... are 0.92x vanilla
   CHECK(replay::describe(s).find("of 40 calls below 0.98x vanilla") != std::string::npos);
+}
+
+TEST_CASE("the previous call's best lags the work by one call") {
+  const auto candidates = automatic_candidates(false, {}, true, 128);
+  // Direct wins even calls (1 ms against 2 ms), the budgeted strategy odd ones (1 ms against 2).
+  const std::string csv = application_csv(candidates, 5, [&](std::size_t c, int call) {
+    const bool wins = call % 2 == 0 ? c == 0 : is_budget_64(candidates[c]);
+    return wins ? 1.0 : 2.0;
+  });
+  std::istringstream in(csv);
+  const replay::call_times t = replay::read_application_csv(in, candidates);
+  const replay::replay_summary s = replay::replay(t, candidates, calibration_settings{});
+  CHECK(s.oracle_ms == doctest::Approx(4.0));
+  // Call 1 on vanilla (1.1 ms), calls 2 to 4 on the previous call's winner, which loses.
+  CHECK(s.previous_best_ms == doctest::Approx(1.1 + 3 * 2.0));
+  CHECK(replay::describe(s).find("(the previous call's best: 56.3%)") != std::string::npos);
 }
 
 TEST_CASE("a malformed CSV is refused with the line or the column") {
