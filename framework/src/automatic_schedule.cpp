@@ -83,10 +83,7 @@ bool calibration_state::collect(bool wait) {
   }
   const int candidate = pending;
   pending = -1;
-  float ms = 0;
-  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
-  // A run too short for the events' resolution counts as their resolution, half a microsecond.
-  choice.record(candidate, ms > 0 ? static_cast<double>(ms) : 0.0005, pending_tasks);
+  choice.record(candidate, elapsed_run_ms(start_event, stop_event), pending_tasks);
   return true;
 }
 
@@ -102,10 +99,10 @@ void calibration_state::stop(cudaStream_t stream) {
   MICROSCHED_CUDA_TRY(cudaEventRecord(stop_event, stream));
 }
 
-double calibration_state::wait_elapsed() {
-  MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_event));
+double elapsed_run_ms(cudaEvent_t start, cudaEvent_t stop) {
+  MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop));
   float ms = 0;
-  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_event, stop_event));
+  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
   return ms > 0 ? static_cast<double>(ms) : 0.0005;
 }
 
@@ -170,13 +167,6 @@ std::vector<cudaEvent_t> automatic_schedule::ensure_slice_events(calibration_sta
 
 void automatic_schedule::record_event(cudaEvent_t event, cudaStream_t stream) {
   MICROSCHED_CUDA_TRY(cudaEventRecord(event, stream));
-}
-
-double automatic_schedule::elapsed_ms(cudaEvent_t start, cudaEvent_t stop) {
-  MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop));
-  float ms = 0;
-  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-  return ms > 0 ? static_cast<double>(ms) : 0.0005;
 }
 
 std::string full_key(const std::string& key, int size_class) {

@@ -227,7 +227,7 @@ class automatic_schedule {
     record_event(events[0], stream);
     launch_slice(choice.candidate(0), first, counts);
     record_event(events[1], stream);
-    const double whole_ms = elapsed_ms(events[0], events[1]) * static_cast<double>(n) /
+    const double whole_ms = elapsed_run_ms(events[0], events[1]) * static_cast<double>(n) /
                             static_cast<double>(first.size());
     const step_counts seen = read_counts(counts);
     const predicted_form form = predict(seen, first.size());
@@ -254,9 +254,6 @@ class automatic_schedule {
   [[nodiscard]] static std::vector<cudaEvent_t> ensure_slice_events(calibration_state& state,
                                                                     std::size_t count);
   static void record_event(cudaEvent_t event, cudaStream_t stream);
-  //! Waits for `stop`; milliseconds since `start`.
-  [[nodiscard]] static double elapsed_ms(cudaEvent_t start, cudaEvent_t stop);
-
   //! The shared state of this size class, looked up in the registry once per scheduler.
   [[nodiscard]] std::shared_ptr<calibration_state> state_for(task_id num_tasks) const {
     const int k = size_class(num_tasks);

@@ -17,6 +17,10 @@
 
 namespace microsched::detail {
 
+//! Waits for `stop` and returns the milliseconds since `start`; a run too short for the events'
+//! resolution counts as their resolution, half a microsecond.
+[[nodiscard]] double elapsed_run_ms(cudaEvent_t start, cudaEvent_t stop);
+
 //! One size class's calibration and its pending measurement. Shared by schedulers; guarded by
 //! its mutex.
 struct calibration_state {
@@ -41,10 +45,8 @@ struct calibration_state {
     start(-1, 1, stream);  // pending stays -1: the caller reads the time here
     launch();
     stop(stream);
-    return wait_elapsed();
+    return elapsed_run_ms(start_event, stop_event);
   }
-  //! Waits for the stop event and returns the time since the start event.
-  double wait_elapsed();
 
   std::mutex mutex;
   calibration choice;  //!< the candidates, their times and the choice among them
