@@ -26,26 +26,25 @@ namespace {
 //! registry's defaults.
 struct micro_command {
   micro_config config;
-  std::string variant = "hot", dist;
+  std::string variant, dist;
   int n = 0;
   bool profile_once = false;
 };
 
 //! The kernel's shape and variant, the input's size and distribution, and --profile-once. The
-//! options of the registry's "micro-branch" take its defaults and help (registry_option.hpp).
+//! options and tunables of the registry's "micro-branch" take its defaults and help
+//! (registry_option.hpp).
 void add_options(CLI::App& app, micro_command& c) {
   const samples::registry_options& registry = samples::remap_micro_options;
   samples::add_registry_option(app, registry, "--paths", c.config.paths)
       ->check(CLI::IsMember({2, 4, 8}));
   samples::add_registry_option(app, registry, "--block", c.config.block_threads)
       ->check(CLI::IsMember({256, 1024}));
-  app.add_option("--neighbouring", c.config.neighbouring, "DGI's N: 4, 16 or 64")
-      ->check(CLI::IsMember({4, 16, 64}))
-      ->capture_default_str();
+  samples::add_registry_option(app, registry, "--neighbouring", c.config.neighbouring)
+      ->check(CLI::IsMember({4, 16, 64}));
   samples::add_registry_checked(app, registry, "--work", c.config.work, 0, 1 << 20);
-  app.add_option("--variant", c.variant, "original, hot, hot16 or dgi")
-      ->check(CLI::IsMember({"original", "hot", "hot16", "dgi"}))
-      ->capture_default_str();
+  samples::add_registry_option(app, registry, "--variant", c.variant)
+      ->check(CLI::IsMember({"original", "hot", "hot16", "dgi"}));
   // uniform, the divergence-free floor, is the sample's own choice.
   samples::add_registry_option(app, registry, "--distribution", c.dist)
       ->check(CLI::IsMember({"iid", "balanced", "uniform"}))

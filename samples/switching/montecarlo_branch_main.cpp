@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
                "check every task's sum and branch count against vanilla (bit for bit: the "
                "numbers are counter-based) and that each task ends exactly once");
   samples::switching_cli cli;
-  cli.add_to(app);
+  cli.add_to(app, samples::montecarlo_branch_options);
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return samples::run_main("montecarlo_branch", [&] {

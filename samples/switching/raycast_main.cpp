@@ -110,7 +110,7 @@ void add_program_options(CLI::App& app, raycast_command& c) {
   c.cli.blocks_per_sm = 3;
   c.cli.chunk = 4;
   c.cli.fifo = true;
-  c.cli.add_to(app);
+  c.cli.add_to(app, samples::raycast_options);
 }
 
 //! The vanilla runs that the speedups are against; `fastest` is the baseline.

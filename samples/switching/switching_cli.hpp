@@ -9,6 +9,7 @@
 #include <string>
 
 #include "microsched/measure/timing_stats.hpp"
+#include "registry_cli.hpp"
 #include "sample_cli.hpp"
 #include "switching_workloads.hpp"
 
@@ -20,8 +21,8 @@ struct switching_cli {
   std::string strategy = "automatic";
   std::uint64_t chunk = 32;
   int blocks_per_sm = 0;
-  int contexts = 128;
-  int switch_every = 1;
+  int contexts = 0;      //!< add_to sets the default of the sample's registry table
+  int switch_every = 0;  //!< add_to sets the default of the sample's registry table
   int default_then = 0;
   bool fifo = false;
   int repetitions = 5;
@@ -29,7 +30,9 @@ struct switching_cli {
   //! The default: the automatic switching schedule, which times direct and switching forms.
   [[nodiscard]] bool automatic() const { return strategy == "automatic"; }
 
-  void add_to(CLI::App& app) {
+  //! --contexts and --switch-every are the registry's tunables of the sample's workload, with the
+  //! defaults and help of `registry` (registry_option.hpp).
+  void add_to(CLI::App& app, const registry_options& registry) {
     add_strategy_option(app, strategy);
     programs::add_checked(app, "--chunk", chunk, "tasks per grab from the global pool",
                           std::uint64_t{1}, std::uint64_t{1} << 30);
@@ -39,12 +42,8 @@ struct switching_cli {
         "hold more than 8 tasks; never more than fit). Fewer warps give each warp more tasks "
         "to choose contexts from",
         0, 32);
-    programs::add_checked(app, "--contexts", contexts,
-                          "detached contexts per warp's pool: 64 or 128", 1, 1024);
-    programs::add_checked(app, "--switch-every", switch_every,
-                          "deferred switching: vote and switch every n-th visit of the branch, "
-                          "follow the default path otherwise (1 = immediate)",
-                          1, 1 << 20);
+    add_registry_checked(app, registry, "--contexts", contexts, 1, 1024);
+    add_registry_checked(app, registry, "--switch-every", switch_every, 1, 1 << 20);
     programs::add_checked(app, "--default-then", default_then,
                           "default path on deferred visits: 1 the branch (then), 0 past it (else)",
                           0, 1);
