@@ -76,8 +76,8 @@ pool_strategy parse_pool_strategy(const std::string& text) {
   if (text == "budgeted") return pool_strategy::budgeted;
   if (text == "strided") return pool_strategy::strided;
   throw std::invalid_argument("strategy '" + text +
-                              "': expected automatic, direct, strided, local, global, hybrid, "
-                              "stream, remapped or budgeted");
+                              "': expected automatic, direct, strided, local, private_pools, "
+                              "hybrid, warp_range, remapped or budgeted");
 }
 
 std::string to_string(pool_strategy strategy) {

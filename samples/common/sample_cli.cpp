@@ -21,10 +21,10 @@ void add_strategy_option(CLI::App& app, std::string& strategy) {
                  "automatic (times the direct mapping and the task pools on the first runs and "
                  "keeps the fastest), direct (one thread per task; strided: the same in a "
                  "grid-stride loop), or the task pools of "
-                 "frey2012 4.2: local, global, hybrid; for plain task programs also stream "
-                 "(runs of tasks per lane, the next begun within the deferral) and budgeted (a "
-                 "direct pass of --budget steps per task, then the tasks still running on "
-                 "private pools; stream refills lanes every --period steps)")
+                 "frey2012 4.2: local, private_pools, hybrid; for plain task programs also "
+                 "warp_range (runs of tasks per lane, the next begun within the deferral; lanes "
+                 "refill every --period steps) and budgeted (a direct pass of --budget steps per "
+                 "task, then the tasks still running on private pools)")
       ->capture_default_str();
 }
 

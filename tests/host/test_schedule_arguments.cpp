@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -70,6 +71,27 @@ TEST_CASE("fetch control text round-trips") {
   CHECK_THROWS_AS((void)parse_fetch_control("sometimes"), std::invalid_argument);
   CHECK(parse_pool_strategy("local") == pool_strategy::local);
   CHECK_THROWS_AS((void)parse_pool_strategy("Hybrid!"), std::invalid_argument);
+}
+
+TEST_CASE("a strategy that does not parse is refused with the names that do") {
+  std::string message;
+  try {
+    (void)parse_pool_strategy("global");
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  REQUIRE(message.find("expected ") != std::string::npos);
+  std::string names = message.substr(message.find("expected ") + 9);
+  for (std::size_t p; (p = names.find(" or ")) != std::string::npos;) names.replace(p, 4, ", ");
+  int listed = 0;
+  for (std::size_t start = 0; start <= names.size(); ++listed) {
+    const std::size_t end = std::min(names.find(", ", start), names.size());
+    const std::string name = names.substr(start, end - start);
+    CAPTURE(name);
+    CHECK(to_string(parse_pool_strategy(name)) == name);
+    start = end + 2;
+  }
+  CHECK(listed == 9);  // every pool_strategy
 }
 
 TEST_CASE("should_leave applies the threshold until the pools are drained") {

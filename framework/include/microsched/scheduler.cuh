@@ -163,7 +163,7 @@ class scheduler {
   using context = typename select::context;
   using kernel_t = typename select::kernel_t;
   using tail_t = typename select::tail_t;
-  //! Persistent launches on the automatic grid (global, hybrid and stream pools, the budgeted
+  //! Persistent launches on the automatic grid (private_pools, hybrid and warp_range, the budgeted
   //! strategy's survivors) run as one block of 1024 threads per SM, the threads of eight blocks
   //! of 128. An SM's warp schedulers share issue slots evenly among the warps of one block but
   //! favour the block that arrived first, so a long task held by a late block waits behind the

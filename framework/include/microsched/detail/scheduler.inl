@@ -12,8 +12,8 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
   validate(args_);
   if (Policy::switches_contexts && args_.strategy == pool_strategy::warp_range) {
     throw std::invalid_argument(
-        "strategy stream: runs plain task programs only; a managed-branch program parks "
-        "contexts, use local, global or hybrid");
+        "strategy warp_range: runs plain task programs only; a managed-branch program parks "
+        "contexts, use local, private_pools or hybrid");
   }
   if (!budgetable && args_.strategy == pool_strategy::budgeted) {
     throw std::invalid_argument(

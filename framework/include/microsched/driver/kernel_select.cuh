@@ -96,8 +96,8 @@ struct kernel_select {
     return pooled_kernel<Policy, Fifo>(s);
   }
 
-  //! The global, hybrid and warp_range strategies' kernel on KernelPolicy's blocks (Policy, or
-  //! one_block_policy); hybrid for any other strategy, and for stream under a policy that
+  //! The private_pools, hybrid and warp_range strategies' kernel on KernelPolicy's blocks (Policy,
+  //! or one_block_policy); hybrid for any other strategy, and for warp_range under a policy that
   //! switches contexts.
   template <class KernelPolicy, bool Fifo>
   [[nodiscard]] static kernel_t* pooled_kernel(const schedule_arguments& s) {
