@@ -62,7 +62,7 @@ std::vector<schedule_arguments> automatic_candidates(bool switching,
     runs.deferral = 16;
     list.push_back(runs);
     schedule_arguments cheap_steps = runs;
-    cheap_steps.period = long_stream_period;
+    cheap_steps.period = long_warp_range_period;
     list.push_back(cheap_steps);
     if (budgetable) {
       // A direct pass of `budget` steps per task, then the survivors on private pools of one

@@ -116,11 +116,11 @@ void validate(const schedule_arguments& args) {
         "must be at least 1 step, or 0 for the default (" + std::to_string(default_budget) + ")");
   }
   if (args.period != 0 && args.period != default_warp_range_period &&
-      args.period != long_stream_period) {
+      args.period != long_warp_range_period) {
     throw_invalid("period", args.period,
                   "must be " + std::to_string(default_warp_range_period) + " or " +
-                      std::to_string(long_stream_period) +
-                      " steps (the compiled stream periods), or 0 for the default (" +
+                      std::to_string(long_warp_range_period) +
+                      " steps (the compiled warp_range periods), or 0 for the default (" +
                       std::to_string(default_warp_range_period) + ")");
   }
   if (args.blocks_per_sm < 0) {

@@ -58,7 +58,7 @@ void schedule_cli::add_to(CLI::App& app) {
                             std::to_string(default_budget) + ")",
                         0, 1 << 20);
   programs::add_checked(app, "--period", period,
-                        "stream: steps a lane runs between two refills, 4 or 8 (0: " +
+                        "warp_range: steps a lane runs between two refills, 4 or 8 (0: " +
                             std::to_string(default_warp_range_period) +
                             "); cheap steps want 8, costly ones 4",
                         0, 8);

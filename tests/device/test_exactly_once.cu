@@ -26,7 +26,7 @@ void verify_all_schedules(workload& w) {
     for (const auto fetch :
          {fetch_control::any(), fetch_control::all(), fetch_control::ballot(8)}) {
       for (const std::uint64_t chunk : {1, 2, 7, 32, 1000}) {
-        // Stream lanes refill every 4 or every 8 steps; the other strategies have no period.
+        // warp_range lanes refill every 4 or every 8 steps; the other strategies have no period.
         for (const int period : {4, 8}) {
           if (period == 8 && strategy != pool_strategy::warp_range) continue;
           schedule_arguments args;

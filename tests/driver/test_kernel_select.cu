@@ -123,7 +123,7 @@ TEST_CASE("kernel: one persistent kernel per strategy and period") {
         persistent<countdown, policy, pool_strategy::hybrid>());
   // The warp_range strategy's period: 0 means the default (4), 8 the long one.
   CHECK(default_warp_range_period == 4);
-  CHECK(long_stream_period == 8);
+  CHECK(long_warp_range_period == 8);
   const void* stream4 = persistent<countdown, policy, pool_strategy::warp_range, 4>();
   const void* stream8 = persistent<countdown, policy, pool_strategy::warp_range, 8>();
   CHECK(k(select::kernel(with(pool_strategy::warp_range))) == stream4);
@@ -166,7 +166,7 @@ TEST_CASE("one-block kernel: the pooled strategies on 1024-thread blocks, no ker
 
 TEST_CASE("task sources: each strategy compiles its own, hybrid for the rest") {
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::local>, local_task_source>);
-  CHECK(std::is_same_v<detail::task_source_t<pool_strategy::private_pools>, global_task_source>);
+  CHECK(std::is_same_v<detail::task_source_t<pool_strategy::private_pools>, private_pools_source>);
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::warp_range>, warp_range_source>);
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::hybrid>, hybrid_task_source>);
   CHECK(std::is_same_v<detail::task_source_t<pool_strategy::remapped>, hybrid_task_source>);

@@ -84,7 +84,7 @@ TEST_CASE("termination policy: a check every 64 steps, whatever the switching ar
   CHECK(termination_policy<128>::default_deferral(s) == 64);
 }
 
-TEST_CASE("termination policy: the warp_range strategy runs stream lanes of its period") {
+TEST_CASE("termination policy: the warp_range strategy runs lanes of its period") {
   using small = sized_program<4>;
   using policy = termination_policy<128>;
   CHECK(std::is_same_v<lane_of<policy, small, pool_strategy::warp_range, 4>,

@@ -176,9 +176,9 @@ std::string normalise_schedule_value(std::string_view name, const std::string& v
   if (name == "period") {
     const auto v = positive_integer(name, value, 1, "must be 4 or 8 steps");
     if (v != static_cast<std::uint64_t>(default_warp_range_period) &&
-        v != static_cast<std::uint64_t>(long_stream_period)) {
+        v != static_cast<std::uint64_t>(long_warp_range_period)) {
       throw std::invalid_argument("period = " + value +
-                                  ": must be 4 or 8 steps (the compiled stream periods)");
+                                  ": must be 4 or 8 steps (the compiled warp_range periods)");
     }
     return std::to_string(v);
   }

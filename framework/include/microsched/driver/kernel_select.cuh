@@ -106,9 +106,9 @@ struct kernel_select {
     }
     if constexpr (!KernelPolicy::switches_contexts) {
       if (s.strategy == pool_strategy::warp_range) {
-        if (period_of(s) == long_stream_period) {
+        if (period_of(s) == long_warp_range_period) {
           return entry<KernelPolicy,
-                       kernel_variant<pool_strategy::warp_range, Fifo, long_stream_period>>();
+                       kernel_variant<pool_strategy::warp_range, Fifo, long_warp_range_period>>();
         }
         return entry<KernelPolicy,
                      kernel_variant<pool_strategy::warp_range, Fifo, default_warp_range_period>>();

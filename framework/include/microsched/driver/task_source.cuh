@@ -9,9 +9,9 @@
 #include <type_traits>
 
 #include "microsched/driver/driver_params.hpp"
-#include "microsched/driver/global_task_source.cuh"
 #include "microsched/driver/hybrid_task_source.cuh"
 #include "microsched/driver/local_task_source.cuh"
+#include "microsched/driver/private_pools_source.cuh"
 #include "microsched/driver/warp_range_source.cuh"
 #include "microsched/schedule/pool_strategy.hpp"
 
@@ -20,7 +20,7 @@ namespace microsched::detail {
 template <pool_strategy Strategy>
 using task_source_t = std::conditional_t<
     Strategy == pool_strategy::local, local_task_source,
-    std::conditional_t<Strategy == pool_strategy::private_pools, global_task_source,
+    std::conditional_t<Strategy == pool_strategy::private_pools, private_pools_source,
                        std::conditional_t<Strategy == pool_strategy::warp_range, warp_range_source,
                                           hybrid_task_source>>>;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file warp_range_source.cuh
-//! Stream strategy: a warp with idle lanes grabs a range of tasks for all its lanes with one
-//! atomic; the lanes take their next tasks from it within the deferral
+//! The warp_range strategy: a warp with idle lanes grabs a range of tasks for all its lanes with
+//! one atomic; the lanes take their next tasks from it within the deferral
 //! (policy/warp_range_lane.cuh). A refill hands out a range, not one task per idle lane.
 
 #include "microsched/config.hpp"

@@ -20,7 +20,7 @@ namespace microsched::detail {
 //! times both (docs/decisions.md, "The warp_range strategy's refill period").
 template <class Program, int Period>
 class warp_range_lane {
-  static_assert(Period >= 1, "a stream lane runs at least one step between refills");
+  static_assert(Period >= 1, "a warp_range lane runs at least one step between refills");
   using context = typename Program::context;
 
  public:

@@ -28,8 +28,8 @@ struct task_range {
   return clamp_grab(block * chunk, chunk, total);
 }
 
-//! Global strategy: the i-th lane needing a refill in a warp-aggregated grab based at `base`
-//! receives its own chunk.
+//! The private_pools strategy: the i-th lane needing a refill in a warp-aggregated grab based at
+//! `base` receives its own chunk.
 [[nodiscard]] MICROSCHED_HD task_range private_chunk(task_id base, int rank, task_id chunk,
                                                      task_id total) {
   return clamp_grab(base + static_cast<task_id>(rank) * chunk, chunk, total);

@@ -43,10 +43,10 @@ enum class pool_strategy {
   strided,
 };
 
-//! Steps a stream lane runs between two refills within the deferral: the stream kernels are
+//! Steps a warp_range lane runs between two refills within the deferral: its kernels are
 //! compiled for these two periods, the default (schedule_arguments::period 0) and the long one
 //! that cheap steps want.
 inline constexpr int default_warp_range_period = 4;
-inline constexpr int long_stream_period = 8;
+inline constexpr int long_warp_range_period = 8;
 
 }  // namespace microsched

@@ -36,7 +36,7 @@ struct schedule_arguments {
   //! Budgeted only: steps each task runs in the direct pass before it waits, saved, for the
   //! persistent warps. 0: default_budget.
   int budget = 0;
-  //! Stream only: steps a lane runs between two refills within the deferral, 4 or 8 (the
+  //! warp_range only: steps a lane runs between two refills within the deferral, 4 or 8 (the
   //! compiled periods). Cheap steps want 8 (fewer ballots), costly ones 4 (a finished lane
   //! idles less); policy/warp_range_lane.cuh has the figures. 0: default_warp_range_period.
   int period = 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-//! @file global_task_source.cuh
-//! Global strategy: a private pool per lane (registers) refilled with `chunk` tasks from the
-//! global pool. Lanes needing a refill at the same moment share one warp-aggregated atomic.
+//! @file private_pools_source.cuh
+//! The private_pools strategy: a private pool per lane (registers) refilled with `chunk` tasks
+//! from the global pool. Lanes needing a refill at the same moment share one warp-aggregated
+//! atomic.
 
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/lane/lane_mask.hpp"
@@ -10,12 +11,12 @@
 
 namespace microsched {
 
-class global_task_source {
+class private_pools_source {
  public:
   struct temp_storage {};
   using grant = task_id;  //!< a refill hands an idle lane one task
 
-  __device__ __forceinline__ global_task_source(temp_storage&, const driver_params& params)
+  __device__ __forceinline__ private_pools_source(temp_storage&, const driver_params& params)
       : pool_(params.pool), chunk_(params.chunk) {}
 
   [[nodiscard]] __device__ __forceinline__ bool acquire(unsigned idle, unsigned lane,
