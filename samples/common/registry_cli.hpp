@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "checked_cli.hpp"
 #include "registry_option.hpp"
@@ -19,6 +20,15 @@ CLI::Option* add_registry_checked(CLI::App& app, const registry_options& registr
                                   std::string_view option, T& value, T min, T max) {
   value = registry.default_value<T>(option);
   return programs::add_checked(app, std::string(option), value, registry.help(option), min, max);
+}
+
+//! A whole number that must be one of `allowed` (programs::add_listed); sets `value` to the
+//! default.
+inline CLI::Option* add_registry_listed(CLI::App& app, const registry_options& registry,
+                                        std::string_view option, int& value,
+                                        const std::vector<int>& allowed) {
+  value = registry.default_value<int>(option);
+  return programs::add_listed(app, std::string(option), value, registry.help(option), allowed);
 }
 
 //! A value CLI11 parses (chain ->check() for its choices); sets `value` to the default.

@@ -42,7 +42,8 @@ struct switching_cli {
         "hold more than 8 tasks; never more than fit). Fewer warps give each warp more tasks "
         "to choose contexts from",
         0, 32);
-    add_registry_checked(app, registry, "--contexts", contexts, 1, 1024);
+    add_registry_listed(app, registry, "--contexts", contexts,
+                        switching_workloads::compiled_pool_sizes());
     add_registry_checked(app, registry, "--switch-every", switch_every, 1, 1 << 20);
     programs::add_checked(app, "--default-then", default_then,
                           "default path on deferred visits: 1 the branch (then), 0 past it (else)",
