@@ -115,6 +115,11 @@ int main(int argc, char** argv) {
     const int n = c.n;
     config.variant = parse_variant(c.variant);
     const auto distribution = parse_distribution(c.dist);
+    if (app.count("--neighbouring") > 0 && config.variant != remap_variant::data_group_index) {
+      throw std::invalid_argument("--neighbouring " + std::to_string(config.neighbouring) +
+                                  ": DGI's N, for --variant dgi only (this run: --variant " +
+                                  c.variant + ")");
+    }
     check_compiled(config, c.variant);
     programs::require_gpu();
     std::printf("device: %s\n", describe(current_device()).c_str());
