@@ -7,7 +7,6 @@
 //! the value, raised while parsing, so before any GPU is looked for.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -82,31 +81,6 @@ CLI::Option* add_checked(CLI::App& app, const std::string& name, T& value, const
   const std::string& path = app.get_name();
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-//! Adds option `name` storing into `value`, which must be one of `allowed` (ascending): a
-//! whole number is checked by parse_checked, then against the list, naming the value.
-inline CLI::Option* add_listed(CLI::App& app, const std::string& name, int& value,
-                               const std::string& help, const std::vector<int>& allowed) {
-  std::string list;
-  for (std::size_t i = 0; i < allowed.size(); ++i) {
-    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::to_string(allowed[i]);
-  }
-  CLI::Option* option = app.add_option(
-      name,
-      [&value, name, allowed, list](const CLI::results_t& results) {
-        const std::string& text = results.back();
-        const int v = parse_checked<int>(name, text, allowed.front(), allowed.back());
-        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-          throw std::invalid_argument(name + " = " + text + ": expected " + list);
-        }
-        value = v;
-        return true;
-      },
-      help);
-  option->type_name("INT");
-  option->default_str(std::to_string(value));
-  return option;
 }
 
 //! Parses the command line, with --version added where the program has none. Returns nothing

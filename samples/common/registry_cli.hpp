@@ -5,11 +5,14 @@
 //! registry's default and help, in the sample's spelling.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "checked_cli.hpp"
+#include "registry_support.hpp"
 #include "registry_option.hpp"
 
 namespace microsched::samples {
@@ -22,13 +25,29 @@ CLI::Option* add_registry_checked(CLI::App& app, const registry_options& registr
   return programs::add_checked(app, std::string(option), value, registry.help(option), min, max);
 }
 
-//! A whole number that must be one of `allowed` (programs::add_listed); sets `value` to the
-//! default.
+//! A whole number that must be one of `allowed` (ascending), checked by parse_checked and then
+//! against the list, naming the value; sets `value` to the default.
 inline CLI::Option* add_registry_listed(CLI::App& app, const registry_options& registry,
                                         std::string_view option, int& value,
                                         const std::vector<int>& allowed) {
   value = registry.default_value<int>(option);
-  return programs::add_listed(app, std::string(option), value, registry.help(option), allowed);
+  const std::string name(option);
+  CLI::Option* added = app.add_option(
+      name,
+      [&value, name, allowed](const CLI::results_t& results) {
+        const std::string& text = results.back();
+        const int v = programs::parse_checked<int>(name, text, allowed.front(), allowed.back());
+        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+          throw std::invalid_argument(name + " = " + text + ": expected " +
+                                      workloads::registry::spell_list(allowed));
+        }
+        value = v;
+        return true;
+      },
+      registry.help(option));
+  added->type_name("INT");
+  added->default_str(std::to_string(value));
+  return added;
 }
 
 //! A value CLI11 parses (chain ->check() for its choices); sets `value` to the default.
