@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "checked_cli.hpp"
-#include "registry_support.hpp"
 #include "registry_option.hpp"
+#include "registry_support.hpp"
 
 namespace microsched::samples {
 
