@@ -231,6 +231,7 @@ void calibration::restart() {
   chosen_ = -1;
   runs_ = 0;
   reference_tasks_ = 0;
+  short_call_ = false;
 }
 
 bool calibration::settled() const {
@@ -246,6 +247,7 @@ void calibration::drop_pools_on_short_call() {
   }
   chosen_ = 0;  // no second run of direct either: there is nothing left to compare
   untimed_ = 0;
+  short_call_ = true;
 }
 
 void calibration::adopt(int i, double ms, std::uint64_t tasks, bool verify) {
@@ -260,6 +262,7 @@ void calibration::adopt(int i, double ms, std::uint64_t tasks, bool verify) {
   untimed_ = 0;
   drift_streak_ = 0;
   validating_ = false;
+  short_call_ = false;
   verify_ = verify && i != 0;
 }
 

@@ -46,6 +46,30 @@ struct hashed_lengths {
   }
 };
 
+//! Work of few long tasks: task t takes 1 + t % 4 steps, but every 64th task (and task 0)
+//! takes `longest`; set per call, it makes a call short or long with the same tasks.
+struct sparse_lengths {
+  struct context {
+    std::uint32_t steps = 0;
+    std::uint32_t length = 0;
+    float value = 0;
+  };
+  std::uint32_t* steps = nullptr;
+  std::uint32_t longest = 4;
+
+  __host__ __device__ std::uint32_t length(task_id t) const {
+    return t % 64 == 0 ? longest : 1 + static_cast<std::uint32_t>(t % 4);
+  }
+  __device__ context begin(task_id t) const { return {0, length(t), 1.0f}; }
+  __device__ bool step(context& c) const {
+    c.value = fmaf(c.value, 0.999f, 1.0f);
+    return ++c.steps >= c.length;
+  }
+  __device__ void end(task_id t, const context& c) const {
+    steps[t] = c.steps + (c.value < 0 ? 1 : 0);
+  }
+};
+
 template <class Program>
 void verify_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs) {
   task_counters visits(n);
@@ -154,4 +178,57 @@ TEST_CASE("calls that jump between short and long work run each task once") {
     for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
     CHECK(wrong_steps == 0);
   }
+}
+
+TEST_CASE("a size class of short calls follows long ones; each task runs once in every call") {
+  no_cache guard;
+  for (const task_id n : {task_id{1}, task_id{31}, task_id{33}, (task_id{1} << 20) + 7}) {
+    CAPTURE(n);
+    scheduler<counted_program<sparse_lengths>> sched;
+    task_counters visits(n);
+    device_buffer<std::uint32_t> steps(n);
+    std::vector<std::uint32_t> s(n);
+    const int calls = sanitizing() ? 10 : 24;
+    for (int call = 0; call < calls; ++call) {
+      CAPTURE(call);
+      // Short calls, then stretches of three long ones (a long task of 0.3-1 ms).
+      const bool long_call = call >= 4 && call % 6 < 3;
+      const sparse_lengths program{steps.data(), long_call ? (sanitizing() ? 100u : 200000u) : 4u};
+      visits.reset();
+      steps.fill_bytes(0xff);
+      sched.run({program, visits.data()}, n);
+      MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+      const exactly_once_count once = visits.check();
+      CHECK(once.missing == 0);
+      CHECK(once.duplicated == 0);
+      MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
+      std::size_t wrong_steps = 0;
+      for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
+      CHECK(wrong_steps == 0);
+    }
+    if (sanitizing()) continue;
+    const std::string report = sched.report(n);
+    CAPTURE(report);
+    CHECK(report.find("followed the work") != std::string::npos);
+    CHECK(report.find("followed the work: 0 calls") == std::string::npos);
+  }
+}
+
+TEST_CASE("calibrate() on a size class that follows its calls settles when the work drifted") {
+  no_cache guard;
+  const task_id n = 4099;
+  scheduler<sparse_lengths> sched;
+  device_buffer<std::uint32_t> steps(n);
+  const sparse_lengths short_work{steps.data(), 4};
+  for (int call = 0; call < 6; ++call) sched.run(short_work, n);  // decided, then following
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  // Longer work: calibrate()'s check restarts the calibration, whose runs must then reach it.
+  const sparse_lengths long_work{steps.data(), sanitizing() ? 100u : 20000u};
+  sched.calibrate(long_work, n);
+  std::vector<std::uint32_t> s(n);
+  MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
+  std::size_t wrong_steps = 0;
+  for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != long_work.length(t);
+  CHECK(wrong_steps == 0);
+  CHECK(sched.report(n).find("chose") != std::string::npos);
 }

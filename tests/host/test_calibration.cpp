@@ -394,6 +394,12 @@ TEST_CASE("a short call keeps direct untimed; a long call times every candidate"
   CHECK(order == std::vector<int>{0});
   CHECK(c.chosen() == 0);
   CHECK(c.report().find("untimed: a call this short") != std::string::npos);
+  CHECK(c.kept_for_short_calls());  // what the per-call following takes over
+  c.start_over();
+  CHECK_FALSE(c.decided());
+  CHECK_FALSE(c.kept_for_short_calls());
+  c.adopt(0);
+  CHECK_FALSE(c.kept_for_short_calls());  // a choice from elsewhere is not a short call seen
   calibration l(list, {});
   std::vector<double> long_times(list.size(), 1.2);
   long_times[0] = 1.0;
@@ -401,6 +407,7 @@ TEST_CASE("a short call keeps direct untimed; a long call times every candidate"
   for (int i = 0; i < static_cast<int>(list.size()); ++i) {
     CHECK(std::find(all.begin(), all.end(), i) != all.end());
   }
+  CHECK_FALSE(l.kept_for_short_calls());
 }
 
 TEST_CASE("an adopted choice is decided untimed; its first timed run is the reference") {

@@ -31,6 +31,7 @@
 #include "microsched/driver/driver_params.hpp"
 #include "microsched/driver/kernel_select.cuh"
 #include "microsched/driver/persistent_kernel.cuh"
+#include "microsched/driver/signalled_kernel.cuh"
 #include "microsched/error.hpp"
 #include "microsched/kernel_resources.hpp"
 #include "microsched/policy/switching_policy.cuh"
@@ -256,6 +257,13 @@ class scheduler {
 
   void launch(const schedule_arguments& s, const Program& program, task_id num_tasks,
               cudaStream_t stream);
+
+  //! The direct mapping's textbook form with sampled blocks that write `tag`, their clock and
+  //! (`count_steps`) their counts to `slots` (automatic_schedule::run_following): the layout of
+  //! what they write.
+  signal_layout launch_signalled(const Program& program, task_id num_tasks, signal_slot* slots,
+                                 std::uint32_t tag, bool count_steps,
+                                 cudaStream_t stream) requires(!Policy::switches_contexts);
 
   //! The direct pass, then the persistent warps over its survivors. The second launch's grid is
   //! sized on the host; its task count is read on the device (resumed_program). On compute

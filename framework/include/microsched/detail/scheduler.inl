@@ -38,7 +38,7 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
     automatic_.configure(
         detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" + device.name +
                                                "|driver " + std::to_string(driver)),
-        candidates(), !Policy::switches_contexts);
+        candidates(), !Policy::switches_contexts, !Policy::switches_contexts && budgetable);
   }
   if constexpr (dynamic_shared_bytes > 0) {
     switching::require_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,
@@ -65,6 +65,15 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
   const auto launch_chosen = [&](const schedule_arguments& chosen) {
     launch(chosen, program, num_tasks, stream);
   };
+  if constexpr (!Policy::switches_contexts) {
+    const auto signalled = [&](signal_slot* slots, std::uint32_t tag, bool count_steps) {
+      return launch_signalled(program, num_tasks, slots, tag, count_steps, stream);
+    };
+    const auto prepare_run = [&](const schedule_arguments& chosen, bool) {
+      prepare(chosen, num_tasks, stream);
+    };
+    if (automatic_.run_following(num_tasks, stream, signalled, launch_chosen, prepare_run)) return;
+  }
   if (automatic_.run_untimed(num_tasks, launch_chosen)) return;
   automatic_.run(
       num_tasks, stream, launch_chosen,
@@ -282,6 +291,23 @@ void scheduler<Program, Policy>::launch(const schedule_arguments& s, const Progr
                                                  policy_params(s));
   MICROSCHED_CHECK_LAUNCH("microsched::persistent_kernel");
   pool_.launched();
+}
+
+template <class Program, class Policy>
+signal_layout scheduler<Program, Policy>::launch_signalled(const Program& program,
+                                                           task_id num_tasks, signal_slot* slots,
+                                                           std::uint32_t tag, bool count_steps,
+                                                           cudaStream_t stream)
+    requires(!Policy::switches_contexts) {
+  const std::uint64_t blocks = direct_blocks(num_tasks, direct_block_threads);
+  const signal_layout layout = layout_signal(blocks, direct_block_threads, num_tasks);
+  const signal_ref signal{slots, (std::uint32_t{1} << layout.shift) - 1, layout.shift, tag,
+                          count_steps};
+  direct_kernel_signalled<Program, direct_block_threads>
+      <<<static_cast<unsigned>(blocks), direct_block_threads, 0, stream>>>(program, num_tasks,
+                                                                           signal);
+  MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel (signalled)");
+  return layout;
 }
 
 template <class Program, class Policy>

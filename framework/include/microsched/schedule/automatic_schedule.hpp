@@ -21,6 +21,7 @@
 #include "microsched/index/task_slice.hpp"
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/calibration_state.hpp"
+#include "microsched/schedule/call_following.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
 #include "microsched/schedule/step_counts.hpp"
 
@@ -78,10 +79,14 @@ template <class Program, class Policy>
 class automatic_schedule {
  public:
   //! `in_call`: the first call of a size class may be cut into slices (run_in_slices).
-  void configure(std::string key, std::vector<schedule_arguments> candidates, bool in_call) {
+  //! `follows`: a size class kept on direct for its short calls may follow its calls
+  //! (run_following): the scheduler launches the signalled direct kernel and the budgeted form.
+  void configure(std::string key, std::vector<schedule_arguments> candidates, bool in_call,
+                 bool follows) {
     key_ = std::move(key);
     candidates_ = std::move(candidates);
     in_call_ = in_call;
+    follows_ = follows && candidate_for(predicted_form::budgeted, candidates_) > 0;
   }
 
   //! What a timed run costs its caller (calibration_settings::timed_cost_ms), for the size
@@ -125,6 +130,8 @@ class automatic_schedule {
     std::string out = "automatic: " + state->choice.report();
     if (state->from_file) out += " [chosen by an earlier process: " + cache_origin() + "]";
     if (!state->in_call.empty()) out += " [" + state->in_call + "]";
+    const std::string followed = follow_.report(size_class(num_tasks));
+    if (!followed.empty()) out += " [" + followed + "]";
     return out;
   }
 
@@ -137,6 +144,39 @@ class automatic_schedule {
     --fast_.runs;
     launch(fast_.chosen);
     return true;
+  }
+
+  //! A size class this scheduler follows (call_following): runs the call through
+  //! `signalled(slots, tag, count_steps)` (the direct form, which returns its signal's layout),
+  //! `launch(direct)` on a quiet call, or `launch(budgeted)`, after `prepare(budgeted, false)`
+  //! once; false, launching nothing, where
+  //! it does not follow this size class (or stops now: the calls grew long, and the size class
+  //! calibrates again).
+  template <class Signalled, class Launch, class Prepare>
+  bool run_following(task_id num_tasks, cudaStream_t stream, Signalled&& signalled, Launch&& launch,
+                     Prepare&& prepare) {
+    if (!follow_.active_for(size_class(num_tasks))) return false;
+    {
+      // The size class may have moved on (calibrate() restarts a drifted choice, another
+      // scheduler's drift): its calibration then runs, and a calibrate() loop settles.
+      const auto state = state_for(num_tasks);
+      std::lock_guard lock(state->mutex);
+      if (!state->choice.kept_for_short_calls()) {
+        follow_.stop("the size class calibrated again");
+        return false;
+      }
+      follow_.collect();
+      if (follow_.wants_calibration()) {
+        follow_.stop("calibrated again: long calls it did not take");
+        fast_.runs = 0;
+        state->choice.start_over();
+        return false;
+      }
+    }
+    const schedule_arguments& budgeted = candidates_[static_cast<std::size_t>(follow_.budgeted())];
+    return follow_.run(
+        stream, signalled, [&] { launch(budgeted); }, [&] { launch(candidates_.front()); },
+        [&] { prepare(budgeted, false); });
   }
 
   //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
@@ -159,6 +199,7 @@ class automatic_schedule {
     }
     // Calibrating: wait for the previous timed run, whose time decides what runs next.
     if (!choice.decided()) (void)state->collect();
+    start_following(*state, num_tasks);
     // Decided: never block the host, and put no event before most launches. A timed run in
     // flight is read after this launch, while the kernel runs.
     const bool timed = state->pending < 0 && choice.next_run_timed();
@@ -245,6 +286,15 @@ class automatic_schedule {
     if (chosen != 0) choice.adopt(chosen, 0, n, true);
   }
 
+  //! From the next call on, follows a size class that direct holds for its short calls.
+  void start_following(const calibration_state& state, task_id num_tasks) {
+    const calibration& choice = state.choice;
+    const int k = size_class(num_tasks);
+    const bool narrow = num_tasks <= task_id{1} << 31;  // the signalled kernel's 32-bit ids
+    if (!follows_ || follow_.active_for(k) || !narrow || !choice.kept_for_short_calls()) return;
+    follow_.start(k, candidate_for(predicted_form::budgeted, candidates_));
+  }
+
   [[nodiscard]] static std::string describe_first_call(const calibration& choice,
                                                        const step_counts& seen, task_id tasks,
                                                        double whole_ms, int chosen);
@@ -273,7 +323,9 @@ class automatic_schedule {
   std::vector<schedule_arguments> candidates_;
   calibration_settings settings_;  //!< for the size classes this scheduler creates
   bool in_call_ = false;
+  bool follows_ = false;
   untimed_runs fast_;
+  call_following follow_;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state
 };
 

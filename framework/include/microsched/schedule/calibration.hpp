@@ -143,6 +143,11 @@ class calibration {
   void recalibrate_if_drifted(double ms, std::uint64_t tasks = 1);
   //! Calibrations started over because the chosen schedule's time drifted.
   [[nodiscard]] int restarts() const { return restarts_; }
+  //! Direct was kept untimed because its first run was a short call (short_call_ms): no other
+  //! candidate has a time here.
+  [[nodiscard]] bool kept_for_short_calls() const { return chosen_ == 0 && short_call_; }
+  //! Starts the calibration over (the calls a choice was made for are gone), as a drift does.
+  void start_over() { restart(); }
   //! Decided, with nothing left to check (no reference or check runs pending).
   [[nodiscard]] bool settled() const;
   //! Candidate `i` cannot run here (the reason is kept for the report). Direct cannot fail.
@@ -215,6 +220,7 @@ class calibration {
   int kept_for_saving_ = 0;            //!< checks direct won by less than keep_share x saving
   int direct_takeovers_ = 0;           //!< checks after which direct took over
   int untimed_ = 0;                    //!< runs of the choice since its last timed run
+  bool short_call_ = false;            //!< decided by drop_pools_on_short_call
   std::uint64_t reference_tasks_ = 0;  //!< times are scaled to this many tasks
 };
 

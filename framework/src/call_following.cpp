@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "microsched/schedule/call_following.hpp"
+
+#include <new>
+
+#include "microsched/error.hpp"
+
+namespace microsched::detail {
+
+namespace {
+constexpr std::size_t page_bytes = 4096;
+static_assert(sizeof(signal_slot) * signal_layout::most_slots <= page_bytes);
+}  // namespace
+
+signal_memory::~signal_memory() {
+  if (page_ == nullptr) return;
+  (void)cudaHostUnregister(page_);  // no throw from a destructor
+  ::operator delete(page_, std::align_val_t{page_bytes});
+}
+
+void signal_memory::allocate() {
+  void* page = ::operator new(page_bytes, std::align_val_t{page_bytes});
+  host_ = new (page) signal_slot[signal_layout::most_slots]{};
+  if (const cudaError_t e = cudaHostRegister(page, page_bytes, cudaHostRegisterMapped);
+      e != cudaSuccess) {
+    ::operator delete(page, std::align_val_t{page_bytes});
+    host_ = nullptr;
+    MICROSCHED_CUDA_TRY(e);
+  }
+  page_ = page;
+  void* device = nullptr;
+  MICROSCHED_CUDA_TRY(cudaHostGetDevicePointer(&device, page, 0));
+  device_ = static_cast<signal_slot*>(device);
+}
+
+signal_slot* signal_memory::host() {
+  if (host_ == nullptr) allocate();
+  return host_;
+}
+
+signal_slot* signal_memory::device() {
+  if (host_ == nullptr) allocate();
+  return device_;
+}
+
+call_following::~call_following() {
+  if (start_ != nullptr) (void)cudaEventDestroy(start_);
+  if (stop_ != nullptr) (void)cudaEventDestroy(stop_);
+}
+
+void call_following::start(int size_class, int budgeted) {
+  rule_ = std::make_unique<work_follower>();
+  size_class_ = size_class;
+  budgeted_ = budgeted;
+  pending_ = false;
+}
+
+void call_following::stop(const char* why) {
+  if (rule_ != nullptr && rule_->followed() > 0) {
+    ended_class_ = size_class_;
+    ended_ = rule_->report() + ", then " + why;
+  }
+  rule_.reset();
+  size_class_ = -1;
+  pending_ = false;
+}
+
+void call_following::collect() {
+  if (!pending_ || rule_ == nullptr) return;
+  if (!last_budgeted_) {
+    const call_signal signal = read_signal(memory_.host(), layout_, tag_);
+    if (!signal.complete) return;  // in flight, or the caller never waited: the next one tells
+    rule_->on_direct(signal);
+    pending_ = false;
+    return;
+  }
+  const cudaError_t done = cudaEventQuery(stop_);
+  if (done == cudaErrorNotReady) return;
+  MICROSCHED_CUDA_TRY(done);
+  float ms = 0;
+  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
+  rule_->on_budgeted(ms > 0 ? static_cast<double>(ms) : 0.0005);
+  pending_ = false;
+}
+
+void call_following::record_start(cudaStream_t stream) {
+  if (start_ == nullptr) {
+    MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
+    MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
+  }
+  MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
+}
+
+void call_following::record_stop(cudaStream_t stream) {
+  MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
+}
+
+std::string call_following::report(int size_class) const {
+  if (rule_ != nullptr && size_class == size_class_) return rule_->report();
+  if (failed_) return "following stopped: the budgeted strategy cannot launch here";
+  return size_class == ended_class_ ? ended_ : "";
+}
+
+}  // namespace microsched::detail
