@@ -15,15 +15,15 @@ static_assert(sizeof(signal_slot) * signal_layout::most_slots <= page_bytes);
 signal_memory::~signal_memory() {
   if (page_ == nullptr) return;
   (void)cudaHostUnregister(page_);  // no throw from a destructor
-  ::operator delete(page_, std::align_val_t{page_bytes});
+  ::operator delete (page_, std::align_val_t{page_bytes});
 }
 
 void signal_memory::allocate() {
-  void* page = ::operator new(page_bytes, std::align_val_t{page_bytes});
+  void* page = ::operator new (page_bytes, std::align_val_t{page_bytes});
   host_ = new (page) signal_slot[signal_layout::most_slots]{};
   if (const cudaError_t e = cudaHostRegister(page, page_bytes, cudaHostRegisterMapped);
       e != cudaSuccess) {
-    ::operator delete(page, std::align_val_t{page_bytes});
+    ::operator delete (page, std::align_val_t{page_bytes});
     host_ = nullptr;
     MICROSCHED_CUDA_TRY(e);
   }
@@ -49,6 +49,7 @@ call_following::~call_following() {
 }
 
 void call_following::start(int size_class, int budgeted) {
+  if (!failed_.empty()) return;  // for good
   rule_ = std::make_unique<work_follower>();
   size_class_ = size_class;
   budgeted_ = budgeted;
@@ -83,6 +84,13 @@ void call_following::collect() {
   pending_ = false;
 }
 
+void call_following::fail(const char* why) {
+  failed_ = why;
+  rule_.reset();
+  size_class_ = -1;
+  pending_ = false;
+}
+
 void call_following::record_start(cudaStream_t stream) {
   if (start_ == nullptr) {
     MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
@@ -97,7 +105,7 @@ void call_following::record_stop(cudaStream_t stream) {
 
 std::string call_following::report(int size_class) const {
   if (rule_ != nullptr && size_class == size_class_) return rule_->report();
-  if (failed_) return "following stopped: the budgeted strategy cannot launch here";
+  if (!failed_.empty()) return "following stopped: " + failed_;
   return size_class == ended_class_ ? ended_ : "";
 }
 

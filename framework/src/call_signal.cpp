@@ -19,8 +19,7 @@ signal_layout layout_signal(std::uint64_t blocks, int block_threads, std::uint64
   return layout;
 }
 
-call_signal read_signal(const signal_slot* slots, const signal_layout& layout,
-                        std::uint32_t tag) {
+call_signal read_signal(const signal_slot* slots, const signal_layout& layout, std::uint32_t tag) {
   call_signal signal;
   if (slots == nullptr || layout.slots == 0) return signal;
   unsigned long long first = 0;

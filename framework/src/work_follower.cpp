@@ -20,8 +20,8 @@ work_follower::work_follower(follow_settings settings) : settings_(settings) {
   if (!(settings_.changed > 1))
     throw_invalid("follow change factor", settings_.changed, "must be above 1");
   if (settings_.quiet_after < 1 || settings_.quiet_every < 1) {
-    throw_invalid("follow quiet calls", settings_.quiet_after < 1 ? settings_.quiet_after
-                                                                  : settings_.quiet_every,
+    throw_invalid("follow quiet calls",
+                  settings_.quiet_after < 1 ? settings_.quiet_after : settings_.quiet_every,
                   "must be at least 1");
   }
   if (settings_.long_runs_to_calibrate < 1) {
@@ -84,9 +84,9 @@ void work_follower::on_budgeted(double ms) {
   last_long_ = ms >= settings_.long_call_ms;
   // Longer than the direct call before it by the change factor: the work grew since the signal,
   // and the two times say nothing of each other. Else the first budgeted call scores.
-  const bool changed = first_budgeted_ ? ms > before * settings_.changed
-                                       : ms > before * settings_.changed ||
-                                             ms * settings_.changed < before;
+  const bool changed = first_budgeted_
+                           ? ms > before * settings_.changed
+                           : ms > before * settings_.changed || ms * settings_.changed < before;
   if (first_budgeted_) {
     first_budgeted_ = false;
     if (!changed) score(ms < direct_ms_ * (1.0 - settings_.margin));

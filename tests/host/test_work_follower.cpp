@@ -65,7 +65,7 @@ TEST_CASE("a long call after short ones is followed on its time; after it, steps
   CHECK(f.count_next());
   f.on_budgeted(1.3);  // other work than the signal's
   CHECK_FALSE(f.budgeted_next());
-  CHECK(f.count_next());  // the last call was long: direct counts
+  CHECK(f.count_next());                    // the last call was long: direct counts
   f.on_direct(direct_call(1.0, 40, 0.95));  // counted: busy lanes, not followed
   CHECK_FALSE(f.budgeted_next());
   f.on_direct(direct_call(0.03, 0));

@@ -3,9 +3,9 @@
 //! @file signalled_kernel.cuh
 //! The direct mapping that leaves a work signature (schedule/call_signal.hpp): the textbook
 //! one-thread-per-task kernel in every block but a sampled few, which also read the GPU's clock
-//! (and count their steps, when asked), and write one slot each to host memory. The host reads the slots at the
-//! next call, so the signature costs the caller no event, copy or wait, and the unsampled blocks
-//! run the user's loop unchanged.
+//! (and count their steps, when asked), and write one slot each to host memory. The host reads the
+//! slots at the next call, so the signature costs the caller no event, copy or wait, and the
+//! unsampled blocks run the user's loop unchanged.
 
 #include <cstdint>
 
@@ -43,8 +43,8 @@ __device__ __forceinline__ void write_slot(const signal_ref& signal, unsigned lo
   const unsigned long long elapsed = gpu_clock_ns() - start;
   auto* halves = reinterpret_cast<uint4*>(signal.slots + (blockIdx.x >> signal.shift));
   halves[0] = make_uint4(signal.tag, over, saturated(steps), saturated(warp_maxima));
-  halves[1] = make_uint4(signal.tag, static_cast<unsigned>(start), static_cast<unsigned>(start >> 32),
-                         saturated(elapsed));
+  halves[1] = make_uint4(signal.tag, static_cast<unsigned>(start),
+                         static_cast<unsigned>(start >> 32), saturated(elapsed));
 }
 }  // namespace detail
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "microsched/config.hpp"
+#include "microsched/error.hpp"
 #include "microsched/schedule/call_signal.hpp"
 #include "microsched/schedule/work_follower.hpp"
 
@@ -47,14 +48,17 @@ class call_following {
   [[nodiscard]] bool active_for(int size_class) const {
     return rule_ != nullptr && size_class == size_class_;
   }
-  //! Follows `size_class` from the next call on, with candidate `budgeted` as the budgeted form.
+  //! Follows `size_class` from the next call on, with candidate `budgeted` as the budgeted form
+  //! (nothing after a failure: fail()).
   void start(int size_class, int budgeted);
   //! Stops following (the size class calibrates again, `why`); the report keeps what it did.
   void stop(const char* why);
   [[nodiscard]] int budgeted() const { return budgeted_; }
   //! Reads what the previous run left, if it is done.
   void collect();
-  [[nodiscard]] bool wants_calibration() const { return rule_ != nullptr && rule_->wants_calibration(); }
+  [[nodiscard]] bool wants_calibration() const {
+    return rule_ != nullptr && rule_->wants_calibration();
+  }
   //! What the following did in `size_class`, "" where it never followed there.
   [[nodiscard]] std::string report(int size_class) const;
 
@@ -76,10 +80,7 @@ class call_following {
       try {
         budgeted();
       } catch (const std::invalid_argument&) {
-        failed_ = true;
-        rule_.reset();
-        size_class_ = -1;
-        pending_ = false;
+        fail("the budgeted strategy cannot launch here");
         return false;
       }
       record_stop(stream);
@@ -92,14 +93,23 @@ class call_following {
       pending_ = false;
       return true;
     }
+    signal_slot* slots = nullptr;
+    try {
+      slots = memory_.device();
+    } catch (const cuda_error&) {
+      fail("no host memory for the signal could be registered");
+      return false;
+    }
     if (++tag_ == 0) tag_ = 1;  // slots start at 0: a tag of 0 would read as written
-    layout_ = signalled(memory_.device(), tag_, rule_->count_next());
+    layout_ = signalled(slots, tag_, rule_->count_next());
     last_budgeted_ = false;
     pending_ = true;
     return true;
   }
 
  private:
+  //! Stops for good: the caller runs its calls its own way.
+  void fail(const char* why);
   void record_start(cudaStream_t stream);
   void record_stop(cudaStream_t stream);
 
@@ -107,7 +117,7 @@ class call_following {
   int size_class_ = -1;
   int budgeted_ = -1;
   bool prepared_ = false;
-  bool failed_ = false;
+  std::string failed_;  //!< why the following stopped for good
   bool pending_ = false;
   bool last_budgeted_ = false;
   std::uint32_t tag_ = 0;

@@ -37,7 +37,7 @@ struct signal_layout {
   static constexpr int most_slots = 64;
   static constexpr std::uint32_t least_shift = 2;
   std::uint32_t shift = least_shift;
-  int slots = 0;                //!< sampled blocks
+  int slots = 0;                    //!< sampled blocks
   std::uint64_t sampled_tasks = 0;  //!< tasks of the sampled blocks
 };
 

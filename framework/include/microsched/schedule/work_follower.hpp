@@ -5,9 +5,10 @@
 //! calibration keeps direct untimed there), as pure host logic. Each direct run leaves its time
 //! at no cost (call_signal.hpp), and its step counts after a long call; a run long enough to win
 //! from rebalancing, whose steps predict the budgeted strategy or pooled forms (long tasks, idle
-//! lanes) or were not counted, sends the next call to the budgeted strategy, timed; the budgeted strategy stays while its calls stay long, and direct
-//! returns once a call is short. Work that changes between short and long calls (an animation)
-//! is followed with one call of delay, where a choice made once is wrong for half of the calls.
+//! lanes) or were not counted, sends the next call to the budgeted strategy, timed; the budgeted
+//! strategy stays while its calls stay long, and direct returns once a call is short. Work that
+//! changes between short and long calls (an animation) is followed with one call of delay, where a
+//! choice made once is wrong for half of the calls.
 //!
 //! It checks itself: the first budgeted call after a direct one must beat that direct call's
 //! time by the margin, and every `check_every`-th budgeted call in a row gives one call back to
@@ -81,7 +82,8 @@ class work_follower {
   bool checking_ = false;        //!< the next direct signal is a check among budgeted calls
   bool stopped_ = false;
   bool held_ = false;
-  bool last_long_ = false;  //!< the last call read was long  //!< a check found direct faster: direct until the calls are short again
+  bool last_long_ = false;  //!< the last call read was long  //!< a check found direct faster:
+                            //!< direct until the calls are short again
   bool wants_calibration_ = false;
   double direct_ms_ = 0;    //!< the last direct call's time
   double budgeted_ms_ = 0;  //!< the last budgeted call's time
