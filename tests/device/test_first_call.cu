@@ -70,27 +70,34 @@ struct sparse_lengths {
   }
 };
 
+//! Runs `program` once on `n` tasks (its outputs poisoned first) and checks that each task ended
+//! once, with the steps its length says.
+template <class Program>
+void check_call(scheduler<counted_program<Program>>& sched, const Program& program, task_id n,
+                task_counters& visits, device_buffer<std::uint32_t>& steps) {
+  visits.reset();
+  steps.fill_bytes(0xff);  // poison: a task that never ends leaves it
+  sched.run({program, visits.data()}, n);
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  const exactly_once_count once = visits.check();
+  CHECK(once.missing == 0);
+  CHECK(once.duplicated == 0);
+  if (n == 0) return;
+  std::vector<std::uint32_t> s(n);
+  MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
+  std::size_t wrong_steps = 0;
+  for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
+  CHECK(wrong_steps == 0);
+}
+
 template <class Program>
 void verify_runs(scheduler<counted_program<Program>>& sched, task_id n, int runs) {
   task_counters visits(n);
   device_buffer<std::uint32_t> steps(n > 0 ? n : 1);
-  std::vector<std::uint32_t> s(n);
   for (int r = 0; r < runs; ++r) {
     CAPTURE(r);
     CAPTURE(n);
-    visits.reset();
-    steps.fill_bytes(0xff);  // poison: a task that never ends leaves it
-    const Program program{steps.data()};
-    sched.run({program, visits.data()}, n);
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    const exactly_once_count once = visits.check();
-    CHECK(once.missing == 0);
-    CHECK(once.duplicated == 0);
-    if (n == 0) continue;
-    MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
-    std::size_t wrong_steps = 0;
-    for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
-    CHECK(wrong_steps == 0);
+    check_call(sched, Program{steps.data()}, n, visits, steps);
   }
 }
 
@@ -160,23 +167,12 @@ TEST_CASE("calls that jump between short and long work run each task once") {
   scheduler<counted_program<changing_lengths>> sched;
   task_counters visits(n);
   device_buffer<std::uint32_t> steps(n);
-  std::vector<std::uint32_t> s(n);
   for (int call = 0; call < calls; ++call) {
     CAPTURE(call);
     // Stretches of five long calls among short ones; the first is short.
     const bool long_call = call % 20 >= 12 && call % 20 < 17;
     const changing_lengths program{steps.data(), long_call ? (sanitizing() ? 64u : 32768u) : 2u};
-    visits.reset();
-    steps.fill_bytes(0xff);
-    sched.run({program, visits.data()}, n);
-    MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-    const exactly_once_count once = visits.check();
-    CHECK(once.missing == 0);
-    CHECK(once.duplicated == 0);
-    MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
-    std::size_t wrong_steps = 0;
-    for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
-    CHECK(wrong_steps == 0);
+    check_call(sched, program, n, visits, steps);
   }
 }
 
@@ -187,24 +183,13 @@ TEST_CASE("a size class of short calls follows long ones; each task runs once in
     scheduler<counted_program<sparse_lengths>> sched;
     task_counters visits(n);
     device_buffer<std::uint32_t> steps(n);
-    std::vector<std::uint32_t> s(n);
     const int calls = sanitizing() ? 10 : 24;
     for (int call = 0; call < calls; ++call) {
       CAPTURE(call);
       // Short calls, then stretches of three long ones (a long task of 0.3-1 ms).
       const bool long_call = call >= 4 && call % 6 < 3;
       const sparse_lengths program{steps.data(), long_call ? (sanitizing() ? 100u : 200000u) : 4u};
-      visits.reset();
-      steps.fill_bytes(0xff);
-      sched.run({program, visits.data()}, n);
-      MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
-      const exactly_once_count once = visits.check();
-      CHECK(once.missing == 0);
-      CHECK(once.duplicated == 0);
-      MICROSCHED_CUDA_TRY(cudaMemcpy(s.data(), steps.data(), n * 4, cudaMemcpyDeviceToHost));
-      std::size_t wrong_steps = 0;
-      for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != program.length(t);
-      CHECK(wrong_steps == 0);
+      check_call(sched, program, n, visits, steps);
     }
     if (sanitizing()) continue;
     const std::string report = sched.report(n);

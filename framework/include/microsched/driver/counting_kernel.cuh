@@ -14,11 +14,12 @@
 
 namespace microsched {
 
-template <class Program, int BlockThreads>
-__global__ void direct_kernel_counting(const Program program, const task_id num_tasks,
-                                       step_counts* counts) {
-  const std::uint32_t t = blockIdx.x * BlockThreads + threadIdx.x;
-  unsigned long long steps = 0;
+namespace detail {
+//! Runs task `t` to its end and returns its steps; 0 for a thread past the last task.
+template <class Count, class Program>
+__device__ __forceinline__ Count run_counted(const Program& program, std::uint32_t t,
+                                             task_id num_tasks) {
+  Count steps = 0;
   if (t < static_cast<std::uint32_t>(num_tasks)) {
     auto context = program.begin(t);
     do {
@@ -26,6 +27,15 @@ __global__ void direct_kernel_counting(const Program program, const task_id num_
     } while (!program.step(context));
     program.end(t, context);
   }
+  return steps;
+}
+}  // namespace detail
+
+template <class Program, int BlockThreads>
+__global__ void direct_kernel_counting(const Program program, const task_id num_tasks,
+                                       step_counts* counts) {
+  const std::uint32_t t = blockIdx.x * BlockThreads + threadIdx.x;
+  const auto steps = detail::run_counted<unsigned long long>(program, t, num_tasks);
   // A warp's sum, its slowest lane and its tasks past the budget; one atomic each per warp.
   unsigned long long sum = steps;
   unsigned long long slowest = steps;

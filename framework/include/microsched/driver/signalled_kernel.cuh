@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "microsched/config.hpp"
+#include "microsched/driver/counting_kernel.cuh"
 #include "microsched/driver/direct_kernel.cuh"
 #include "microsched/schedule/call_signal.hpp"
 
@@ -87,14 +88,7 @@ __global__ void direct_kernel_signalled(const Program program, const task_id num
     block_over = 0;
   }
   __syncthreads();
-  std::uint32_t steps = 0;
-  if (t < static_cast<std::uint32_t>(num_tasks)) {
-    auto context = program.begin(t);
-    do {
-      ++steps;
-    } while (!program.step(context));
-    program.end(t, context);
-  }
+  const auto steps = detail::run_counted<std::uint32_t>(program, t, num_tasks);
   const unsigned sum = __reduce_add_sync(full_mask, steps);
   const unsigned slowest = __reduce_max_sync(full_mask, steps);
   const unsigned over = __popc(__ballot_sync(full_mask, steps > step_counts::budget));
