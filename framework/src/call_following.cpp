@@ -4,6 +4,7 @@
 #include <new>
 
 #include "microsched/error.hpp"
+#include "microsched/schedule/calibration_state.hpp"
 
 namespace microsched::detail {
 
@@ -78,9 +79,7 @@ void call_following::collect() {
   const cudaError_t done = cudaEventQuery(stop_);
   if (done == cudaErrorNotReady) return;
   MICROSCHED_CUDA_TRY(done);
-  float ms = 0;
-  MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-  rule_->on_budgeted(ms > 0 ? static_cast<double>(ms) : 0.0005);
+  rule_->on_budgeted(elapsed_run_ms(start_, stop_));
   pending_ = false;
 }
 
