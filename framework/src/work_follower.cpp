@@ -42,15 +42,15 @@ void work_follower::on_direct(const call_signal& signal) {
   if (!signal.complete) return;
   direct_ms_ = signal.ms;
   in_a_row_ = 0;
+  const bool long_call = signal.ms >= settings_.long_call_ms;
   // A check among budgeted calls: direct, on the same kind of work, must not win by the margin;
-  // where it does, direct keeps this stretch of long calls.
+  // where it does, direct keeps this stretch of long calls. A short check met other work.
   if (checking_) {
     checking_ = false;
     const bool direct_wins = signal.ms < budgeted_ms_ * (1.0 - settings_.margin);
-    score(!direct_wins);
-    held_ = direct_wins;
+    if (long_call) score(!direct_wins);
+    held_ = long_call && direct_wins;
   }
-  const bool long_call = signal.ms >= settings_.long_call_ms;
   last_long_ = long_call;
   if (!long_call) held_ = false;
   short_in_a_row_ = long_call ? 0 : short_in_a_row_ + 1;

@@ -114,6 +114,20 @@ TEST_CASE("a check that direct wins holds direct for the stretch; losses stop th
   CHECK_FALSE(f.budgeted_next());
 }
 
+TEST_CASE("a check that lands on short work scores nothing") {
+  follow_settings settings;
+  settings.check_every = 1;
+  work_follower f(settings);
+  f.on_direct(direct_call(1.0, 40));
+  f.on_budgeted(0.6);                  // a win
+  REQUIRE_FALSE(f.budgeted_next());    // the check
+  f.on_direct(direct_call(0.03, 40));  // the work turned short: no loss for the budgeted form
+  CHECK(f.wins() == 1);
+  CHECK(f.losses() == 0);
+  f.on_direct(direct_call(1.0, 40));  // long again, not held: followed
+  CHECK(f.budgeted_next());
+}
+
 TEST_CASE("a check the budgeted strategy wins keeps following") {
   follow_settings settings;
   settings.check_every = 1;

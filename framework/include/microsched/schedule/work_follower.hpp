@@ -81,9 +81,8 @@ class work_follower {
   bool first_budgeted_ = false;  //!< the next budgeted time is the first after a direct call
   bool checking_ = false;        //!< the next direct signal is a check among budgeted calls
   bool stopped_ = false;
-  bool held_ = false;
-  bool last_long_ = false;  //!< the last call read was long  //!< a check found direct faster:
-                            //!< direct until the calls are short again
+  bool held_ = false;       //!< a check found direct faster: direct until the calls are short
+  bool last_long_ = false;  //!< the last call read was long
   bool wants_calibration_ = false;
   double direct_ms_ = 0;    //!< the last direct call's time
   double budgeted_ms_ = 0;  //!< the last budgeted call's time
