@@ -70,6 +70,43 @@ struct sparse_lengths {
   }
 };
 
+//! Short tasks (1-4 steps) over K floats of state: K = 16 holds about 40 registers in the direct
+//! kernel, where the signalled kernel's sampled path costs whole blocks per SM (sm_90, 256
+//! threads).
+template <int K>
+struct wide_state {
+  struct context {
+    std::uint32_t steps = 0;
+    std::uint32_t length = 0;
+    float v[K];
+  };
+  std::uint32_t* steps = nullptr;
+
+  __host__ __device__ std::uint32_t length(task_id t) const {
+    return 1 + static_cast<std::uint32_t>(t % 4);
+  }
+  __device__ context begin(task_id t) const {
+    context c;
+    c.length = length(t);
+    for (int k = 0; k < K; ++k) c.v[k] = static_cast<float>((t + k) & 15);
+    return c;
+  }
+  __device__ bool step(context& c) const {
+    float carry = c.v[K - 1];
+    for (int k = 0; k < K; ++k) {
+      const float x = c.v[k];
+      c.v[k] = fmaf(x, 0.999f, carry);
+      carry = x;
+    }
+    return ++c.steps >= c.length;
+  }
+  __device__ void end(task_id t, const context& c) const {
+    float sum = 0;
+    for (int k = 0; k < K; ++k) sum += c.v[k];
+    steps[t] = c.steps + (sum < 0 ? 1 : 0);  // keeps the state alive
+  }
+};
+
 //! Runs `program` once on `n` tasks (its outputs poisoned first) and checks that each task ended
 //! once, with the steps its length says.
 template <class Program>
@@ -216,4 +253,31 @@ TEST_CASE("calibrate() on a size class that follows its calls settles when the w
   for (task_id t = 0; t < n; ++t) wrong_steps += s[t] != long_work.length(t);
   CHECK(wrong_steps == 0);
   CHECK(sched.report(n).find("chose") != std::string::npos);
+}
+
+TEST_CASE("the following stops where the signalled kernel fits fewer blocks per SM than direct") {
+  no_cache guard;
+  using program = wide_state<16>;
+  using counted = counted_program<program>;
+  const int direct_fit =
+      query_resources(direct_kernel_one_per_thread<counted, direct_block_threads>,
+                      direct_block_threads)
+          .max_blocks_per_sm;
+  const int signalled_fit =
+      query_resources(direct_kernel_signalled<counted, direct_block_threads>, direct_block_threads)
+          .max_blocks_per_sm;
+  MESSAGE("blocks per SM: direct ", direct_fit, ", signalled ", signalled_fit);
+  const task_id n = (task_id{1} << 20) + 7;
+  scheduler<counted> sched;
+  task_counters visits(n);
+  device_buffer<std::uint32_t> steps(n);
+  for (int call = 0; call < 12; ++call) {  // short calls: direct holds them and follows them
+    CAPTURE(call);
+    check_call(sched, program{steps.data()}, n, visits, steps);
+  }
+  const std::string report = sched.report(n);
+  CAPTURE(report);
+  const bool stopped =
+      report.find("following stopped: the signalled direct kernel fits") != std::string::npos;
+  CHECK(stopped == (signalled_fit < direct_fit));
 }

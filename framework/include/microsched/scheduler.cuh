@@ -260,7 +260,8 @@ class scheduler {
 
   //! The direct mapping's textbook form with sampled blocks that write `tag`, their clock and
   //! (`count_steps`) their counts to `slots` (automatic_schedule::run_following): the layout of
-  //! what they write.
+  //! what they write. Throws std::invalid_argument, launching nothing, where it fits fewer blocks
+  //! per SM than the direct kernel.
   signal_layout launch_signalled(const Program& program, task_id num_tasks, signal_slot* slots,
                                  std::uint32_t tag, bool count_steps,
                                  cudaStream_t stream) requires(!Policy::switches_contexts);

@@ -66,8 +66,8 @@ class call_following {
   //! `signalled(slots, tag, count_steps)`, which returns the layout of the signal it launched, or
   //! through
   //! `plain()` on a quiet call (work_follower::signal_next). false, having launched nothing,
-  //! where the budgeted form cannot launch here (std::invalid_argument): the following stops
-  //! and the caller runs the call its own way.
+  //! where the budgeted form or the signalled one cannot launch here (std::invalid_argument): the
+  //! following stops and the caller runs the call its own way.
   template <class Signalled, class Budgeted, class Plain, class Prepare>
   bool run(cudaStream_t stream, Signalled&& signalled, Budgeted&& budgeted, Plain&& plain,
            Prepare&& prepare) {
@@ -101,7 +101,12 @@ class call_following {
       return false;
     }
     if (++tag_ == 0) tag_ = 1;  // slots start at 0: a tag of 0 would read as written
-    layout_ = signalled(slots, tag_, rule_->count_next());
+    try {
+      layout_ = signalled(slots, tag_, rule_->count_next());
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());  // launched nothing: the signalled kernel would slow the calls down
+      return false;
+    }
     last_budgeted_ = false;
     pending_ = true;
     return true;
