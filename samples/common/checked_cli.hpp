@@ -14,7 +14,6 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
-#include <vector>
 
 #include "program_main.hpp"
 

@@ -30,6 +30,12 @@ namespace microsched {
 //! Task ids are 64-bit: a launch may hold more than 2^32 tasks.
 using task_id = std::uint64_t;
 
+//! 32-bit task ids in the one-thread-per-task kernels (the direct mapping, the budgeted pass, the
+//! floor, the signalled kernel): up to 2^31 tasks no id plus the grid stride can wrap.
+[[nodiscard]] constexpr bool narrow_ids(task_id num_tasks) {
+  return num_tasks <= task_id{1} << 31;
+}
+
 inline constexpr int warp_size = 32;
 inline constexpr unsigned full_mask = 0xffffffffu;
 

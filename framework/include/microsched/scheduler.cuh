@@ -316,6 +316,7 @@ class scheduler {
   survivor_queue<context> survivors_;
   //! (kernel, dynamic shared bytes) -> its resources
   mutable std::map<std::pair<const void*, std::size_t>, kernel_resources> resources_;
+  bool signal_fits_ = false;  //!< the signalled kernel fits as many blocks per SM as direct
   detail::automatic_schedule automatic_;
 };
 

@@ -299,18 +299,21 @@ signal_layout scheduler<Program, Policy>::launch_signalled(const Program& progra
                                                            std::uint32_t tag, bool count_steps,
                                                            cudaStream_t stream)
     requires(!Policy::switches_contexts) {
-  // The sampled path's registers are every block's: where they fit fewer blocks per SM than the
-  // plain direct kernel's, each followed call would run slower than direct.
-  const auto fit = [&](const void* kernel) {
-    return resources_of(kernel, direct_block_threads, 0).max_blocks_per_sm;
-  };
-  const void* const plain = reinterpret_cast<const void*>(
-      direct_kernel_one_per_thread<Program, direct_block_threads>);
-  const void* const sampled = reinterpret_cast<const void*>(
-      direct_kernel_signalled<Program, direct_block_threads>);
-  if (fit(sampled) < fit(plain)) {
-    throw std::invalid_argument("the signalled direct kernel fits " + std::to_string(fit(sampled)) +
-                                " blocks per SM, the direct kernel " + std::to_string(fit(plain)));
+  if (!signal_fits_) {
+    // The sampled path's registers are every block's: where they fit fewer blocks per SM than
+    // the plain direct kernel's, each followed call would run slower than direct.
+    const auto fit = [&](const void* kernel) {
+      return resources_of(kernel, direct_block_threads, 0).max_blocks_per_sm;
+    };
+    const int plain = fit(reinterpret_cast<const void*>(
+        direct_kernel_one_per_thread<Program, direct_block_threads>));
+    const int sampled =
+        fit(reinterpret_cast<const void*>(direct_kernel_signalled<Program, direct_block_threads>));
+    if (sampled < plain) {
+      throw std::invalid_argument("the signalled direct kernel fits " + std::to_string(sampled) +
+                                  " blocks per SM, the direct kernel " + std::to_string(plain));
+    }
+    signal_fits_ = true;
   }
   const std::uint64_t blocks = direct_blocks(num_tasks, direct_block_threads);
   const signal_layout layout = layout_signal(blocks, direct_block_threads, num_tasks);

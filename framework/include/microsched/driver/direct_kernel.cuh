@@ -32,12 +32,6 @@ __device__ __forceinline__ bool step_divergent(const Program& program,
 //! mapping's two forms").
 inline constexpr int direct_block_threads = 256;
 
-//! 32-bit task ids in the one-thread-per-task kernels (the direct mapping, the budgeted pass, the
-//! floor): up to 2^31 tasks no id plus the grid stride can wrap.
-[[nodiscard]] constexpr bool narrow_ids(task_id num_tasks) {
-  return num_tasks <= task_id{1} << 31;
-}
-
 //! One thread per task, the textbook vanilla kernel: `t = blockIdx.x * blockDim.x +
 //! threadIdx.x`, return past the end, no loop around the task and no launch bounds. Up to 2^31
 //! tasks, with 32-bit ids. The direct candidate must cost what the user's own kernel costs, and

@@ -290,8 +290,10 @@ class automatic_schedule {
   void start_following(const calibration_state& state, task_id num_tasks) {
     const calibration& choice = state.choice;
     const int k = size_class(num_tasks);
-    const bool narrow = num_tasks <= task_id{1} << 31;  // the signalled kernel's 32-bit ids
-    if (!follows_ || follow_.active_for(k) || !narrow || !choice.kept_for_short_calls()) return;
+    if (!follows_ || follow_.active_for(k) || !narrow_ids(num_tasks) ||
+        !choice.kept_for_short_calls()) {
+      return;
+    }
     follow_.start(k, candidate_for(predicted_form::budgeted, candidates_));
   }
 
