@@ -137,7 +137,7 @@ std::string automatic_schedule::describe_first_call(const calibration& choice,
   std::string out = "first call: a counted 1/" + std::to_string(in_call_plan::period) +
                     " slice ran direct (" + describe(seen, tasks) +
                     "; the whole call at its pace " + buffer + ")";
-  if (whole_ms < in_call_plan::long_call_ms) return out + ", a short call: the rest ran direct";
+  if (whole_ms < in_call_plan::predict_from_ms) return out + ", a short call: the rest ran direct";
   return out + "; the rest ran " + to_string(choice.candidate(chosen));
 }
 

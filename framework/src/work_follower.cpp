@@ -9,8 +9,8 @@
 namespace microsched {
 
 work_follower::work_follower(follow_settings settings) : settings_(settings) {
-  if (!(settings_.long_call_ms > 0))
-    throw_invalid("follow long call (ms)", settings_.long_call_ms, "must be positive");
+  if (!(settings_.budgeted_from_ms > 0))
+    throw_invalid("budgeted_from_ms", settings_.budgeted_from_ms, "must be positive");
   if (!(settings_.margin >= 0 && settings_.margin < 1))
     throw_invalid("follow margin", settings_.margin, "must be in [0, 1)");
   if (settings_.check_every < 1)
@@ -42,7 +42,7 @@ void work_follower::on_direct(const call_signal& signal) {
   if (!signal.complete) return;
   direct_ms_ = signal.ms;
   in_a_row_ = 0;
-  const bool long_call = signal.ms >= settings_.long_call_ms;
+  const bool long_call = signal.ms >= settings_.budgeted_from_ms;
   // A check among budgeted calls: direct, on the same kind of work, must not win by the margin;
   // where it does, direct keeps this stretch of long calls. A short check met other work.
   if (checking_) {
@@ -81,7 +81,7 @@ void work_follower::on_budgeted(double ms) {
   ++followed_;
   const double before = first_budgeted_ ? direct_ms_ : budgeted_ms_;
   budgeted_ms_ = ms;
-  last_long_ = ms >= settings_.long_call_ms;
+  last_long_ = ms >= settings_.budgeted_from_ms;
   // Longer than the direct call before it by the change factor: the work grew since the signal,
   // and the two times say nothing of each other. Else the first budgeted call scores.
   const bool changed = first_budgeted_
@@ -92,7 +92,7 @@ void work_follower::on_budgeted(double ms) {
     if (!changed) score(ms < direct_ms_ * (1.0 - settings_.margin));
     if (stopped_) return;
   }
-  if (ms < settings_.long_call_ms || changed) {  // short or other work: direct's signal leads
+  if (ms < settings_.budgeted_from_ms || changed) {  // short or other work: direct's signal leads
     budgeted_next_ = false;
     return;
   }

@@ -395,7 +395,7 @@ TEST_CASE("a short call keeps direct untimed; a long call times every candidate"
   CHECK(c.chosen() == 0);
   CHECK(c.report().find("untimed: a call this short") != std::string::npos);
   CHECK(c.kept_for_short_calls());  // what the per-call following takes over
-  c.start_over();
+  c.restart();
   CHECK_FALSE(c.decided());
   CHECK_FALSE(c.kept_for_short_calls());
   c.adopt(0);

@@ -173,7 +173,7 @@ TEST_CASE("after many short calls only every few direct calls leave a signal") {
 
 TEST_CASE("follow settings out of range are refused") {
   follow_settings bad;
-  bad.long_call_ms = 0;
+  bad.budgeted_from_ms = 0;
   CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
   bad = {};
   bad.margin = 1;

@@ -31,7 +31,7 @@ namespace microsched::detail {
 //! residue 0 runs direct and counts its steps (step_counts), the rest runs what the counts
 //! predict (predict()). Calls of fewer than `least_tasks` tasks are not cut (a slice would not
 //! fill the GPU), nor calls of more than `most_tasks`; where the counted slice's time predicts
-//! less than `long_call_ms` for the whole call, the rest runs direct and later calls calibrate
+//! less than `predict_from_ms` for the whole call, the rest runs direct and later calls calibrate
 //! as usual.
 struct in_call_plan {
   //! A slice lasts about as long as its longest task, whatever its size: a thin one costs less.
@@ -40,7 +40,7 @@ struct in_call_plan {
   //! Slices take 32-bit ids (the direct and budgeted kernels' narrow form).
   static constexpr task_id most_tasks = task_id{1} << 31;
   //! A thin slice's fixed costs and tail make period x its time overstate the call.
-  static constexpr double long_call_ms = 2.0;
+  static constexpr double predict_from_ms = 2.0;
   //! Granules of 2^shift tasks, at least 64 per residue.
   [[nodiscard]] static int shift(task_id tasks);
 };
@@ -169,7 +169,7 @@ class automatic_schedule {
       if (follow_.wants_calibration()) {
         follow_.stop("calibrated again: long calls it did not take");
         fast_.runs = 0;
-        state->choice.start_over();
+        state->choice.restart();
         return false;
       }
     }
@@ -272,7 +272,7 @@ class automatic_schedule {
                             static_cast<double>(first.size());
     const step_counts seen = read_counts(counts);
     const predicted_form form = predict(seen, first.size());
-    int chosen = whole_ms >= in_call_plan::long_call_ms ? candidate_for(form, candidates_) : 0;
+    int chosen = whole_ms >= in_call_plan::predict_from_ms ? candidate_for(form, candidates_) : 0;
     if (chosen != 0) {
       try {
         launch_slice(choice.candidate(chosen), rest, nullptr);

@@ -147,7 +147,7 @@ class calibration {
   //! candidate has a time here.
   [[nodiscard]] bool kept_for_short_calls() const { return chosen_ == 0 && short_call_; }
   //! Starts the calibration over (the calls a choice was made for are gone), as a drift does.
-  void start_over() { restart(); }
+  void restart();
   //! Decided, with nothing left to check (no reference or check runs pending).
   [[nodiscard]] bool settled() const;
   //! Candidate `i` cannot run here (the reason is kept for the report). Direct cannot fail.
@@ -179,7 +179,6 @@ class calibration {
   //! A choice adopted without a time takes `ms` (per reference task) as its time, and starts its
   //! check if the adoption asked for one; false when the choice already has a time.
   bool take_reference(double ms);
-  void restart();
   //! After a drift of a chosen non-direct schedule (or an adopted one's first timed run): the
   //! next runs are direct's and one challenger's (challenger()); check() then keeps the choice
   //! (its drifted time the new reference), switches to the challenger, or restarts.

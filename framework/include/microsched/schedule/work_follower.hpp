@@ -29,7 +29,7 @@ namespace microsched {
 struct follow_settings {
   //! A call at least this long (ms) may gain from the budgeted strategy: its second launch
   //! costs a few microseconds, a large share of anything shorter.
-  double long_call_ms = 0.1;
+  double budgeted_from_ms = 0.1;
   double margin = 0.03;  //!< what the budgeted strategy must win by to count as a win
   int check_every = 8;   //!< budgeted calls in a row between two direct checks
   int losses_allowed = 2;
