@@ -349,6 +349,76 @@ TEST_CASE("porting guide: tasks that need zero steps begin, take one step that r
   }
 }
 
+// example-begin loop-with-breaks
+#include <cstdint>
+#include <microsched/task_program.hpp>
+
+//! The usual loop shape: a counted for loop that breaks at the top (converged) and at the
+//! bottom (bailed out); a break skips the increment.
+__global__ void settle_vanilla(std::uint32_t* out, std::uint32_t n, std::uint32_t max_iter) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  std::uint32_t x = t * 2654435761u;
+  std::uint32_t iter = 0;
+  for (; iter < max_iter; ++iter) {
+    if (x % 7 == 0) break;  // converged
+    x = (x & 1) ? x / 2 + 0x9e3779b9u : x / 2;
+    if (x < 4096) break;  // bailed out
+  }
+  out[t] = iter * 4096 + x % 4096;
+}
+
+//! Its port: the loop test first, each break a `return true` before the increment, the
+//! increment last, followed by the loop test for the next pass.
+struct settle_program {
+  struct context {
+    std::uint32_t x = 0;
+    std::uint32_t iter = 0;
+  };
+  std::uint32_t* out = nullptr;
+  std::uint32_t max_iter = 0;
+
+  __device__ context begin(microsched::task_id t) const {
+    context c;
+    c.x = static_cast<std::uint32_t>(t) * 2654435761u;
+    return c;
+  }
+
+  __device__ bool step(context& c) const {
+    if (c.iter >= max_iter) return true;  // the loop test: a task of no pass at all
+    if (c.x % 7 == 0) return true;        // break at the top
+    c.x = (c.x & 1) ? c.x / 2 + 0x9e3779b9u : c.x / 2;
+    if (c.x < 4096) return true;  // break at the bottom: the increment does not run
+    ++c.iter;
+    return c.iter >= max_iter;  // the loop test of the next pass
+  }
+
+  __device__ void end(microsched::task_id t, const context& c) const {
+    out[t] = c.iter * 4096 + c.x % 4096;
+  }
+};
+// example-end loop-with-breaks
+
+TEST_CASE("porting guide: a for loop with breaks gives the vanilla kernel's outputs") {
+  using namespace microsched;
+  for (const std::uint32_t n : {1u, 31u, 33u, 100003u}) {
+    for (const std::uint32_t max_iter : {0u, 1u, 5u, 40u}) {
+      CAPTURE(n);
+      CAPTURE(max_iter);
+      device_buffer<std::uint32_t> want(n), got(n);
+      want.fill_bytes(0xff, nullptr);
+      got.fill_bytes(0xff, nullptr);
+      settle_vanilla<<<(n + 255) / 256, 256>>>(want.data(), n, max_iter);
+      MICROSCHED_CHECK_LAUNCH("settle_vanilla");
+      settle_program program;
+      program.out = got.data();
+      program.max_iter = max_iter;
+      CHECK(runs_each_task_once(program, n));
+      CHECK(got.to_host(nullptr) == want.to_host(nullptr));
+    }
+  }
+}
+
 // example-begin readme
 #include <cstdint>
 #include <microsched/scheduler.cuh>

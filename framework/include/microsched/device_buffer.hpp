@@ -18,7 +18,10 @@ class device_buffer {
  public:
   device_buffer() = default;
   explicit device_buffer(std::size_t count) : count_(count) {
-    if (count_ != 0) MICROSCHED_CUDA_TRY(cudaMalloc(&data_, count_ * sizeof(T)));
+    if (count_ != 0) {
+      // The void** form: the T** overload is cuda_runtime.h's, which a host compiler may not see.
+      MICROSCHED_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&data_), count_ * sizeof(T)));
+    }
   }
   //! A device copy of `host`.
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }

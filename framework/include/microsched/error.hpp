@@ -3,7 +3,8 @@
 //! @file error.hpp
 //! Errors thrown by the library. Every CUDA runtime call goes through MICROSCHED_CUDA_TRY, every
 //! launch is followed by MICROSCHED_CHECK_LAUNCH: they name the call, file and line, clear the
-//! sticky-free error state and throw microsched::cuda_error. The library never exits.
+//! sticky-free error state and throw microsched::cuda_error, or microsched::no_device_error where
+//! no GPU can be used (no device, no driver, a driver too old). The library never exits.
 
 #include <cuda_runtime_api.h>
 
@@ -31,10 +32,20 @@ class no_device_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+//! Why no GPU can be used, or "" (device.hpp).
+[[nodiscard]] std::string no_device_reason();
+
 namespace detail {
 inline void cuda_try(cudaError_t code, const char* call, const char* file, int line) {
   if (code != cudaSuccess) {
     (void)cudaGetLastError();  // clear the non-sticky error so later calls start clean
+    // Without a driver the runtime answers "driver version is insufficient": name the cause.
+    if (code == cudaErrorNoDevice || code == cudaErrorInsufficientDriver) {
+      std::string why = no_device_reason();
+      if (why.empty()) why = cudaGetErrorString(code);
+      throw no_device_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
+                            ": " + why);
+    }
     throw cuda_error(code, call, file, line);
   }
 }

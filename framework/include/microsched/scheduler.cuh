@@ -135,7 +135,9 @@ class scheduler {
   //! Enqueues the whole run on `stream`; every task in [0, num_tasks) begins and ends exactly
   //! once. Zero tasks is a no-op. Under pool_strategy::automatic the first runs of each size
   //! class time their candidate with CUDA events (automatic_schedule.hpp): such a run waits for
-  //! the previous calibrating run of that class to finish before it is enqueued.
+  //! the previous calibrating run of that class to finish before it is enqueued. Throws
+  //! std::invalid_argument, launching nothing, for more tasks than the program's begin() can name
+  //! (validate_begin_ids: a begin(int) names 2^31).
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr);
 
   //! Under pool_strategy::automatic: runs the program on `num_tasks` tasks until the choice for
@@ -146,6 +148,7 @@ class scheduler {
   //! calibrated time (calibration::recalibrate_if_drifted): the work may be other data of the same
   //! size class. A no-op for fixed schedules.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
+    validate_begin_ids<Program>(num_tasks);
     if (args_.strategy != pool_strategy::automatic || num_tasks == 0) return;
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
     automatic_.recalibrate_if_drifted(

@@ -28,6 +28,9 @@
 //! scheduler's loops unroll (unrolled_steps_of).
 
 #include <concepts>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "microsched/config.hpp"
@@ -85,6 +88,52 @@ concept routed_task_program = task_program<P> && requires(const P& program, task
   { program.path(task) } -> std::same_as<unsigned>;
 } &&(P::paths >= 2 && P::paths <= 32);
 
+namespace detail {
+template <class Member>
+struct begin_parameter {
+  using type = task_id;  // an overloaded or template begin: not read
+};
+template <class C, class R, class A>
+struct begin_parameter<R (C::*)(A) const> {
+  using type = A;
+};
+template <class C, class R, class A>
+struct begin_parameter<R (C::*)(A) const noexcept> {
+  using type = A;
+};
+template <class P>
+using begin_parameter_t = std::remove_cvref_t<typename begin_parameter<decltype(&P::begin)>::type>;
+}  // namespace detail
+
+//! How many tasks P's begin() can name: a begin that takes an integer narrower than task_id (a
+//! kernel's `int` index, ported as is) holds ids below its type's maximum + 1.
+template <class P>
+constexpr task_id begin_id_limit() {
+  if constexpr (requires { &P::begin; }) {
+    using A = detail::begin_parameter_t<P>;
+    if constexpr (std::is_integral_v<A> &&
+                  std::numeric_limits<A>::max() < std::numeric_limits<task_id>::max()) {
+      return static_cast<task_id>(std::numeric_limits<A>::max()) + 1;
+    }
+  }
+  return std::numeric_limits<task_id>::max();
+}
+
+//! Throws std::invalid_argument where `num_tasks` holds ids that P's begin() would cut short
+//! (begin_id_limit): such a call would run some tasks twice and others never.
+template <class P>
+void validate_begin_ids(task_id num_tasks) {
+  if constexpr (begin_id_limit<P>() < std::numeric_limits<task_id>::max()) {
+    if (num_tasks > begin_id_limit<P>()) {
+      throw std::invalid_argument(
+          "num_tasks = " + std::to_string(num_tasks) + ": the program's begin() takes a " +
+          std::to_string(sizeof(detail::begin_parameter_t<P>) * 8) +
+          "-bit id, which names at most " + std::to_string(begin_id_limit<P>()) +
+          " tasks; take microsched::task_id (64-bit) and narrow it inside begin()");
+    }
+  }
+}
+
 //! static_asserts naming the first missing or wrong piece of a task program, for a readable
 //! error where the scheduler or a baseline instantiates it (a concept failure says only
 //! "constraints not satisfied").
@@ -94,7 +143,7 @@ constexpr bool assert_task_program() {
                 "a task program is passed to kernels by value: it must be trivially copyable "
                 "(device pointers and parameters, nothing owning)");
   static_assert(
-      requires { typename P::context; }, "the program needs a nested type `context`");
+      requires { typename P::context; }, "the program needs a nested type 'context'");
   if constexpr (requires { typename P::context; }) {
     static_assert(std::is_default_constructible_v<typename P::context>,
                   "P::context must be default constructible: idle lanes hold an empty one");
@@ -102,23 +151,23 @@ constexpr bool assert_task_program() {
         requires(const P& p, task_id t) {
           { p.begin(t) } -> std::same_as<typename P::context>;
         },
-        "the program needs `__device__ context begin(microsched::task_id) const`");
+        "the program needs '__device__ context begin(microsched::task_id) const'");
     static_assert(
         requires(const P& p, typename P::context& c) {
           { p.step(c) } -> std::same_as<bool>;
         },
-        "the program needs `__device__ bool step(context&) const` returning true when "
+        "the program needs '__device__ bool step(context&) const' returning true when "
         "the task has finished (const: programs are shared by every lane)");
     static_assert(
         requires(const P& p, task_id t, const typename P::context& c) {
           { p.end(t, c) } -> std::same_as<void>;
         },
-        "the program needs `__device__ void end(microsched::task_id, const context&) "
-        "const`");
+        "the program needs '__device__ void end(microsched::task_id, const context&) "
+        "const'");
     static_assert(
         has_advance<P> || !requires { &P::advance; },
-        "P::advance exists but is not `__device__ bool advance(context&, int budget) "
-        "const`: the scheduler would silently ignore it");
+        "P::advance exists but is not '__device__ bool advance(context&, int budget) "
+        "const': the scheduler would silently ignore it");
   }
   return true;
 }

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   }
   // example-begin port-no-gpu
   if (const std::string why = microsched::no_device_reason(); !why.empty()) {
-    std::printf("skipped: %s\n", why.c_str());
+    std::fprintf(stderr, "port: no GPU: %s; nothing was run (exit 77)\n", why.c_str());
     return microsched::no_gpu_exit_code;
   }
   // example-end port-no-gpu
@@ -117,8 +117,13 @@ int main(int argc, char** argv) {
     std::printf("port: %llu tasks, %zu differ from the plain kernel or the host\n",
                 static_cast<unsigned long long>(n), differ);
     return differ == 0 ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    // example-begin port-errors
+  } catch (const microsched::no_device_error& e) {  // a GPU lost, or no driver after all
+    std::fprintf(stderr, "port: no GPU: %s; nothing was run (exit 77)\n", e.what());
+    return microsched::no_gpu_exit_code;
+  } catch (const std::exception& e) {  // microsched::cuda_error, std::invalid_argument, ...
+    std::fprintf(stderr, "port: error: %s\n", e.what());
     return 1;
   }
+  // example-end port-errors
 }

@@ -49,7 +49,7 @@ __global__ void branch_remapped(const float* in, float* out, int n) {
 
 int main() {
   if (const std::string why = microsched::no_device_reason(); !why.empty()) {
-    std::printf("skipped: %s\n", why.c_str());
+    std::fprintf(stderr, "remap: no GPU: %s; nothing was run (exit 77)\n", why.c_str());
     return microsched::no_gpu_exit_code;
   }
   try {
@@ -86,8 +86,11 @@ int main() {
     std::printf("remap: %d elements, %d differ from the original kernel, %d unwritten\n", n, differ,
                 unwritten);
     return differ == 0 && unwritten == 0 ? 0 : 1;
+  } catch (const microsched::no_device_error& e) {
+    std::fprintf(stderr, "remap: no GPU: %s; nothing was run (exit 77)\n", e.what());
+    return microsched::no_gpu_exit_code;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "remap: error: %s\n", e.what());
     return 1;
   }
 }

@@ -45,6 +45,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
                            const schedule_arguments& args = {}, timing_options timing = {},
                            cudaStream_t stream = nullptr) {
   if (num_tasks == 0) throw_invalid("tasks", num_tasks, "the prize needs at least one task");
+  validate_begin_ids<Program>(num_tasks);
   for (const output_region& o : outputs) {
     if (o.data == nullptr || o.bytes == 0) {
       throw_invalid("output region bytes", o.bytes, "needs a device pointer and a size");

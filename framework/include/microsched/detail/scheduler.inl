@@ -58,6 +58,7 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
 template <class Program, class Policy>
 void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
                                      cudaStream_t stream) {
+  validate_begin_ids<Program>(num_tasks);
   if (num_tasks == 0) return;
   if (args_.strategy != pool_strategy::automatic) {
     launch(args_, program, num_tasks, stream);

@@ -81,14 +81,14 @@ constexpr bool assert_managed_program() {
                 "a managed task program is passed to kernels by value: it must be trivially "
                 "copyable (device pointers and parameters, nothing owning)");
   static_assert(
-      requires { typename P::context; }, "the program needs a nested type `context`");
+      requires { typename P::context; }, "the program needs a nested type 'context'");
   static_assert(std::is_trivially_copyable_v<typename P::context>,
                 "P::context must be trivially copyable: it is swapped through shared memory");
   static_assert(
       requires {
         { P::managed_branches } -> std::convertible_to<int>;
       },
-      "the program needs `static constexpr int managed_branches` (how many take() "
+      "the program needs 'static constexpr int managed_branches' (how many take() "
       "points its step has)");
   static_assert(P::managed_branches >= 1 && P::managed_branches <= max_managed_branches,
                 "managed_branches must be in 1..32");
@@ -96,18 +96,18 @@ constexpr bool assert_managed_program() {
       requires(const P& p, typename P::context& c, divergent_gate& g) {
         { p.step(c, g) } -> std::same_as<bool>;
       },
-      "the program needs `template <class Gate> bool step(context&, Gate&) const` "
+      "the program needs 'template <class Gate> bool step(context&, Gate&) const' "
       "that calls gate.take(branch<k>, cond) at its managed branches");
   static_assert(
       requires(const P& p, task_id t) {
         { p.begin(t) } -> std::same_as<typename P::context>;
       },
-      "the program needs `context begin(task_id) const`");
+      "the program needs 'context begin(task_id) const'");
   static_assert(
       requires(const P& p, task_id t, const typename P::context& c) {
         { p.end(t, c) } -> std::same_as<void>;
       },
-      "the program needs `void end(task_id, const context&) const`");
+      "the program needs 'void end(task_id, const context&) const'");
   return true;
 }
 
