@@ -249,6 +249,24 @@ void run_rare_branch(const rare_branch_program& program, microsched::task_id num
 }
 // example-end run-rare-branch
 
+// example-begin default-rare-branch
+#include <microsched/automatic_switching.cuh>
+#include <string>
+
+//! `calls` calls of `program` under the default for managed-branch programs, the automatic
+//! switching schedule; returns its report (the choice, its cost, each form's time).
+std::string run_rare_branch_default(const rare_branch_program& program,
+                                    microsched::task_id num_tasks, int calls) {
+  // Keep it across calls: it holds the choice for the last size it ran.
+  microsched::switching::automatic_switching<rare_branch_program> automatic;
+  for (int i = 0; i < calls; ++i) {
+    automatic.run(program, num_tasks);  // the first calls of a size time a form each, waited for
+  }
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+  return automatic.report();
+}
+// example-end default-rare-branch
+
 #include <cmath>
 
 namespace {
@@ -300,4 +318,18 @@ TEST_CASE("porting guide: the rare-branch program runs each task once, with the 
     CHECK(wrong == 0);
     CHECK(not_once == 0);
   }
+}
+
+TEST_CASE("porting guide: the default for a managed-branch program decides and keeps the sums") {
+  const task_id n = 50000;
+  device_buffer<float> out(n);
+  rare_branch_program program;
+  program.out = out.data();
+  const std::vector<float> want = rare_branch_reference(program, n);
+  out.fill_bytes(0xff, nullptr);
+  const std::string report = run_rare_branch_default(program, n, 64);
+  INFO(report);
+  CHECK(report.find("automatic switching: ") == 0);
+  CHECK(report.find("choosing") == std::string::npos);
+  CHECK(out.to_host(nullptr) == want);
 }

@@ -54,10 +54,21 @@ struct launch_plan {
   kernel_resources resources;
 };
 
+namespace detail {
+//! A program written as a managed-branch one, complete or not (managed_branches, or a gated
+//! step, const or not): its checks are the managed program's, which name what is missing.
+template <class P>
+concept looks_managed = switching::managed_task_program<P> || requires {
+  P::managed_branches;
+} || requires(P& p, typename P::context& c, switching::divergent_gate& g) {
+  p.step(c, g);
+};
+}  // namespace detail
+
 //! switching_policy<> for managed-branch programs, termination_policy<> for the others.
 template <class Program>
-using default_policy_t = std::conditional_t<switching::managed_task_program<Program>,
-                                            switching_policy<>, termination_policy<>>;
+using default_policy_t =
+    std::conditional_t<detail::looks_managed<Program>, switching_policy<>, termination_policy<>>;
 
 namespace detail {
 //! The static_asserts of the program kind the policy runs, naming what is missing.

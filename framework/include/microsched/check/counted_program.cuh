@@ -19,6 +19,7 @@
 
 #include "microsched/check/exactly_once.hpp"
 #include "microsched/device_buffer.hpp"
+#include "microsched/switching/branch_forms.hpp"
 #include "microsched/switching/managed_program.hpp"
 #include "microsched/task_program.hpp"
 
@@ -77,6 +78,27 @@ struct counted_program<Program> {
   __device__ __forceinline__ void end(task_id t, const context& c) const {
     inner.end(t, c);
     atomicAdd(counts + t, 1u);
+  }
+
+  // The program's knobs (switching/branch_forms.hpp), so that the automatic switching schedule
+  // of the counted program tries the same forms as the program's own.
+  [[nodiscard]] counted_program with_march_window(
+      int w) const requires switching::windowed_program<Program> {
+    return {inner.with_march_window(w), counts};
+  }
+  [[nodiscard]] int task_orders() const requires switching::ordered_program<Program> {
+    return inner.task_orders();
+  }
+  [[nodiscard]] bool has_task_order(int k) const requires switching::ordered_program<Program> {
+    return inner.has_task_order(k);
+  }
+  [[nodiscard]] counted_program with_task_order(
+      int k) const requires switching::ordered_program<Program> {
+    return {inner.with_task_order(k), counts};
+  }
+  [[nodiscard]] static const char* task_order_name(
+      int k) requires switching::ordered_program<Program> {
+    return Program::task_order_name(k);
   }
 };
 

@@ -93,6 +93,7 @@ class mpi_scheduler {
   //! Every rank passes the same count. Zero tasks is a no-op (still collective).
   rank_claims run(const Program& program, task_id count) {
     validate_range(count, ranks_);
+    validate_begin_ids<Program>(count);  // every rank refuses alike: the call stays collective
     counter_.reset();
     rank_claims taken{layout_of(count), {}};
     if (count == 0) return taken;

@@ -208,11 +208,13 @@ class multi_scheduler {
   //! Enqueues every task of [0, count) exactly once over the slots and returns at once. `make`
   //! is called once per slot, on the calling thread with that slot's GPU current:
   //! `Program make(device_slot)`. Zero tasks is a no-op. Throws std::invalid_argument for more
-  //! than max_range_tasks tasks, before any device work.
+  //! than max_range_tasks tasks, or than the program's begin() names (validate_begin_ids),
+  //! before any device work.
   template <class MakeProgram>
   requires std::is_invocable_r_v<Program, MakeProgram&, device_slot> multi_run
   run(MakeProgram&& make, task_id count) {
     validate_range(count, slots());
+    validate_begin_ids<Program>(count);  // the slices call begin() with the range's own ids
     if (last_) last_->join();
     auto state = std::make_shared<detail::run_state>(slots_.size());
     for (std::size_t s = 0; s < slots_.size(); ++s) {

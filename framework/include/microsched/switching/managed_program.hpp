@@ -90,8 +90,10 @@ constexpr bool assert_managed_program() {
       },
       "the program needs 'static constexpr int managed_branches' (how many take() "
       "points its step has)");
-  static_assert(P::managed_branches >= 1 && P::managed_branches <= max_managed_branches,
-                "managed_branches must be in 1..32");
+  if constexpr (requires { P::managed_branches; }) {
+    static_assert(P::managed_branches >= 1 && P::managed_branches <= max_managed_branches,
+                  "managed_branches must be in 1..32");
+  }
   static_assert(
       requires(const P& p, typename P::context& c, divergent_gate& g) {
         { p.step(c, g) } -> std::same_as<bool>;
