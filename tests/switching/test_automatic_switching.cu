@@ -107,3 +107,28 @@ TEST_CASE("the automatic switching schedule decides, and its choice runs each ta
     CHECK(entered.to_host(nullptr) == want_entered.to_host(nullptr));
   }
 }
+
+TEST_CASE("the automatic switching schedule keeps one choice per size class") {
+  kernels::montecarlo_branch_program p;
+  p.outer = 60;
+  p.inner = 40;
+  p.probability = 0.05f;
+  const task_id small = 300;
+  const task_id large = small_run() ? 1000 : 5000;  // another size class
+  device_buffer<std::uint32_t> sum(large), entered(large);
+  p.sum_out = sum.data();
+  p.entered_out = entered.data();
+  switching::automatic_switching<kernels::montecarlo_branch_program, switching_policy<128, 64>>
+      automatic;
+  automatic.calibrate(p, small);
+  REQUIRE(automatic.decided());
+  const double small_cost = automatic.calibration_ms();
+  automatic.run(p, large);  // a new size class: its choice starts
+  CHECK(!automatic.decided());
+  automatic.calibrate(p, large);
+  REQUIRE(automatic.decided());
+  automatic.run(p, small + 7);  // the first size class again, another count: decided, no timing
+  CHECK(automatic.decided());
+  CHECK(automatic.calibration_ms() == small_cost);
+  MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+}

@@ -3,13 +3,14 @@
 //! @file automatic_switching.cuh
 //! The automatic schedule of a managed-branch program: times its forms (branch_forms.hpp: the
 //! direct mapping at several march windows and task orders, the form a hand-tuned vanilla kernel
-//! takes, and context switching on task pools) on the first runs of a size and keeps the
+//! takes, and context switching on task pools) on the first runs of a size class and keeps the
 //! fastest, a switching form only when it beats the fastest direct form beyond noise.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -71,69 +72,76 @@ class automatic_switching {
     if (stop_ != nullptr) cudaEventDestroy(stop_);
   }
 
-  //! Runs every task in [0, num_tasks) once. While the choice for this size is open the run is
-  //! one timed run of the next form (waited for); a new size starts the choice again.
+  //! Runs every task in [0, num_tasks) once. While the choice for this size class (tasks in
+  //! [2^(k-1), 2^k), as the termination scheduler's) is open the run is one timed run of the
+  //! next form (waited for); each size class keeps its own choice.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
-    if (num_tasks != tasks_ || forms_.empty()) start(program, num_tasks);
-    if (chosen_ >= 0) {
-      launch(static_cast<std::size_t>(chosen_), program, stream);
+    select(program, num_tasks);
+    if (cur_->chosen >= 0) {
+      launch(static_cast<std::size_t>(cur_->chosen), program, num_tasks, stream);
       return;
     }
-    time_next(program, stream);
+    time_next(program, num_tasks, stream);
   }
 
   //! Runs the program until the choice for this size is made (every run processes every task:
   //! for benchmarks and warm-ups, where running the tasks again is harmless), then waits.
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
-    if (num_tasks != tasks_ || forms_.empty()) start(program, num_tasks);
-    while (chosen_ < 0) time_next(program, stream);
+    select(program, num_tasks);
+    while (cur_->chosen < 0) time_next(program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
-  [[nodiscard]] bool decided() const { return chosen_ >= 0; }
-  [[nodiscard]] const std::vector<branch_form>& forms() const { return forms_; }
+  //! Of the size class run last (nothing before the first run).
+  [[nodiscard]] bool decided() const { return cur_ != nullptr && cur_->chosen >= 0; }
+  [[nodiscard]] const std::vector<branch_form>& forms() const {
+    static const std::vector<branch_form> none;
+    return cur_ != nullptr ? cur_->forms : none;
+  }
   //! The chosen form; throws std::logic_error before the choice.
   [[nodiscard]] const branch_form& choice() const {
-    if (chosen_ < 0) throw std::logic_error("automatic switching: no choice made yet");
-    return forms_[static_cast<std::size_t>(chosen_)];
+    if (!decided()) throw std::logic_error("automatic switching: no choice made yet");
+    return cur_->forms[static_cast<std::size_t>(cur_->chosen)];
   }
   //! The fastest direct form timed (the rule's reference); throws before the choice.
   [[nodiscard]] const branch_form& best_direct() const {
-    const int d = fastest_direct(forms_, best_ms_);
-    if (chosen_ < 0 || d < 0) throw std::logic_error("automatic switching: no choice made yet");
-    return forms_[static_cast<std::size_t>(d)];
+    const int d = decided() ? fastest_direct(cur_->forms, cur_->best_ms) : -1;
+    if (d < 0) throw std::logic_error("automatic switching: no choice made yet");
+    return cur_->forms[static_cast<std::size_t>(d)];
   }
-  //! GPU time of the timed runs so far (what the choice cost, useful work included).
-  [[nodiscard]] double calibration_ms() const { return calibration_ms_; }
+  //! GPU time of the size class's timed runs so far (what its choice cost, useful work included).
+  [[nodiscard]] double calibration_ms() const { return cur_ != nullptr ? cur_->calibration_ms : 0; }
 
-  //! The choice and its reference, what the choice cost, and each form's time.
+  //! The size class run last: the choice and its reference, what the choice cost, and each
+  //! form's time.
   [[nodiscard]] std::string report() const {
-    if (forms_.empty()) return "automatic switching: not run yet";
+    if (cur_ == nullptr) return "automatic switching: not run yet";
+    const size_state& c = *cur_;
     char line[160];
     std::string r = "automatic switching: ";
-    if (chosen_ < 0) {
+    if (c.chosen < 0) {
       r += "choosing";
     } else {
-      const int d = fastest_direct(forms_, best_ms_);
+      const int d = fastest_direct(c.forms, c.best_ms);
       std::snprintf(line, sizeof(line), "%s (%.3f ms); fastest direct form %s (%.3f ms)",
                     form_name<Program>(choice()).c_str(),
-                    best_ms_[static_cast<std::size_t>(chosen_)],
-                    d >= 0 ? form_name<Program>(forms_[static_cast<std::size_t>(d)]).c_str() : "-",
-                    d >= 0 ? best_ms_[static_cast<std::size_t>(d)] : 0.0);
+                    c.best_ms[static_cast<std::size_t>(c.chosen)],
+                    d >= 0 ? form_name<Program>(c.forms[static_cast<std::size_t>(d)]).c_str() : "-",
+                    d >= 0 ? c.best_ms[static_cast<std::size_t>(d)] : 0.0);
       r += line;
     }
-    std::snprintf(line, sizeof(line), "; %d timed runs, %.2f ms on the GPU; forms:", runs_,
-                  calibration_ms_);
+    std::snprintf(line, sizeof(line), "; %d timed runs, %.2f ms on the GPU; forms:", c.runs,
+                  c.calibration_ms);
     r += line;
-    for (std::size_t i = 0; i < forms_.size(); ++i) {
-      if (best_ms_[i] >= 0) {
-        std::snprintf(line, sizeof(line), " [%s %.3f]", form_name<Program>(forms_[i]).c_str(),
-                      best_ms_[i]);
+    for (std::size_t i = 0; i < c.forms.size(); ++i) {
+      if (c.best_ms[i] >= 0) {
+        std::snprintf(line, sizeof(line), " [%s %.3f]", form_name<Program>(c.forms[i]).c_str(),
+                      c.best_ms[i]);
       } else {
-        std::snprintf(line, sizeof(line), " [%s %s]", form_name<Program>(forms_[i]).c_str(),
-                      failed_[i].empty() ? "-" : "cannot run");
+        std::snprintf(line, sizeof(line), " [%s %s]", form_name<Program>(c.forms[i]).c_str(),
+                      c.failed[i].empty() ? "-" : "cannot run");
       }
       r += line;
     }
@@ -143,32 +151,45 @@ class automatic_switching {
  private:
   using sched_t = scheduler<Program, Policy>;
 
-  void start(const Program& program, task_id num_tasks) {
+  //! One size class's choice: its forms, their times, the runs still to time.
+  struct size_state {
+    std::vector<branch_form> forms;
+    std::vector<double> best_ms;
+    std::vector<std::vector<double>> samples;
+    std::vector<std::string> failed;
+    std::vector<int> queue;
+    std::size_t next = 0;
+    int round = 1;
+    int chosen = -1;
+    int runs = 0;
+    double calibration_ms = 0;
+  };
+
+  //! Makes the size class of `num_tasks` the current one, starting its choice on first use.
+  void select(const Program& program, task_id num_tasks) {
+    const auto [it, fresh] = states_.try_emplace(size_class(num_tasks));
+    cur_ = &it->second;
+    if (fresh) start(program, *cur_);
+  }
+
+  void start(const Program& program, size_state& c) {
     if (start_ == nullptr) {
       MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
       MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
     }
-    tasks_ = num_tasks;
-    forms_ = branch_forms(windowed_program<Program>, available_orders(program), options_);
-    best_ms_.assign(forms_.size(), -1.0);
-    samples_.assign(forms_.size(), {});
-    failed_.assign(forms_.size(), std::string());
-    queue_.clear();
+    c.forms = branch_forms(windowed_program<Program>, available_orders(program), options_);
+    c.best_ms.assign(c.forms.size(), -1.0);
+    c.samples.assign(c.forms.size(), {});
+    c.failed.assign(c.forms.size(), std::string());
     // Round one: every form twice (the first run may load its kernel), the faster run kept.
-    for (std::size_t i = 0; i < forms_.size(); ++i) {
-      queue_.push_back(static_cast<int>(i));
-      queue_.push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < c.forms.size(); ++i) {
+      c.queue.push_back(static_cast<int>(i));
+      c.queue.push_back(static_cast<int>(i));
     }
-    next_ = 0;
-    round_ = 1;
-    chosen_ = -1;
-    runs_ = 0;
-    calibration_ms_ = 0;
   }
 
   //! The scheduler of a form's schedule, made on first use (one per distinct schedule).
-  sched_t& scheduler_for(std::size_t form) {
-    const schedule_arguments& s = forms_[form].schedule;
+  sched_t& scheduler_for(const schedule_arguments& s) {
     for (std::size_t i = 0; i < schedules_.size(); ++i) {
       if (schedules_[i] == s) return *schedulers_[i];
     }
@@ -177,77 +198,72 @@ class automatic_switching {
     return *schedulers_.back();
   }
 
-  void launch(std::size_t form, const Program& program, cudaStream_t stream) {
-    scheduler_for(form).run(program_for(program, forms_[form]), tasks_, stream);
+  void launch(std::size_t form, const Program& program, task_id num_tasks, cudaStream_t stream) {
+    const branch_form& f = cur_->forms[form];
+    scheduler_for(f.schedule).run(program_for(program, f), num_tasks, stream);
   }
 
-  void time_next(const Program& program, cudaStream_t stream) {
-    if (next_ >= queue_.size()) next_round();
-    if (chosen_ >= 0) {  // the last round ended without a run left: run the choice
-      launch(static_cast<std::size_t>(chosen_), program, stream);
+  void time_next(const Program& program, task_id num_tasks, cudaStream_t stream) {
+    size_state& c = *cur_;
+    if (c.next >= c.queue.size()) next_round(c);
+    if (c.chosen >= 0) {  // the last round ended without a run left: run the choice
+      launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
       return;
     }
-    const auto form = static_cast<std::size_t>(queue_[next_++]);
-    if (!failed_[form].empty()) return time_next(program, stream);
+    const auto form = static_cast<std::size_t>(c.queue[c.next++]);
+    if (!c.failed[form].empty()) return time_next(program, num_tasks, stream);
     try {
-      (void)scheduler_for(form);
+      (void)scheduler_for(c.forms[form].schedule);
     } catch (const std::invalid_argument& e) {  // a pool that does not fit this GPU
-      failed_[form] = e.what();
-      return time_next(program, stream);
+      c.failed[form] = e.what();
+      return time_next(program, num_tasks, stream);
     }
     MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
-    launch(form, program, stream);
+    launch(form, program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
     MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_));
     float ms = 0;
     MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-    ++runs_;
-    calibration_ms_ += ms;
-    samples_[form].push_back(ms);
-    if (next_ >= queue_.size()) next_round();
+    ++c.runs;
+    c.calibration_ms += ms;
+    c.samples[form].push_back(ms);
+    if (c.next >= c.queue.size()) next_round(c);
   }
 
   //! Round one's result picks the finalists; round two's median of the final runs decides.
-  void next_round() {
-    for (std::size_t i = 0; i < forms_.size(); ++i) best_ms_[i] = summary(samples_[i]);
-    if (round_ == 1) {
-      round_ = 2;
-      queue_.clear();
-      next_ = 0;
-      const auto kept = finalists(forms_, best_ms_, options_.keep_within);
-      for (const int i : kept) samples_[static_cast<std::size_t>(i)].clear();
+  void next_round(size_state& c) const {
+    for (std::size_t i = 0; i < c.forms.size(); ++i) c.best_ms[i] = summary(c.samples[i], c.round);
+    if (c.round == 1) {
+      c.round = 2;
+      c.queue.clear();
+      c.next = 0;
+      const auto kept = finalists(c.forms, c.best_ms, options_.keep_within);
+      for (const int i : kept) c.samples[static_cast<std::size_t>(i)].clear();
       for (int r = 0; r < options_.final_runs; ++r) {
-        for (const int i : kept) queue_.push_back(i);
+        for (const int i : kept) c.queue.push_back(i);
       }
-      if (!queue_.empty()) return;
-      for (std::size_t i = 0; i < forms_.size(); ++i) best_ms_[i] = summary(samples_[i]);
+      if (!c.queue.empty()) return;
+      for (std::size_t i = 0; i < c.forms.size(); ++i) {
+        c.best_ms[i] = summary(c.samples[i], c.round);
+      }
     }
-    chosen_ = choose_form(forms_, best_ms_, options_.margin);
-    if (chosen_ < 0) {
+    c.chosen = choose_form(c.forms, c.best_ms, options_.margin);
+    if (c.chosen < 0) {
       throw std::runtime_error("automatic switching: no form of the program could run (" +
-                               (failed_.empty() ? std::string() : failed_.front()) + ")");
+                               (c.failed.empty() ? std::string() : c.failed.front()) + ")");
     }
   }
 
   //! Round one keeps the faster of a form's runs; round two the median.
-  [[nodiscard]] double summary(std::vector<double> s) const {
+  [[nodiscard]] static double summary(std::vector<double> s, int round) {
     if (s.empty()) return -1.0;
     std::sort(s.begin(), s.end());
-    return round_ == 1 ? s.front() : s[s.size() / 2];
+    return round == 1 ? s.front() : s[s.size() / 2];
   }
 
   branch_form_options options_;
-  task_id tasks_ = 0;
-  std::vector<branch_form> forms_;
-  std::vector<double> best_ms_;
-  std::vector<std::vector<double>> samples_;
-  std::vector<std::string> failed_;
-  std::vector<int> queue_;
-  std::size_t next_ = 0;
-  int round_ = 1;
-  int chosen_ = -1;
-  int runs_ = 0;
-  double calibration_ms_ = 0;
+  std::map<int, size_state> states_;  //!< by size class
+  size_state* cur_ = nullptr;         //!< the size class run last
   std::vector<schedule_arguments> schedules_;
   std::vector<std::unique_ptr<sched_t>> schedulers_;
   cudaEvent_t start_ = nullptr;
