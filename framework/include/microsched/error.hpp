@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "microsched/device.hpp"  // no_device_reason
+
 namespace microsched {
 
 //! A CUDA runtime call failed. what() names the call, the file and line, and CUDA's message.
@@ -31,9 +33,6 @@ class no_device_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-//! Why no GPU can be used, or "" (device.hpp).
-[[nodiscard]] std::string no_device_reason();
 
 namespace detail {
 inline void cuda_try(cudaError_t code, const char* call, const char* file, int line) {

@@ -58,9 +58,10 @@ namespace detail {
 //! A program written as a managed-branch one, complete or not (managed_branches, or a gated
 //! step, const or not): its checks are the managed program's, which name what is missing.
 template <class P>
-concept looks_managed = switching::managed_task_program<P> || requires {
+concept looks_managed = requires {
   P::managed_branches;
-} || requires(P& p, typename P::context& c, switching::divergent_gate& g) {
+}
+|| requires(P& p, typename P::context& c, switching::divergent_gate& g) {
   p.step(c, g);
 };
 }  // namespace detail
