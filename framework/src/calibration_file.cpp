@@ -4,23 +4,22 @@
 #include <charconv>
 #include <cstdlib>
 #include <stdexcept>
-#include <tuple>
 #include <vector>
 
-#include "microsched/schedule/automatic_schedule.hpp"
+#include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/schedule/schedule_store.hpp"
 
 namespace microsched {
 
 namespace {
-//! Records: the key (program|policy|device|driver) and the size class, then the choice.
-constexpr store_kind calibration_kind{"microsched-calibration", 5, 2};
+//! Records: the key (program|policy|device|driver), the size class and the form, then the choice.
+constexpr store_kind calibration_kind{"microsched-calibration", 6, 3};
 }  // namespace
 
 void save_calibrations(const std::filesystem::path& file) {
   std::vector<store_record> records;
-  for (const auto& [key, size_class, chosen] : detail::decided_calibrations()) {
-    records.push_back({{key, std::to_string(size_class)}, chosen});
+  for (const detail::cached_choice& c : detail::decided_calibrations()) {
+    records.push_back({{c.key, std::to_string(c.size_class), c.form}, c.schedule});
   }
   save_store(file, calibration_kind, records);
 }
@@ -28,11 +27,12 @@ void save_calibrations(const std::filesystem::path& file) {
 calibration_load load_calibrations(const std::filesystem::path& file,
                                    const std::string& device_key) {
   calibration_load result;
-  std::vector<std::tuple<std::string, int, schedule_arguments>> entries;
+  std::vector<detail::cached_choice> entries;
   try {
     for (const store_record& r : load_store(file, calibration_kind)) {
       const std::string& key = r.keys[0];
       const std::string& class_text = r.keys[1];
+      const std::string& form = r.keys[2];
       int size_class = -1;
       const char* end = class_text.data() + class_text.size();
       const auto [stop, ec] = std::from_chars(class_text.data(), end, size_class);
@@ -42,6 +42,7 @@ calibration_load load_calibrations(const std::filesystem::path& file,
       if (ec != std::errc{} || stop != end || size_class < 0 || size_class > 64)
         refuse("size class '" + class_text + "' must be in 0..64");
       if (r.schedule.strategy == pool_strategy::automatic) refuse("a choice cannot be automatic");
+      if (form.empty()) refuse("the form is empty ('-' for none)");
       const bool here = device_key.empty() || (key.size() >= device_key.size() &&
                                                key.compare(key.size() - device_key.size(),
                                                            device_key.size(), device_key) == 0);
@@ -49,7 +50,7 @@ calibration_load load_calibrations(const std::filesystem::path& file,
         ++result.other_gpus;
         continue;
       }
-      entries.emplace_back(key, size_class, r.schedule);
+      entries.push_back({key, size_class, form, r.schedule});
     }
   } catch (const std::exception& e) {
     result.problem =
@@ -57,8 +58,7 @@ calibration_load load_calibrations(const std::filesystem::path& file,
     result.other_gpus = 0;
     return result;
   }
-  for (const auto& [key, size_class, chosen] : entries)
-    detail::seed_calibration(key, size_class, chosen);
+  for (const detail::cached_choice& c : entries) detail::seed_calibration(c);
   result.loaded = static_cast<int>(entries.size());
   return result;
 }

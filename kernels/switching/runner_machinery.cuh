@@ -95,12 +95,15 @@ timing_stats time_termination(event_timer& timer, const Program& program, task_i
 template <int Contexts>
 using default_policy = switching_policy<block_threads, Contexts>;
 
-//! Decides the automatic switching schedule on runs before the timed ones, then times the choice
-//! and the fastest direct form in turns.
+//! Decides the automatic switching schedule on runs before the timed ones (never from the
+//! calibration cache: the fastest direct form must have been timed), then times the choice and
+//! the fastest direct form in turns.
 template <int Contexts, class Program>
 default_times time_default(event_timer& timer, const Program& program, task_id n,
                            const timing_options& options, cudaStream_t stream) {
-  switching::automatic_switching<Program, default_policy<Contexts>> automatic;
+  switching::branch_form_options decide_here;
+  decide_here.cache = false;
+  switching::automatic_switching<Program, default_policy<Contexts>> automatic(decide_here);
   automatic.calibrate(program, n, stream);
   const switching::branch_form direct = automatic.best_direct();
   scheduler<Program, default_policy<Contexts>> reference(direct.schedule);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Calibration files: a choice round-trips; a missing, unreadable or corrupt file, or one for
-// another GPU, loads nothing with a clear message and never throws; choices made in the process
-// win over the file's.
+// Calibration files: a choice round-trips, a managed-branch program's form with it; a missing,
+// unreadable or corrupt file, or one for another GPU, loads nothing with a clear message and never
+// throws; choices made in the process win over the file's.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -9,7 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "microsched/schedule/automatic_schedule.hpp"
+#include "microsched/schedule/calibration.hpp"
+#include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/schedule/calibration_file.hpp"
 #include "microsched/schedule/schedule_text.hpp"
 
@@ -25,9 +26,10 @@ void write(const std::filesystem::path& p, const std::string& text) {
 }  // namespace
 
 namespace {
-//! A calibration file line for `key` and size class `k` holding `s`.
-std::string line(const std::string& key, int k, const schedule_arguments& s) {
-  return key + "\t" + std::to_string(k) + "\t" + schedule_text(s) + "\n";
+//! A calibration file line for `key`, size class `k` and `form` holding `s`.
+std::string line(const std::string& key, int k, const schedule_arguments& s,
+                 const std::string& form = "-") {
+  return key + "\t" + std::to_string(k) + "\t" + form + "\t" + schedule_text(s) + "\n";
 }
 schedule_arguments hybrid(std::uint64_t chunk) {
   schedule_arguments s;
@@ -55,7 +57,7 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
   const auto bad_line = temp_file("bad_line");
   std::string zero_chunk = line("key|0:GPU A", 21, hybrid(32));
   zero_chunk.replace(zero_chunk.find("chunk=32"), 8, "chunk=0");
-  write(bad_line, "microsched-calibration 5\n" + line("key|0:GPU A", 20, hybrid(32)) + zero_chunk);
+  write(bad_line, "microsched-calibration 6\n" + line("key|0:GPU A", 20, hybrid(32)) + zero_chunk);
   r = load_calibrations(bad_line);
   CHECK(r.loaded == 0);  // all or nothing
   CHECK(r.problem.find(":3: ") != std::string::npos);
@@ -63,7 +65,7 @@ TEST_CASE("a missing, corrupt or foreign calibration file loads nothing and says
   CHECK(detail::decided_calibrations().empty());
 
   const auto other = temp_file("other_gpu");
-  write(other, "microsched-calibration 5\n" + line("key|0:GPU B", 20, hybrid(32)));
+  write(other, "microsched-calibration 6\n" + line("key|0:GPU B", 20, hybrid(32)));
   r = load_calibrations(other, "0:GPU A");
   CHECK(r.loaded == 0);
   CHECK(r.other_gpus == 1);
@@ -82,28 +84,29 @@ TEST_CASE("loaded choices are reused, saved again, and never override the proces
   detail::forget_calibrations();
   schedule_arguments own;
   own.strategy = pool_strategy::direct;
-  detail::seed_calibration("prog|pol|0:GPU A", 20, own);
+  detail::seed_calibration({"prog|pol|0:GPU A", 20, detail::plain_form, own});
   const auto file = temp_file("roundtrip");
   schedule_arguments ballot = hybrid(64);
   ballot.fetch = fetch_control::ballot(8);
-  write(file, "microsched-calibration 5\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
+  write(file, "microsched-calibration 6\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
                   line("prog|pol|0:GPU A", 23, ballot));
   const auto r = load_calibrations(file, "0:GPU A");
   CHECK(r.problem.empty());
   CHECK(r.loaded == 2);
   const auto decided = detail::decided_calibrations();
   REQUIRE(decided.size() == 2);
-  for (const auto& [key, size_class, chosen] : decided) {
-    CHECK(key == "prog|pol|0:GPU A");
-    if (size_class == 20) CHECK(chosen.strategy == pool_strategy::direct);  // kept
-    if (size_class == 23) CHECK(chosen.fetch == fetch_control::ballot(8));
+  for (const auto& c : decided) {
+    CHECK(c.key == "prog|pol|0:GPU A");
+    CHECK(c.form == detail::plain_form);
+    if (c.size_class == 20) CHECK(c.schedule.strategy == pool_strategy::direct);  // kept
+    if (c.size_class == 23) CHECK(c.schedule.fetch == fetch_control::ballot(8));
   }
   save_calibrations(file);
   {
     std::ifstream in(file);
     std::string first;
     std::getline(in, first);
-    CHECK(first == "microsched-calibration 5");  // written in the current format
+    CHECK(first == "microsched-calibration 6");  // written in the current format
   }
   detail::forget_calibrations();
   CHECK(load_calibrations(file).loaded == 2);
@@ -118,7 +121,7 @@ TEST_CASE("a file of an older format is ignored with the reason, not misread") {
   write(old, "microsched-calibration 3\nkey|0:GPU A\t20\thybrid any 32 0 0 1 0 33 0 0 0 0\n");
   const auto r = load_calibrations(old);
   CHECK(r.loaded == 0);
-  CHECK(r.problem.find(":1: version 3 of this file is not read (5 is)") != std::string::npos);
+  CHECK(r.problem.find(":1: version 3 of this file is not read (6 is)") != std::string::npos);
   // A format-4 file holds a key that is no field of this version.
   write(old,
         "microsched-calibration 4\nkey|0:GPU A\t20\tstrategy=hybrid fetch=any chunk=32 "
@@ -126,7 +129,12 @@ TEST_CASE("a file of an older format is ignored with the reason, not misread") {
         "vanilla_threshold=33 fifo=false\n");
   const auto r4 = load_calibrations(old);
   CHECK(r4.loaded == 0);
-  CHECK(r4.problem.find(":1: version 4 of this file is not read (5 is)") != std::string::npos);
+  CHECK(r4.problem.find(":1: version 4 of this file is not read (6 is)") != std::string::npos);
+  // A format-5 file has no form field.
+  write(old, "microsched-calibration 5\nkey|0:GPU A\t20\t" + schedule_text(hybrid(32)) + "\n");
+  const auto r5 = load_calibrations(old);
+  CHECK(r5.loaded == 0);
+  CHECK(r5.problem.find(":1: version 5 of this file is not read (6 is)") != std::string::npos);
   std::filesystem::remove(old);
 }
 
@@ -147,7 +155,7 @@ TEST_CASE("the cache file: on by default, moved by MICROSCHED_CACHE_DIR, off by 
 TEST_CASE("a seeded choice is adopted when its size class is first used, and kept on drift") {
   detail::forget_calibrations();
   const auto list = automatic_candidates(false);
-  detail::seed_calibration("prog|pol|0:GPU A", 20, list[3]);
+  detail::seed_calibration({"prog|pol|0:GPU A", 20, detail::plain_form, list[3]});
   const auto state = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 19, list);
   CHECK(state->from_file);
   REQUIRE(state->choice.decided());
@@ -155,9 +163,47 @@ TEST_CASE("a seeded choice is adopted when its size class is first used, and kep
   // A seed that is no candidate here (another version's list) is ignored.
   schedule_arguments odd = list[2];
   odd.chunk = 12345;
-  detail::seed_calibration("prog|pol|0:GPU A", 22, odd);
+  detail::seed_calibration({"prog|pol|0:GPU A", 22, detail::plain_form, odd});
   const auto other = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 21, list);
   CHECK_FALSE(other->from_file);
   CHECK_FALSE(other->choice.decided());
+  detail::forget_calibrations();
+}
+
+TEST_CASE("a managed-branch program's form round-trips beside the plain choices") {
+  detail::forget_calibrations();
+  const std::string key = "branchy|switching|0:GPU A|driver 1";
+  CHECK_FALSE(detail::earlier_form(key, 20).has_value());
+  schedule_arguments direct;
+  direct.strategy = pool_strategy::direct;
+  detail::record_form({key, 20, "w64 o1", direct});
+  detail::seed_calibration({key, 20, detail::plain_form, hybrid(32)});  // the same key, plain
+  const auto file = temp_file("forms");
+  save_calibrations(file);
+  detail::forget_calibrations();
+  const auto r = load_calibrations(file);
+  CHECK(r.problem.empty());
+  CHECK(r.loaded == 2);
+  const auto earlier = detail::earlier_form(key, 20);
+  REQUIRE(earlier.has_value());
+  CHECK(earlier->form == "w64 o1");
+  CHECK(earlier->schedule == direct);
+  CHECK_FALSE(detail::earlier_form(key, 21).has_value());
+  // A form made in this process wins over the file's, and both kinds are saved again.
+  detail::record_form({key, 20, "w16 o0", direct});
+  detail::seed_calibration({key, 20, "w256 o0", direct});
+  int forms = 0;
+  for (const auto& c : detail::decided_calibrations()) {
+    if (c.form == detail::plain_form) continue;
+    ++forms;
+    CHECK(c.form == "w16 o0");
+  }
+  CHECK(forms == 1);
+  // An empty form is refused, the line named.
+  write(file, "microsched-calibration 6\n" + line(key, 20, direct, ""));
+  const auto empty = load_calibrations(file);
+  CHECK(empty.loaded == 0);
+  CHECK(empty.problem.find(":2: ") != std::string::npos);
+  std::filesystem::remove(file);
   detail::forget_calibrations();
 }

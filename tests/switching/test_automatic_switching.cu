@@ -3,16 +3,21 @@
 // (direct forms at each march window and task order, switching forms) runs each task exactly once
 // with outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast
 // sample's tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides,
-// and its chosen form then runs each task once.
+// and its chosen form then runs each task once; a choice saved to a calibration file starts a
+// later scheduler decided, and its choice runs each task once.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "baselines/vanilla.cuh"
 #include "microsched/automatic_switching.cuh"
 #include "microsched/check/counted_program.cuh"
 #include "microsched/device_buffer.hpp"
+#include "microsched/schedule/automatic_schedule.hpp"
+#include "microsched/schedule/calibration_file.hpp"
 #include "microsched/switching/divergent_program.cuh"
 #include "montecarlo_branch/montecarlo_branch_program.cuh"
 #include "switching_workloads.hpp"
@@ -131,4 +136,59 @@ TEST_CASE("the automatic switching schedule keeps one choice per size class") {
   CHECK(automatic.decided());
   CHECK(automatic.calibration_ms() == small_cost);
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
+}
+
+TEST_CASE("a choice saved to a calibration file starts a later scheduler decided") {
+  kernels::montecarlo_branch_program p;
+  p.outer = 60;
+  p.inner = 40;
+  p.probability = 0.05f;
+  const task_id n = small_run() ? 300 : 5000;
+  device_buffer<std::uint32_t> sum(n), entered(n), want_sum(n), want_entered(n), counts(n);
+  p.sum_out = want_sum.data();
+  p.entered_out = want_entered.data();
+  baselines::run_vanilla(switching::divergent_program<kernels::montecarlo_branch_program>{p}, n,
+                         nullptr);
+  p.sum_out = sum.data();
+  p.entered_out = entered.data();
+  using counted = counted_program<kernels::montecarlo_branch_program>;
+  using automatic_t = switching::automatic_switching<counted, switching_policy<128, 64>>;
+  const counted program{p, counts.data()};
+  detail::forget_calibrations();
+  const auto file = std::filesystem::temp_directory_path() / "microsched_test_switching_cache";
+  std::string chosen;
+  {
+    automatic_t first;  // the earlier process
+    first.calibrate(program, n);
+    REQUIRE(first.decided());
+    CHECK_FALSE(first.from_cache());
+    chosen = switching::form_key(first.choice());
+    save_calibrations(file);
+  }
+  detail::forget_calibrations();
+  const calibration_load loaded = load_calibrations(file);
+  INFO(loaded.problem);
+  REQUIRE(loaded.loaded >= 1);
+  automatic_t later;
+  counts.fill_bytes(0, nullptr);
+  sum.fill_bytes(0xff, nullptr);
+  later.run(program, n);
+  REQUIRE(later.decided());
+  CHECK(later.from_cache());
+  CHECK(later.calibration_ms() == 0);
+  CHECK(switching::form_key(later.choice()) == chosen);
+  CHECK(later.report().find("chosen by an earlier process") != std::string::npos);
+  CHECK_THROWS_AS((void)later.best_direct(), std::logic_error);
+  const auto c = counts.to_host(nullptr);
+  for (task_id t = 0; t < n; ++t) REQUIRE(c[t] == 1);
+  CHECK(sum.to_host(nullptr) == want_sum.to_host(nullptr));
+  CHECK(entered.to_host(nullptr) == want_entered.to_host(nullptr));
+  // A harness that asks for no cache chooses again.
+  switching::branch_form_options here;
+  here.cache = false;
+  automatic_t uncached(here);
+  uncached.run(program, n);
+  CHECK_FALSE(uncached.decided());
+  std::filesystem::remove(file);
+  detail::forget_calibrations();
 }

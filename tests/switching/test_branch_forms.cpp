@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The automatic switching schedule's host logic (branch_forms.hpp): the candidate list, the
-// finalists of the first round and the never-slower rule against the fastest direct form.
+// finalists of the first round, the never-slower rule against the fastest direct form, and how a
+// cached choice is found again.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
@@ -76,4 +77,19 @@ TEST_CASE("finalists: the forms near the fastest, and the fastest direct form al
   const auto kept = finalists(forms, {2.0, 3.0, 1.0, 1.1}, 0.15);
   CHECK(kept == std::vector<int>{0, 2, 3});
   CHECK(finalists(forms, {-1, -1, -1, -1}, 0.15).empty());
+}
+
+TEST_CASE("a cached form is found by its knobs and schedule, or not at all") {
+  const auto forms = branch_forms(true, {0, 3}, {});
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    CHECK(find_form(forms, form_key(forms[i]), forms[i].schedule) == static_cast<int>(i));
+  }
+  CHECK(form_key(forms.front()) == "w16 o0");
+  const auto plain = branch_forms(false, {}, {});
+  CHECK(form_key(plain.front()) == "w0 o-1");
+  // Another list (an order this size lacks, a schedule no longer tried) finds nothing.
+  CHECK(find_form(branch_forms(true, {0}, {}), "w16 o3", forms.front().schedule) == -1);
+  schedule_arguments other = forms.back().schedule;
+  other.chunk = 12345;
+  CHECK(find_form(forms, form_key(forms.back()), other) == -1);
 }

@@ -4,7 +4,8 @@
 //! The automatic schedule of a managed-branch program: times its forms (branch_forms.hpp: the
 //! direct mapping at several march windows and task orders, the form a hand-tuned vanilla kernel
 //! takes, and context switching on task pools) on the first runs of a size class and keeps the
-//! fastest, a switching form only when it beats the fastest direct form beyond noise.
+//! fastest, a switching form only when it beats the fastest direct form beyond noise. The choices
+//! go to the calibration cache (schedule/calibration_file.hpp), so a later process starts decided.
 
 #include <cuda_runtime_api.h>
 
@@ -12,12 +13,15 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "microsched/device.hpp"
 #include "microsched/error.hpp"
 #include "microsched/policy/switching_policy.cuh"
+#include "microsched/schedule/automatic_schedule.hpp"
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/branch_forms.hpp"
 
@@ -74,7 +78,8 @@ class automatic_switching {
 
   //! Runs every task in [0, num_tasks) once. While the choice for this size class (tasks in
   //! [2^(k-1), 2^k), as the termination scheduler's) is open the run is one timed run of the
-  //! next form (waited for); each size class keeps its own choice.
+  //! next form (waited for); each size class keeps its own choice. A size class an earlier
+  //! process decided (the calibration cache) starts with its choice.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
     select(program, num_tasks);
@@ -105,10 +110,17 @@ class automatic_switching {
     if (!decided()) throw std::logic_error("automatic switching: no choice made yet");
     return cur_->forms[static_cast<std::size_t>(cur_->chosen)];
   }
-  //! The fastest direct form timed (the rule's reference); throws before the choice.
+  //! The choice came from the calibration cache: no form was timed in this process.
+  [[nodiscard]] bool from_cache() const { return cur_ != nullptr && cur_->from_file; }
+  //! The fastest direct form timed (the rule's reference); throws std::logic_error before the
+  //! choice, or where the choice came from the cache (nothing timed).
   [[nodiscard]] const branch_form& best_direct() const {
     const int d = decided() ? fastest_direct(cur_->forms, cur_->best_ms) : -1;
-    if (d < 0) throw std::logic_error("automatic switching: no choice made yet");
+    if (d < 0) {
+      throw std::logic_error(from_cache() ? "automatic switching: no form was timed; the choice "
+                                            "came from the calibration cache"
+                                          : "automatic switching: no choice made yet");
+    }
     return cur_->forms[static_cast<std::size_t>(d)];
   }
   //! GPU time of the size class's timed runs so far (what its choice cost, useful work included).
@@ -121,6 +133,10 @@ class automatic_switching {
     const size_state& c = *cur_;
     char line[160];
     std::string r = "automatic switching: ";
+    if (c.from_file) {
+      return r + form_name<Program>(choice()) +
+             " [chosen by an earlier process: " + detail::cache_origin() + "]";
+    }
     if (c.chosen < 0) {
       r += "choosing";
     } else {
@@ -153,6 +169,8 @@ class automatic_switching {
 
   //! One size class's choice: its forms, their times, the runs still to time.
   struct size_state {
+    int size_class = 0;
+    bool from_file = false;  //!< the choice came from the calibration cache
     std::vector<branch_form> forms;
     std::vector<double> best_ms;
     std::vector<std::vector<double>> samples;
@@ -167,9 +185,12 @@ class automatic_switching {
 
   //! Makes the size class of `num_tasks` the current one, starting its choice on first use.
   void select(const Program& program, task_id num_tasks) {
-    const auto [it, fresh] = states_.try_emplace(size_class(num_tasks));
+    const int k = size_class(num_tasks);
+    const auto [it, fresh] = states_.try_emplace(k);
     cur_ = &it->second;
-    if (fresh) start(program, *cur_);
+    if (!fresh) return;
+    cur_->size_class = k;
+    start(program, *cur_);
   }
 
   void start(const Program& program, size_state& c) {
@@ -177,10 +198,20 @@ class automatic_switching {
       MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
       MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
     }
+    if (options_.cache && key_.empty()) {
+      const device_info d = current_device();
+      key_ = detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
+    }
     c.forms = branch_forms(windowed_program<Program>, available_orders(program), options_);
     c.best_ms.assign(c.forms.size(), -1.0);
     c.samples.assign(c.forms.size(), {});
     c.failed.assign(c.forms.size(), std::string());
+    if (const auto earlier =
+            options_.cache ? detail::earlier_form(key_, c.size_class) : std::nullopt) {
+      c.chosen = find_form(c.forms, earlier->form, earlier->schedule);
+      c.from_file = c.chosen >= 0;
+      if (c.from_file) return;
+    }
     // Round one: every form twice (the first run may load its kernel), the faster run kept.
     for (std::size_t i = 0; i < c.forms.size(); ++i) {
       c.queue.push_back(static_cast<int>(i));
@@ -249,8 +280,19 @@ class automatic_switching {
     }
     c.chosen = choose_form(c.forms, c.best_ms, options_.margin);
     if (c.chosen < 0) {
+      const auto why = std::find_if(c.failed.begin(), c.failed.end(),
+                                    [](const std::string& w) { return !w.empty(); });
       throw std::runtime_error("automatic switching: no form of the program could run (" +
-                               (c.failed.empty() ? std::string() : c.failed.front()) + ")");
+                               (why == c.failed.end() ? std::string() : *why) + ")");
+    }
+    const branch_form& f = c.forms[static_cast<std::size_t>(c.chosen)];
+    if (options_.cache) {
+      detail::cached_choice chosen;
+      chosen.key = key_;
+      chosen.size_class = c.size_class;
+      chosen.form = form_key(f);
+      chosen.schedule = f.schedule;
+      detail::record_form(chosen);
     }
   }
 
@@ -262,6 +304,7 @@ class automatic_switching {
   }
 
   branch_form_options options_;
+  std::string key_;                   //!< program|policy|device|driver, the cache's key
   std::map<int, size_state> states_;  //!< by size class
   size_state* cur_ = nullptr;         //!< the size class run last
   std::vector<schedule_arguments> schedules_;

@@ -33,12 +33,8 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
                          device.shared_reserved_per_block};
   }
   if (args_.strategy == pool_strategy::automatic) {
-    // The driver is part of the key: a new driver may compile and schedule differently.
-    int driver = 0;
-    MICROSCHED_CUDA_TRY(cudaDriverGetVersion(&driver));
     automatic_.configure(
-        detail::automatic_key<Program, Policy>(std::to_string(device.ordinal) + ":" + device.name +
-                                               "|driver " + std::to_string(driver)),
+        detail::automatic_key<Program, Policy>(detail::device_key(device.ordinal, device.name)),
         candidates(), !Policy::switches_contexts, !Policy::switches_contexts && budgetable);
   }
   if constexpr (dynamic_shared_bytes > 0) {

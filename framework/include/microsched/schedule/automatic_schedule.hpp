@@ -13,13 +13,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <tuple>
-#include <typeinfo>
 #include <vector>
 
 #include "microsched/config.hpp"
 #include "microsched/index/task_slice.hpp"
 #include "microsched/schedule/calibration.hpp"
+#include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/schedule/calibration_state.hpp"
 #include "microsched/schedule/call_following.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
@@ -50,31 +49,6 @@ struct in_call_plan {
 //! list has none.
 [[nodiscard]] int candidate_for(predicted_form form,
                                 const std::vector<schedule_arguments>& candidates);
-
-//! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
-//! created with `candidates` on first use.
-[[nodiscard]] std::shared_ptr<calibration_state> calibration_for(
-    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates,
-    const calibration_settings& settings = {});
-
-//! Every decided choice of the process: (key, size class, schedule), for save_calibrations().
-[[nodiscard]] std::vector<std::tuple<std::string, int, schedule_arguments>> decided_calibrations();
-
-//! Makes `chosen` the choice of `key` and `size_class` unless the process already calibrated it
-//! (load_calibrations()).
-void seed_calibration(const std::string& key, int size_class, const schedule_arguments& chosen);
-
-//! Forgets every calibration of the process (tests); schedulers that exist keep the states they
-//! hold.
-void forget_calibrations();
-
-//! Where the choices of earlier processes come from (the cache file), for reports.
-[[nodiscard]] std::string cache_origin();
-
-template <class Program, class Policy>
-[[nodiscard]] std::string automatic_key(const std::string& device) {
-  return std::string(typeid(Program).name()) + "|" + typeid(Policy).name() + "|" + device;
-}
 
 class automatic_schedule {
  public:

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 //! @file calibration_file.hpp
-//! The automatic schedule's choices on disk, so that a later process starts decided.
+//! The automatic schedules' choices on disk, so that a later process starts decided.
 //!
-//! The cache is on by default: the first automatic scheduler of a process loads
-//! calibration_cache_file(), and the process saves its choices there when it exits. A missing
-//! file is the normal first run; a corrupt, unreadable or foreign one is ignored with one line
-//! on stderr, never an error. `MICROSCHED_CACHE=off` turns the cache off;
+//! The cache is on by default: the first automatic scheduler (or automatic_switching) of a
+//! process loads calibration_cache_file(), and the process saves its choices there when it exits. A
+//! missing file is the normal first run; a corrupt, unreadable or foreign one is ignored with one
+//! line on stderr, never an error. `MICROSCHED_CACHE=off` turns the cache off;
 //! `MICROSCHED_CACHE_DIR` moves it (default `$XDG_CACHE_HOME/microsched`, else
 //! `$HOME/.cache/microsched`). A file is a schedule store (schedule_store.hpp), as the sweep's
-//! tuning files are: one choice per line, the schedule in the one text form (schedule_text.hpp):
+//! tuning files are: one choice per line, the schedule in the one text form (schedule_text.hpp).
+//! The form is `-` for the termination scheduler's choices; switching::automatic_switching's
+//! name their march window and task order (`w64 o2`):
 //!
 //! \code
-//! microsched-calibration 5
-//! <program|policy|device|driver>\t<size class>\t<schedule_text>
+//! microsched-calibration 6
+//! <program|policy|device|driver>\t<size class>\t<form>\t<schedule_text>
 //! \endcode
 //!
 //! save_calibrations() and load_calibrations() write and read such a file explicitly.

@@ -57,6 +57,10 @@ struct branch_form_options {
   //! fraction of the fastest (and the fastest direct form) are timed `final_runs` more times.
   double keep_within = 0.15;
   int final_runs = 3;
+  //! Reads and writes the calibration cache (schedule/calibration_file.hpp); false: every choice
+  //! is made in this process and kept in it, as a harness that compares it with the forms it
+  //! timed needs.
+  bool cache = true;
 };
 
 //! Checks the options; throws std::invalid_argument naming the bad value.
@@ -180,6 +184,22 @@ inline void validate(const branch_form_options& o) {
     }
   }
   return kept;
+}
+
+//! The form's knobs as the calibration cache names them: "w64 o2" (w0: the program's own march
+//! window; o-1: its own order).
+[[nodiscard]] inline std::string form_key(const branch_form& f) {
+  return "w" + std::to_string(f.march_window) + " o" + std::to_string(f.order);
+}
+
+//! The index in `forms` of the form with this form_key() and schedule (an earlier process's
+//! choice), or -1 where none matches: another candidate list, or an order this size lacks.
+[[nodiscard]] inline int find_form(const std::vector<branch_form>& forms, const std::string& key,
+                                   const schedule_arguments& schedule) {
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    if (forms[i].schedule == schedule && form_key(forms[i]) == key) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 //! "direct w64 order 3", "switching hybrid chunk=4 fifo w16 order 0".

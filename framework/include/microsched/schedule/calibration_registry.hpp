@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+//! @file calibration_registry.hpp
+//! The choices of the process: one calibration state per program, policy, GPU and size class,
+//! shared by every scheduler; the managed-branch programs' forms; and the choices an earlier
+//! process left in the calibration cache (calibration_file.hpp), loaded once and saved at exit.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "microsched/config.hpp"
+#include "microsched/schedule/calibration.hpp"
+#include "microsched/schedule/calibration_state.hpp"
+#include "microsched/schedule/schedule_arguments.hpp"
+
+namespace microsched::detail {
+
+//! The process-wide state of `key` (program, policy, device) and the size class of `num_tasks`,
+//! created with `candidates` on first use.
+[[nodiscard]] std::shared_ptr<calibration_state> calibration_for(
+    const std::string& key, task_id num_tasks, const std::vector<schedule_arguments>& candidates,
+    const calibration_settings& settings = {});
+
+//! The form of a termination scheduler's choice in the cache; a managed-branch program's choice
+//! names its march window and order there instead (switching::form_key).
+inline constexpr const char* plain_form = "-";
+
+//! One choice as the cache holds it.
+struct cached_choice {
+  std::string key;  //!< program|policy|device|driver
+  int size_class = 0;
+  std::string form = plain_form;
+  schedule_arguments schedule;
+};
+
+//! Every decided choice of the process, made here or loaded, for save_calibrations().
+[[nodiscard]] std::vector<cached_choice> decided_calibrations();
+
+//! Makes `chosen` the choice of its key, size class and form kind unless the process already
+//! made one (load_calibrations()).
+void seed_calibration(const cached_choice& chosen);
+
+//! An earlier process's choice of a managed-branch program (a form other than plain_form) for
+//! `key` and `size_class`, loading the cache first; none when it holds none.
+[[nodiscard]] std::optional<cached_choice> earlier_form(const std::string& key, int size_class);
+
+//! Records a managed-branch program's choice made in this process (saved at exit).
+void record_form(const cached_choice& chosen);
+
+//! Forgets every calibration of the process (tests); schedulers that exist keep the states they
+//! hold.
+void forget_calibrations();
+
+//! The device part of a key, "ORDINAL:NAME|driver VERSION": a new driver may compile and schedule
+//! differently.
+[[nodiscard]] std::string device_key(int ordinal, const std::string& name);
+
+//! Where the choices of earlier processes come from (the cache file), for reports.
+[[nodiscard]] std::string cache_origin();
+
+template <class Program, class Policy>
+[[nodiscard]] std::string automatic_key(const std::string& device) {
+  return std::string(typeid(Program).name()) + "|" + typeid(Policy).name() + "|" + device;
+}
+
+}  // namespace microsched::detail
