@@ -24,6 +24,11 @@ void save_calibrations(const std::filesystem::path& file) {
   save_store(file, calibration_kind, records);
 }
 
+void merge_calibrations(const std::filesystem::path& file) {
+  (void)load_calibrations(file);  // seeds only what this process has not chosen
+  save_calibrations(file);
+}
+
 calibration_load load_calibrations(const std::filesystem::path& file,
                                    const std::string& device_key) {
   calibration_load result;

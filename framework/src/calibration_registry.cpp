@@ -31,7 +31,7 @@ struct process_calibrations {
     if (!file || !chosen_here) return;
     try {
       std::filesystem::create_directories(file->parent_path());
-      save_calibrations(*file);
+      merge_calibrations(*file);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "microsched: calibration cache not saved: %s\n", e.what());
     }
@@ -122,7 +122,7 @@ void seed_calibration(const cached_choice& chosen) {
     if (registry().forms.count(full) == 0) registry().form_seeds.emplace(full, chosen);
     return;
   }
-  if (registry().states.count(full) != 0) return;    // calibrated in this process already
+  if (registry().states.count(full) != 0) return;   // calibrated in this process already
   registry().seeds.emplace(full, chosen.schedule);  // an earlier seed stays
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "microsched/check/prize_report.hpp"
@@ -39,12 +40,30 @@ std::string prize_report::summary() const {
     // that the runs did not start from alike (docs/porting-guide.md).
     out += "NO (" + std::to_string(differing_bytes) + " bytes differ" +
            (exactly_once() ? "; where the program updates a buffer in place (random state, "
-                             "totals), mark it output_region{..., true}; else write the step's "
-                             "FMAs explicitly or build with -fmad=false)"
+                             "totals), mark it output_region{..., true}; where it adds floats "
+                             "with atomics, compare it as floats with a tolerance; else write "
+                             "the step's FMAs explicitly or build with -fmad=false)"
                            : ")");
   }
   // The scheduler's report can be long (every candidate's time): appended whole.
   return out + "; " + schedule;
+}
+
+void validate(const output_region& region) {
+  if (region.data == nullptr || region.bytes == 0) {
+    throw_invalid("output region bytes", region.bytes, "needs a device pointer and a size");
+  }
+  if (!(region.tolerance >= 0)) {
+    throw_invalid("output region tolerance", region.tolerance, "must be 0 or more");
+  }
+  const std::size_t value = region.values == output_region::compare::floats    ? sizeof(float)
+                            : region.values == output_region::compare::doubles ? sizeof(double)
+                                                                               : 1;
+  if (region.bytes % value != 0) {
+    throw_invalid("output region bytes", region.bytes,
+                  "a region compared as values must hold a whole number of them (" +
+                      std::to_string(value) + " bytes each)");
+  }
 }
 
 namespace detail {
@@ -119,9 +138,49 @@ std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>
                                     cudaStream_t stream) {
   const auto got = copy_outputs(outputs, stream);
   std::uint64_t differ = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    for (std::size_t b = 0; b < want[i].size(); ++b) differ += want[i][b] != got[i][b];
+  for (std::size_t i = 0; i < want.size(); ++i)
+    differ += differing_bytes(outputs[i], want[i], got[i]);
+  return differ;
+}
+
+namespace {
+//! Values of type T in `want` and `got` that differ by more than `tolerance` relative to the larger
+//! magnitude; NaNs agree with NaNs.
+template <class T>
+std::uint64_t differing_values(const std::vector<unsigned char>& want,
+                               const std::vector<unsigned char>& got, double tolerance) {
+  std::uint64_t differ = 0;
+  for (std::size_t b = 0; b + sizeof(T) <= want.size(); b += sizeof(T)) {
+    T a{};
+    T c{};
+    std::memcpy(&a, want.data() + b, sizeof(T));
+    std::memcpy(&c, got.data() + b, sizeof(T));
+    const double x = a;
+    const double y = c;
+    if (std::isnan(x) || std::isnan(y)) {
+      differ += std::isnan(x) && std::isnan(y) ? 0 : 1;
+      continue;
+    }
+    if (x == y) continue;  // equal infinities too
+    differ += std::fabs(x - y) <= tolerance * std::max(std::fabs(x), std::fabs(y)) ? 0 : 1;
   }
+  return differ * sizeof(T);
+}
+}  // namespace
+
+std::uint64_t differing_bytes(const output_region& region, const std::vector<unsigned char>& want,
+                              const std::vector<unsigned char>& got) {
+  const std::size_t n = std::min(want.size(), got.size());
+  std::uint64_t differ = std::max(want.size(), got.size()) - n;
+  switch (region.values) {
+    case output_region::compare::floats:
+      return differ + differing_values<float>(want, got, region.tolerance);
+    case output_region::compare::doubles:
+      return differ + differing_values<double>(want, got, region.tolerance);
+    case output_region::compare::bytes:
+      break;
+  }
+  for (std::size_t b = 0; b < n; ++b) differ += want[b] != got[b];
   return differ;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device tests of measure_prize(): the step statistics equal a CPU reference, the scheduled run
-// is checked exactly once against the direct run's outputs, and every time is measured; the event
-// timer's turns.
+// is checked exactly once against the direct run's outputs (float totals within a tolerance when
+// told), and every time is measured; the event timer's turns.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -213,4 +213,41 @@ TEST_CASE("measure_prize restores the buffers a program updates in place") {
       microsched::measure_prize(program, n, {{out.data(), out.bytes()}});
   CHECK_FALSE(drifted.outputs_equal());  // each run starts from the last one's state
   CHECK(drifted.summary().find("output_region{..., true}") != std::string::npos);
+}
+
+namespace {
+//! Each task adds its steps' values into a few float totals with atomics, as a photon code's
+//! tally does: the last bits of a total follow the order in which tasks end.
+struct float_tally_program {
+  struct context {
+    float sum = 0;
+    std::uint32_t left = 0;
+  };
+  float* totals = nullptr;  // 8 totals, added to from end()
+  __device__ context begin(task_id t) const {
+    return {0.0f, 1u + static_cast<std::uint32_t>((t * 7919u) % 61u)};
+  }
+  __device__ bool step(context& c) const {
+    c.sum += 1.0f / static_cast<float>(c.left + 3);
+    return --c.left == 0;
+  }
+  __device__ void end(task_id t, const context& c) const { atomicAdd(&totals[t % 8], c.sum); }
+};
+}  // namespace
+
+TEST_CASE("measure_prize compares float totals within a tolerance when told") {
+  const task_id n = (task_id{1} << 16) + 3;
+  device_buffer<float> totals(8);
+  totals.fill_bytes(0);
+  const float_tally_program program{totals.data()};
+  output_region tally{totals.data(), totals.bytes(), true};
+  tally.values = output_region::compare::floats;
+  tally.tolerance = 1e-4;
+  const microsched::prize_report r = microsched::measure_prize(program, n, {tally});
+  INFO(r.summary());
+  CHECK(r.exactly_once());
+  CHECK(r.outputs_equal());
+  CHECK(totals.to_host() == std::vector<float>(8, 0.0f));  // put back on return
+  tally.bytes = 6;                                         // not a whole number of floats
+  CHECK_THROWS_AS((void)microsched::measure_prize(program, n, {tally}), std::invalid_argument);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Calibration files: a choice round-trips, a managed-branch program's form with it; a missing,
 // unreadable or corrupt file, or one for another GPU, loads nothing with a clear message and never
-// throws; choices made in the process win over the file's.
+// throws; choices made in the process win over the file's, and saving merges with what the file
+// holds.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -10,8 +11,8 @@
 #include <string>
 
 #include "microsched/schedule/calibration.hpp"
-#include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/schedule/calibration_file.hpp"
+#include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/schedule/schedule_text.hpp"
 
 using namespace microsched;
@@ -204,6 +205,33 @@ TEST_CASE("a managed-branch program's form round-trips beside the plain choices"
   const auto empty = load_calibrations(file);
   CHECK(empty.loaded == 0);
   CHECK(empty.problem.find(":2: ") != std::string::npos);
+  std::filesystem::remove(file);
+  detail::forget_calibrations();
+}
+
+TEST_CASE("merging keeps another process's choices and this process's own") {
+  detail::forget_calibrations();
+  const auto file = temp_file("merge");
+  schedule_arguments direct;
+  direct.strategy = pool_strategy::direct;
+  // This process chose size class 20; another process wrote 21 (and 20) to the file meanwhile.
+  detail::seed_calibration({"prog|pol|0:GPU A", 20, detail::plain_form, direct});
+  write(file, "microsched-calibration 6\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
+                  line("prog|pol|0:GPU A", 21, hybrid(64)) +
+                  line("branchy|pol|0:GPU A", 20, direct, "w64 o0"));
+  merge_calibrations(file);
+  detail::forget_calibrations();
+  CHECK(load_calibrations(file).loaded == 3);
+  for (const auto& c : detail::decided_calibrations()) {
+    if (c.key == "prog|pol|0:GPU A" && c.size_class == 20) CHECK(c.schedule == direct);  // own
+    if (c.size_class == 21) CHECK(c.schedule == hybrid(64));                             // kept
+  }
+  REQUIRE(detail::earlier_form("branchy|pol|0:GPU A", 20).has_value());
+  // A file that cannot be read is replaced by this process's choices.
+  write(file, "not a calibration file\n");
+  merge_calibrations(file);
+  detail::forget_calibrations();
+  CHECK(load_calibrations(file).loaded == 3);
   std::filesystem::remove(file);
   detail::forget_calibrations();
 }

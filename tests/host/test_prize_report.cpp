@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host tests of the prize report's arithmetic: the step statistics, the longest task it names and
-// the bound it derives from the floor and the longest task alone.
+// the bound it derives from the floor and the longest task alone, and how outputs compare.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,4 +70,55 @@ TEST_CASE(
   r.missing = 3;  // a task never ended: the bytes differ for that reason, not for rounding
   CHECK(r.summary().find("outputs equal: NO (12 bytes differ);") != std::string::npos);
   CHECK(r.summary().find(" END") == r.summary().size() - 4);
+}
+
+namespace {
+template <class T>
+std::vector<unsigned char> bytes_of(const std::vector<T>& values) {
+  std::vector<unsigned char> b(values.size() * sizeof(T));
+  std::memcpy(b.data(), values.data(), b.size());
+  return b;
+}
+}  // namespace
+
+TEST_CASE("prize outputs: bytes compare exactly, floats and doubles within a relative tolerance") {
+  output_region bytes_region;
+  const auto want = bytes_of<float>({1.0f, 100.0f, 0.0f, std::nanf("")});
+  const auto got = bytes_of<float>({1.0f, 100.001f, 0.0f, std::nanf("")});
+  CHECK(detail::differing_bytes(bytes_region, want, got) > 0);  // 100.001 differs in its bytes
+  output_region floats;
+  floats.values = output_region::compare::floats;
+  floats.tolerance = 1e-4;
+  CHECK(detail::differing_bytes(floats, want, got) == 0);
+  floats.tolerance = 1e-6;
+  CHECK(detail::differing_bytes(floats, want, got) == sizeof(float));  // one value outside
+  const auto nan_vs_number = bytes_of<float>({1.0f, 100.0f, 0.0f, 3.0f});
+  CHECK(detail::differing_bytes(floats, want, nan_vs_number) == sizeof(float));
+  output_region doubles;
+  doubles.values = output_region::compare::doubles;
+  doubles.tolerance = 1e-12;
+  CHECK(detail::differing_bytes(doubles, bytes_of<double>({1.0, -2.0}),
+                                bytes_of<double>({1.0 + 1e-15, -2.0})) == 0);
+  CHECK(detail::differing_bytes(doubles, bytes_of<double>({1.0, -2.0}),
+                                bytes_of<double>({1.0, 2.0})) == sizeof(double));
+}
+
+TEST_CASE("prize outputs: a bad region is refused with the value named") {
+  int device_stand_in = 0;
+  output_region r{&device_stand_in, 10, false};
+  CHECK_NOTHROW(validate(r));
+  r.values = output_region::compare::floats;
+  CHECK_THROWS_WITH_AS(validate(r),
+                       "output region bytes = 10: a region compared as values must hold a whole "
+                       "number of them (4 bytes each)",
+                       std::invalid_argument);
+  r.bytes = 12;
+  r.tolerance = -1;
+  CHECK_THROWS_WITH_AS(validate(r), "output region tolerance = -1.000000: must be 0 or more",
+                       std::invalid_argument);
+  r.tolerance = std::nan("");
+  CHECK_THROWS_AS(validate(r), std::invalid_argument);
+  r = output_region{};
+  CHECK_THROWS_WITH_AS(validate(r), "output region bytes = 0: needs a device pointer and a size",
+                       std::invalid_argument);
 }

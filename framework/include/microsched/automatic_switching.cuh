@@ -65,8 +65,9 @@ template <class Program>
 template <class Program, class Policy = switching_policy<>>
 class automatic_switching {
  public:
+  automatic_switching() : automatic_switching(branch_form_options{}) {}
   //! Throws std::invalid_argument for bad options.
-  explicit automatic_switching(const branch_form_options& options = {}) : options_(options) {
+  explicit automatic_switching(const branch_form_options& options) : options_(options) {
     validate(options_);
   }
   automatic_switching(const automatic_switching&) = delete;

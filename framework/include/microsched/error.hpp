@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "microsched/device.hpp"  // no_device_reason
 
@@ -40,10 +41,15 @@ inline void cuda_try(cudaError_t code, const char* call, const char* file, int l
     (void)cudaGetLastError();  // clear the non-sticky error so later calls start clean
     // Without a driver the runtime answers "driver version is insufficient": name the cause.
     if (code == cudaErrorNoDevice || code == cudaErrorInsufficientDriver) {
+      // The reason first, then where it surfaced: the function's name and the file, not the call.
       std::string why = no_device_reason();
       if (why.empty()) why = cudaGetErrorString(code);
-      throw no_device_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
-                            ": " + why);
+      const std::string_view text(call);
+      const std::string function(text.substr(0, text.find('(')));
+      const std::string_view path(file);
+      const std::string name(path.substr(path.find_last_of('/') + 1));
+      throw no_device_error(why + " (" + function + " at " + name + ":" + std::to_string(line) +
+                            ")");
     }
     throw cuda_error(code, call, file, line);
   }

@@ -104,8 +104,10 @@ class scheduler {
       Policy::template dynamic_shared_bytes<Program>;
 
   //! Throws std::invalid_argument for bad arguments or a kernel that does not fit the device,
-  //! no_device_error without a GPU.
-  explicit scheduler(const schedule_arguments& args = {});
+  //! no_device_error without a GPU. The default (not explicit: a member may be
+  //! value-initialised with `{}`) is the automatic schedule.
+  scheduler() : scheduler(schedule_arguments{}) {}
+  explicit scheduler(const schedule_arguments& args);
 
   [[nodiscard]] const schedule_arguments& arguments() const { return args_; }
 

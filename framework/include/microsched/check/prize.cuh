@@ -37,7 +37,7 @@
 
 namespace microsched {
 
-//! Throws std::invalid_argument for zero tasks or an output region without data, cuda_error or
+//! Throws std::invalid_argument for zero tasks or a bad output region (validate()), cuda_error or
 //! no_device_error from the runs. `args`: the scheduler's schedule (automatic by default).
 template <class Program, class Policy = default_policy_t<Program>>
 prize_report measure_prize(const Program& program, task_id num_tasks,
@@ -46,11 +46,7 @@ prize_report measure_prize(const Program& program, task_id num_tasks,
                            cudaStream_t stream = nullptr) {
   if (num_tasks == 0) throw_invalid("tasks", num_tasks, "the prize needs at least one task");
   validate_begin_ids<Program>(num_tasks);
-  for (const output_region& o : outputs) {
-    if (o.data == nullptr || o.bytes == 0) {
-      throw_invalid("output region bytes", o.bytes, "needs a device pointer and a size");
-    }
-  }
+  for (const output_region& o : outputs) validate(o);
   prize_report r;
   r.tasks = num_tasks;
   // Steps per task, and the direct run's outputs as the reference.

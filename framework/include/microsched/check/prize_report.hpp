@@ -22,7 +22,16 @@ struct output_region {
   void* data = nullptr;
   std::size_t bytes = 0;
   bool restore = false;
+  //! How it is compared with the direct run's: byte for byte, or as float or double values, each
+  //! within `tolerance` of the other relative to the larger magnitude (totals that float atomics
+  //! add in another order under each schedule).
+  enum class compare { bytes, floats, doubles } values = compare::bytes;
+  double tolerance = 0;
 };
+
+//! Throws std::invalid_argument naming the value: no data or size, a tolerance that is negative or
+//! not a number, or float or double values whose size is not a whole number of them.
+void validate(const output_region& region);
 
 //! What no schedule that runs each task in one thread beats: the longer of the uniform-work floor
 //! and the longest task alone in one thread (ms; a longest time of 0 means not measured).
@@ -46,7 +55,9 @@ struct prize_report {
       0;                         //!< the mean steps, rounded (the floor is timed at the exact mean)
   std::uint64_t missing = 0;     //!< tasks the scheduler never ended
   std::uint64_t duplicated = 0;  //!< tasks it ended more than once
-  std::uint64_t differing_bytes = 0;  //!< output bytes that differ from the direct run's
+  //! Output bytes that differ from the direct run's (regions compared as values: the bytes of the
+  //! values outside the tolerance).
+  std::uint64_t differing_bytes = 0;
   [[nodiscard]] bool exactly_once() const { return missing == 0 && duplicated == 0; }
   [[nodiscard]] bool outputs_equal() const { return differing_bytes == 0; }
   [[nodiscard]] double speedup() const { return direct.median_ms / scheduled.median_ms; }
@@ -65,6 +76,9 @@ namespace detail {
 void summarize_steps(const std::vector<std::uint32_t>& steps, prize_report& r);
 std::uint64_t count_differing_bytes(const std::vector<std::vector<unsigned char>>& want,
                                     const std::vector<output_region>& outputs, cudaStream_t stream);
+//! The bytes of `got` that differ from `want` as `region` compares them (host copies of it).
+std::uint64_t differing_bytes(const output_region& region, const std::vector<unsigned char>& want,
+                              const std::vector<unsigned char>& got);
 std::vector<std::vector<unsigned char>> copy_outputs(const std::vector<output_region>& outputs,
                                                      cudaStream_t stream);
 void poison(const std::vector<output_region>& outputs, cudaStream_t stream);

@@ -38,6 +38,11 @@ struct calibration_load {
 //! (io/atomic_file.hpp). Throws std::runtime_error naming the path when it cannot.
 void save_calibrations(const std::filesystem::path& file);
 
+//! save_calibrations() that keeps what `file` holds now for what this process did not choose
+//! (another process's choices since this one loaded it); a file that cannot be read is replaced.
+//! The process does so at exit.
+void merge_calibrations(const std::filesystem::path& file);
+
 //! Seeds the process with the choices in `file` whose key ends in `device_key` (empty: every
 //! entry). Never throws for the file's content: a missing, unreadable or corrupt file loads
 //! nothing and says why in `problem`, and the schedulers then calibrate as usual, starting with
