@@ -6,6 +6,7 @@
 #include <string>
 
 #include "microsched/check/prize_report.hpp"
+#include "microsched/check/step_statistics.hpp"
 #include "microsched/error.hpp"
 
 namespace microsched {
@@ -69,25 +70,11 @@ void validate(const output_region& region) {
 namespace detail {
 
 void summarize_steps(const std::vector<std::uint32_t>& steps, prize_report& r) {
-  double sum = 0;
-  double warp_sum = 0;
-  std::uint64_t max = 0;
-  std::uint64_t warps = 0;
-  r.longest_task = 0;
-  for (std::size_t w = 0; w < steps.size(); w += warp_size) {
-    std::uint64_t warp_max = 0;
-    for (std::size_t t = w; t < std::min(steps.size(), w + warp_size); ++t) {
-      sum += steps[t];
-      warp_max = std::max<std::uint64_t>(warp_max, steps[t]);
-      if (steps[t] > steps[r.longest_task]) r.longest_task = t;
-    }
-    max = std::max(max, warp_max);
-    warp_sum += static_cast<double>(warp_max);
-    ++warps;
-  }
-  r.steps_mean = steps.empty() ? 0 : sum / static_cast<double>(steps.size());
-  r.steps_max = max;
-  r.warp_max_mean = warps == 0 ? 0 : warp_sum / static_cast<double>(warps);
+  const step_statistics s = summarize(steps);
+  r.steps_mean = s.mean;
+  r.steps_max = s.max;
+  r.warp_max_mean = s.warp_max_mean;
+  r.longest_task = s.longest_task;
   r.floor_steps = static_cast<std::uint64_t>(std::llround(r.steps_mean));
 }
 
