@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // run_on_host: a __host__ __device__ task program runs on the CPU with no GPU, each task once in
 // id order, its outputs equal to the kernel's loop on the CPU; its steps per task are counted and
-// summarised; a task that never ends stops at the step limit, naming it.
+// summarised; a task that never ends stops at the step limit, naming it; a managed-branch program
+// runs with its branches as ordinary ones.
 #include <cuda_runtime_api.h>  // __host__ and __device__ for a host compiler
 #include <doctest/doctest.h>
 
@@ -34,9 +35,7 @@ struct collatz_program {
     ++c.steps;
     return c.x <= 1;
   }
-  __host__ __device__ void end(microsched::task_id t, const context& c) const {
-    out[t] = c.steps;
-  }
+  __host__ __device__ void end(microsched::task_id t, const context& c) const { out[t] = c.steps; }
 };
 
 //! The port on the CPU, without a GPU: its outputs (compare them with the original's CPU code)
@@ -105,4 +104,35 @@ TEST_CASE("step statistics: the mean, the most, and what a warp pays") {
   CHECK(s.mean == doctest::Approx((30.0 + 9 + 9 + 4) / 33));
   CHECK(s.warp_max_mean == doctest::Approx((9.0 + 4) / 2));
   CHECK(summarize(std::vector<std::uint64_t>{}).mean == 0);
+}
+
+namespace {
+//! A managed-branch program: every third step of a task takes the expensive branch.
+struct branchy_program {
+  static constexpr int managed_branches = 1;
+  struct context {
+    std::uint32_t left = 0;
+    std::uint32_t taken = 0;
+  };
+  std::uint32_t* out = nullptr;
+  __host__ __device__ context begin(task_id t) const {
+    return {static_cast<std::uint32_t>(1 + t % 10), 0};
+  }
+  template <class Gate>
+  __host__ __device__ bool step(context& c, Gate& gate) const {
+    if (gate.take(switching::branch_index<0>{}, c.left % 3 == 0)) ++c.taken;
+    return --c.left == 0;
+  }
+  __host__ __device__ void end(task_id t, const context& c) const { out[t] = c.taken; }
+};
+}  // namespace
+
+TEST_CASE("run_on_host runs a managed-branch program, its branches ordinary ones") {
+  std::vector<std::uint32_t> out(20, 0xffffffffu);
+  const auto steps = run_on_host(branchy_program{out.data()}, 20);
+  for (task_id t = 0; t < 20; ++t) {
+    const std::uint32_t n = 1 + t % 10;
+    CHECK(steps[t] == n);
+    CHECK(out[t] == n / 3);  // the multiples of 3 in [1, n]
+  }
 }
