@@ -34,11 +34,12 @@ function(microsched_install_package)
   if(NOT MICROSCHED_INSTALL)
     return()
   endif()
-  # Headers of areas that are switched off stay out of the package.
+  # Headers of areas that are switched off stay out of the package, but for the switching and
+  # remap headers, which the scheduler itself includes.
   set(excluded)
   foreach(area ${MICROSCHED_AREAS})
     string(TOUPPER ${area} AREA)
-    if(NOT MICROSCHED_WITH_${AREA})
+    if(NOT MICROSCHED_WITH_${AREA} AND NOT area MATCHES "^(switching|remap)$")
       list(APPEND excluded PATTERN ${area} EXCLUDE)
     endif()
   endforeach()

@@ -18,23 +18,27 @@ std::mutex registry_mutex;
 //! Saved to the cache when the process exits.
 struct process_calibrations {
   std::map<std::string, std::shared_ptr<calibration_state>> states;  //!< (key|class) -> state
-  std::map<std::string, schedule_arguments> seeds;  //!< (key|class) -> an earlier choice
-  std::map<std::string, cached_choice> forms;       //!< (key|class) -> a form chosen here
-  std::map<std::string, cached_choice> form_seeds;  //!< (key|class) -> an earlier form
-  std::string cache_problem;                        //!< why the cache was ignored, if it was
+  std::map<std::string, schedule_arguments> seeds;    //!< (key|class) -> an earlier choice
+  std::map<std::string, cached_choice> chosen_forms;  //!< (key|class) -> a form chosen here
+  std::map<std::string, cached_choice> form_seeds;    //!< (key|class) -> an earlier form
   ~process_calibrations() {
-    const auto file = calibration_cache_file();
-    bool chosen_here = !forms.empty();
-    for (const auto& [full, state] : states) {
-      if (state->choice.decided() && !state->from_file) chosen_here = true;
-    }
-    if (!file || !chosen_here) return;
     try {
+      const auto file = calibration_cache_file();
+      if (!file || !chose_something()) return;
       std::filesystem::create_directories(file->parent_path());
       merge_calibrations(*file);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "microsched: calibration cache not saved: %s\n", e.what());
     }
+  }
+  [[nodiscard]] bool chose_something() {
+    std::lock_guard lock(registry_mutex);
+    if (!chosen_forms.empty()) return true;
+    for (const auto& [full, state] : states) {
+      std::lock_guard state_lock(state->mutex);
+      if (state->choice.decided() && !state->from_file) return true;
+    }
+    return false;
   }
 };
 
@@ -54,8 +58,6 @@ void load_cache_once() {
     const calibration_load loaded = load_calibrations(*file);
     if (!loaded.problem.empty()) {
       std::fprintf(stderr, "microsched: calibration cache ignored: %s\n", loaded.problem.c_str());
-      std::lock_guard lock(registry_mutex);
-      registry().cache_problem = loaded.problem;
     }
   });
 }
@@ -100,17 +102,19 @@ std::vector<cached_choice> decided_calibrations() {
     const auto bar = full.rfind('|');
     return std::make_pair(full.substr(0, bar), std::stoi(full.substr(bar + 1)));
   };
-  std::map<std::string, schedule_arguments> chosen = registry().seeds;
+  std::map<std::string, std::pair<schedule_arguments, bool>> chosen;  // (key|class) -> choice, here
+  for (const auto& [full, seed] : registry().seeds) chosen[full] = {seed, false};
   for (const auto& [full, state] : registry().states) {
     std::lock_guard state_lock(state->mutex);
-    if (state->choice.decided()) chosen[full] = state->choice.candidate(state->choice.chosen());
+    if (!state->choice.decided()) continue;
+    chosen[full] = {state->choice.candidate(state->choice.chosen()), !state->from_file};
   }
-  for (const auto& [full, schedule] : chosen) {
+  for (const auto& [full, choice] : chosen) {
     const auto [key, size_class] = split(full);
-    out.push_back({key, size_class, plain_form, schedule});
+    out.push_back({key, size_class, plain_form, choice.first, choice.second});
   }
   std::map<std::string, cached_choice> forms = registry().form_seeds;
-  for (const auto& [full, form] : registry().forms) forms[full] = form;
+  for (const auto& [full, form] : registry().chosen_forms) forms[full] = form;
   for (const auto& [full, form] : forms) out.push_back(form);
   return out;
 }
@@ -119,10 +123,10 @@ void seed_calibration(const cached_choice& chosen) {
   std::lock_guard lock(registry_mutex);
   const std::string full = full_key(chosen.key, chosen.size_class);
   if (chosen.form != plain_form) {
-    if (registry().forms.count(full) == 0) registry().form_seeds.emplace(full, chosen);
+    if (registry().chosen_forms.count(full) == 0) registry().form_seeds.emplace(full, chosen);
     return;
   }
-  if (registry().states.count(full) != 0) return;   // calibrated in this process already
+  if (registry().states.count(full) != 0) return;   // this process's state decides for itself
   registry().seeds.emplace(full, chosen.schedule);  // an earlier seed stays
 }
 
@@ -136,14 +140,16 @@ std::optional<cached_choice> earlier_form(const std::string& key, int size_class
 
 void record_form(const cached_choice& chosen) {
   std::lock_guard lock(registry_mutex);
-  registry().forms[full_key(chosen.key, chosen.size_class)] = chosen;
+  cached_choice made = chosen;
+  made.chosen_here = true;
+  registry().chosen_forms[full_key(chosen.key, chosen.size_class)] = made;
 }
 
 void forget_calibrations() {
   std::lock_guard lock(registry_mutex);
   registry().states.clear();
   registry().seeds.clear();
-  registry().forms.clear();
+  registry().chosen_forms.clear();
   registry().form_seeds.clear();
 }
 

@@ -54,16 +54,21 @@ void validate(const output_region& region) {
   if (region.data == nullptr || region.bytes == 0) {
     throw_invalid("output region bytes", region.bytes, "needs a device pointer and a size");
   }
-  if (!(region.tolerance >= 0)) {
-    throw_invalid("output region tolerance", region.tolerance, "must be 0 or more");
+  if (!(region.tolerance >= 0) || !std::isfinite(region.tolerance)) {
+    throw_invalid("output region tolerance", region.tolerance, "must be finite and 0 or more");
   }
-  const std::size_t value = region.values == output_region::compare::floats    ? sizeof(float)
-                            : region.values == output_region::compare::doubles ? sizeof(double)
-                                                                               : 1;
+  if (region.tolerance > 0 && region.values == output_region::compare_as::bytes) {
+    throw_invalid("output region tolerance", region.tolerance,
+                  "applies to values: set values to compare_as::floats or compare_as::doubles");
+  }
+  const std::size_t value = region.values == output_region::compare_as::floats    ? sizeof(float)
+                            : region.values == output_region::compare_as::doubles ? sizeof(double)
+                                                                                  : 1;
   if (region.bytes % value != 0) {
-    throw_invalid("output region bytes", region.bytes,
-                  "a region compared as values must hold a whole number of them (" +
-                      std::to_string(value) + " bytes each)");
+    const std::string each = std::to_string(value) + " bytes each)";
+    throw_invalid(
+        "output region bytes", region.bytes,
+        std::string("a region compared as values must hold a whole number of them (") + each);
   }
 }
 
@@ -135,9 +140,10 @@ namespace {
 //! magnitude; NaNs agree with NaNs.
 template <class T>
 std::uint64_t differing_values(const std::vector<unsigned char>& want,
-                               const std::vector<unsigned char>& got, double tolerance) {
+                               const std::vector<unsigned char>& got, std::size_t bytes,
+                               double tolerance) {
   std::uint64_t differ = 0;
-  for (std::size_t b = 0; b + sizeof(T) <= want.size(); b += sizeof(T)) {
+  for (std::size_t b = 0; b + sizeof(T) <= bytes; b += sizeof(T)) {
     T a{};
     T c{};
     std::memcpy(&a, want.data() + b, sizeof(T));
@@ -148,7 +154,11 @@ std::uint64_t differing_values(const std::vector<unsigned char>& want,
       differ += std::isnan(x) && std::isnan(y) ? 0 : 1;
       continue;
     }
-    if (x == y) continue;  // equal infinities too
+    if (x == y) continue;  // equal infinities, and -0 against +0
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      ++differ;  // an infinity is within no tolerance of anything else
+      continue;
+    }
     differ += std::fabs(x - y) <= tolerance * std::max(std::fabs(x), std::fabs(y)) ? 0 : 1;
   }
   return differ * sizeof(T);
@@ -160,11 +170,11 @@ std::uint64_t differing_bytes(const output_region& region, const std::vector<uns
   const std::size_t n = std::min(want.size(), got.size());
   std::uint64_t differ = std::max(want.size(), got.size()) - n;
   switch (region.values) {
-    case output_region::compare::floats:
-      return differ + differing_values<float>(want, got, region.tolerance);
-    case output_region::compare::doubles:
-      return differ + differing_values<double>(want, got, region.tolerance);
-    case output_region::compare::bytes:
+    case output_region::compare_as::floats:
+      return differ + differing_values<float>(want, got, n, region.tolerance);
+    case output_region::compare_as::doubles:
+      return differ + differing_values<double>(want, got, n, region.tolerance);
+    case output_region::compare_as::bytes:
       break;
   }
   for (std::size_t b = 0; b < n; ++b) differ += want[b] != got[b];

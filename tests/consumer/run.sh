@@ -7,6 +7,7 @@
 #   strict/             the same with CMAKE_{CXX,CUDA}_STANDARD_REQUIRED, COMPONENTS, the shared
 #                       CUDA runtime, and a C++-only program
 #   missing_component/  find_package(... COMPONENTS no_such_library) must fail
+#   (again installed/)  against a package built with every area switched off
 #   subdirectory/       add_subdirectory(microsched), a link to this checkout: only the libraries
 #   fetchcontent/       FetchContent from this checkout's git repository, C++20 required
 #   nvcc_build.sh       one plain nvcc line against the install; without -std=c++20, one clear error
@@ -93,6 +94,21 @@ if cmake -S "$here/missing_component" -B "$work/missing_component" \
 fi
 grep -q no_such_library "$work/missing_component.log" ||
   fail "the failed find_package does not name the missing component"
+
+echo "== the scheduler alone: every area switched off, installed, the find_package project built"
+areas_off=()
+for area in REMAP PIPELINE SWEEP SWITCHING MODEL MULTI_GPU; do
+  areas_off+=("-DMICROSCHED_WITH_$area=OFF")
+done
+cmake -S "$root" -B "$work/core-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES="$archs" -DMICROSCHED_BUILD_TESTS=OFF -DMICROSCHED_BUILD_SAMPLES=OFF \
+  -DMICROSCHED_BUILD_BENCH=OFF "${areas_off[@]}" >"$work/core-build.log"
+cmake --build "$work/core-build" -j "$(nproc)" >>"$work/core-build.log"
+cmake --install "$work/core-build" --prefix "$work/core-prefix" >>"$work/core-build.log"
+test ! -e "$work/core-prefix/include/microsched/pipeline" ||
+  fail "a switched-off area's headers were installed"
+configure_project core "$(project_folder installed)" -DCMAKE_PREFIX_PATH="$work/core-prefix"
+cmake --build "$work/core" -j "$(nproc)"
 
 echo "== consumer with add_subdirectory"
 src=$(project_folder subdirectory)

@@ -241,7 +241,7 @@ TEST_CASE("measure_prize compares float totals within a tolerance when told") {
   totals.fill_bytes(0);
   const float_tally_program program{totals.data()};
   output_region tally{totals.data(), totals.bytes(), true};
-  tally.values = output_region::compare::floats;
+  tally.values = output_region::compare_as::floats;
   tally.tolerance = 1e-4;
   const microsched::prize_report r = microsched::measure_prize(program, n, {tally});
   INFO(r.summary());

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "microsched/schedule/calibration.hpp"
@@ -151,6 +152,7 @@ TEST_CASE("the cache file: on by default, moved by MICROSCHED_CACHE_DIR, off by 
   ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
   CHECK(*calibration_cache_file() == "/tmp/xdg/microsched/calibration.txt");
   ::unsetenv("XDG_CACHE_HOME");
+  ::setenv("MICROSCHED_CACHE", "off", 1);  // as test_main sets it for every other test
 }
 
 TEST_CASE("a seeded choice is adopted when its size class is first used, and kept on drift") {
@@ -212,26 +214,36 @@ TEST_CASE("a managed-branch program's form round-trips beside the plain choices"
 TEST_CASE("merging keeps another process's choices and this process's own") {
   detail::forget_calibrations();
   const auto file = temp_file("merge");
-  schedule_arguments direct;
-  direct.strategy = pool_strategy::direct;
-  // This process chose size class 20; another process wrote 21 (and 20) to the file meanwhile.
-  detail::seed_calibration({"prog|pol|0:GPU A", 20, detail::plain_form, direct});
-  write(file, "microsched-calibration 6\n" + line("prog|pol|0:GPU A", 20, hybrid(32)) +
-                  line("prog|pol|0:GPU A", 21, hybrid(64)) +
-                  line("branchy|pol|0:GPU A", 20, direct, "w64 o0"));
+  const auto list = automatic_candidates(false);
+  const std::string key = "prog|pol|0:GPU A";
+  // This process loaded 20 and 21 from the file, then chose 22 and started 23 without deciding.
+  write(file, "microsched-calibration 6\n" + line(key, 20, list[1]) + line(key, 21, list[1]));
+  REQUIRE(load_calibrations(file).loaded == 2);
+  const auto decided_here = detail::calibration_for(key, task_id{1} << 21, list);
+  decided_here->choice.adopt(2);
+  const auto undecided = detail::calibration_for(key, task_id{1} << 22, list);
+  REQUIRE_FALSE(undecided->choice.decided());
+  // Meanwhile another process wrote newer choices for 20, 22 and 23, and a form.
+  write(file, "microsched-calibration 6\n" + line(key, 20, list[3]) + line(key, 22, list[3]) +
+                  line(key, 23, list[3]) + line("branchy|pol|0:GPU A", 20, list[0], "w64 o0"));
   merge_calibrations(file);
   detail::forget_calibrations();
-  CHECK(load_calibrations(file).loaded == 3);
+  CHECK(load_calibrations(file).loaded == 5);
+  std::map<int, schedule_arguments> plain;
   for (const auto& c : detail::decided_calibrations()) {
-    if (c.key == "prog|pol|0:GPU A" && c.size_class == 20) CHECK(c.schedule == direct);  // own
-    if (c.size_class == 21) CHECK(c.schedule == hybrid(64));                             // kept
+    if (c.form == detail::plain_form) plain[c.size_class] = c.schedule;
   }
+  CHECK(plain.at(20) == list[3]);  // the other process's, newer than what this one loaded
+  CHECK(plain.at(21) == list[1]);  // loaded here, missing from the file: kept
+  CHECK(plain.at(22) == list[2]);  // chosen here
+  CHECK(plain.at(23) == list[3]);  // undecided here: the file's stays
   REQUIRE(detail::earlier_form("branchy|pol|0:GPU A", 20).has_value());
   // A file that cannot be read is replaced by this process's choices.
   write(file, "not a calibration file\n");
   merge_calibrations(file);
   detail::forget_calibrations();
-  CHECK(load_calibrations(file).loaded == 3);
+  CHECK(load_calibrations(file).loaded == 5);
   std::filesystem::remove(file);
+  std::filesystem::remove(file.string() + ".lock");
   detail::forget_calibrations();
 }

@@ -21,6 +21,10 @@ TEST_CASE("cuda_try: no device and no driver are no_device_error, other codes cu
     } catch (const no_device_error& e) {
       // The reason first, then the function and the file's name, not the call's arguments.
       const std::string what = e.what();
+      const std::string reason = microsched::no_device_reason().empty()
+                                     ? std::string(cudaGetErrorString(code))
+                                     : microsched::no_device_reason();
+      CHECK(what.rfind(reason, 0) == 0);
       const std::string where = " (cudaSomething at here.cu:7)";
       REQUIRE(what.size() > where.size());
       CHECK(what.substr(what.size() - where.size()) == where);

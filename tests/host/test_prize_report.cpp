@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -87,7 +88,7 @@ TEST_CASE("prize outputs: bytes compare exactly, floats and doubles within a rel
   const auto got = bytes_of<float>({1.0f, 100.001f, 0.0f, std::nanf("")});
   CHECK(detail::differing_bytes(bytes_region, want, got) > 0);  // 100.001 differs in its bytes
   output_region floats;
-  floats.values = output_region::compare::floats;
+  floats.values = output_region::compare_as::floats;
   floats.tolerance = 1e-4;
   CHECK(detail::differing_bytes(floats, want, got) == 0);
   floats.tolerance = 1e-6;
@@ -95,7 +96,7 @@ TEST_CASE("prize outputs: bytes compare exactly, floats and doubles within a rel
   const auto nan_vs_number = bytes_of<float>({1.0f, 100.0f, 0.0f, 3.0f});
   CHECK(detail::differing_bytes(floats, want, nan_vs_number) == sizeof(float));
   output_region doubles;
-  doubles.values = output_region::compare::doubles;
+  doubles.values = output_region::compare_as::doubles;
   doubles.tolerance = 1e-12;
   CHECK(detail::differing_bytes(doubles, bytes_of<double>({1.0, -2.0}),
                                 bytes_of<double>({1.0 + 1e-15, -2.0})) == 0);
@@ -103,21 +104,54 @@ TEST_CASE("prize outputs: bytes compare exactly, floats and doubles within a rel
                                 bytes_of<double>({1.0, 2.0})) == sizeof(double));
 }
 
+TEST_CASE("prize outputs: infinities, signed zeros, tolerance 0 and sizes that differ") {
+  const float inf = std::numeric_limits<float>::infinity();
+  output_region floats;
+  floats.values = output_region::compare_as::floats;
+  floats.tolerance = 1e-4;
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({inf}), bytes_of<float>({1.0f})) == 4);
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({inf}), bytes_of<float>({-inf})) == 4);
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({1e30f}), bytes_of<float>({inf})) == 4);
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({inf}), bytes_of<float>({inf})) == 0);
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({-0.0f}), bytes_of<float>({0.0f})) == 0);
+  output_region exact = floats;
+  exact.tolerance = 0;  // as numbers, exactly
+  CHECK(detail::differing_bytes(exact, bytes_of<float>({1.0f, -0.0f}),
+                                bytes_of<float>({std::nextafter(1.0f, 2.0f), 0.0f})) == 4);
+  // A copy shorter or longer than the reference: its missing or extra bytes differ, no more read.
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({1.0f, 2.0f}), bytes_of<float>({1.0f})) ==
+        4);
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({1.0f}), bytes_of<float>({1.0f, 2.0f})) ==
+        4);
+  output_region bytes_region;
+  CHECK(detail::differing_bytes(bytes_region, bytes_of<float>({-0.0f}), bytes_of<float>({0.0f})) >
+        0);
+}
+
 TEST_CASE("prize outputs: a bad region is refused with the value named") {
   int device_stand_in = 0;
   output_region r{&device_stand_in, 10, false};
   CHECK_NOTHROW(validate(r));
-  r.values = output_region::compare::floats;
+  r.values = output_region::compare_as::floats;
   CHECK_THROWS_WITH_AS(validate(r),
                        "output region bytes = 10: a region compared as values must hold a whole "
                        "number of them (4 bytes each)",
                        std::invalid_argument);
   r.bytes = 12;
   r.tolerance = -1;
-  CHECK_THROWS_WITH_AS(validate(r), "output region tolerance = -1.000000: must be 0 or more",
+  CHECK_THROWS_WITH_AS(validate(r),
+                       "output region tolerance = -1.000000: must be finite and 0 or more",
                        std::invalid_argument);
   r.tolerance = std::nan("");
   CHECK_THROWS_AS(validate(r), std::invalid_argument);
+  r.tolerance = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_AS(validate(r), std::invalid_argument);
+  r.values = output_region::compare_as::bytes;
+  r.tolerance = 1e-4;  // a tolerance on bytes would be ignored: refused instead
+  CHECK_THROWS_WITH_AS(validate(r),
+                       "output region tolerance = 0.000100: applies to values: set values to "
+                       "compare_as::floats or compare_as::doubles",
+                       std::invalid_argument);
   r = output_region{};
   CHECK_THROWS_WITH_AS(validate(r), "output region bytes = 0: needs a device pointer and a size",
                        std::invalid_argument);

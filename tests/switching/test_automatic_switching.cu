@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,7 +139,16 @@ TEST_CASE("the automatic switching schedule keeps one choice per size class") {
   MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
 }
 
-TEST_CASE("a choice saved to a calibration file starts a later scheduler decided") {
+namespace {
+//! Forgets the process's choices when a test ends, however it ends.
+struct forget_calibrations_after {
+  forget_calibrations_after() { detail::forget_calibrations(); }
+  ~forget_calibrations_after() { detail::forget_calibrations(); }
+};
+}  // namespace
+
+TEST_CASE("a choice from the calibration cache: kept if direct, checked if switching") {
+  const forget_calibrations_after clean;
   kernels::montecarlo_branch_program p;
   p.outer = 60;
   p.inner = 40;
@@ -152,43 +162,105 @@ TEST_CASE("a choice saved to a calibration file starts a later scheduler decided
   p.sum_out = sum.data();
   p.entered_out = entered.data();
   using counted = counted_program<kernels::montecarlo_branch_program>;
-  using automatic_t = switching::automatic_switching<counted, switching_policy<128, 64>>;
+  using policy = switching_policy<128, 64>;
+  using automatic_t = switching::automatic_switching<counted, policy>;
   const counted program{p, counts.data()};
+  const auto exactly_once_and_equal = [&](automatic_t& a) {
+    counts.fill_bytes(0, nullptr);
+    sum.fill_bytes(0xff, nullptr);
+    a.run(program, n);
+    const auto c = counts.to_host(nullptr);
+    for (task_id t = 0; t < n; ++t) REQUIRE(c[t] == 1);
+    CHECK(sum.to_host(nullptr) == want_sum.to_host(nullptr));
+    CHECK(entered.to_host(nullptr) == want_entered.to_host(nullptr));
+  };
+  const device_info d = current_device();
+  const std::string key =
+      detail::automatic_key<counted, policy>(detail::device_key(d.ordinal, d.name));
+  const auto forms = switching::branch_forms(true, {}, {});
+  const int k = size_class(n);
+
+  // A direct choice is kept as it is: decided before any run, nothing timed.
+  const switching::branch_form& direct = forms[2];  // direct w64
+  REQUIRE(direct.direct());
+  detail::seed_calibration({key, k, switching::cached_form_text(direct, direct), direct.schedule});
+  automatic_t kept;
+  CHECK_FALSE(kept.next_form(n).has_value());  // before the size class's first run
+  exactly_once_and_equal(kept);
+  CHECK(kept.next_form(n) == std::optional<switching::branch_form>(direct));
+  REQUIRE(kept.decided());
+  CHECK(kept.from_cache());
+  CHECK(kept.calibration_ms() == 0);
+  CHECK(kept.choice() == direct);
+  CHECK(kept.report().find("chosen by an earlier process") != std::string::npos);
+  CHECK_THROWS_AS((void)kept.best_direct(), std::logic_error);
+
+  // A switching choice is timed against the direct form it beat first: kept if it still wins,
+  // else chosen again; every run meanwhile runs each task once.
   detail::forget_calibrations();
-  const auto file = std::filesystem::temp_directory_path() / "microsched_test_switching_cache";
-  std::string chosen;
-  {
-    automatic_t first;  // the earlier process
-    first.calibrate(program, n);
-    REQUIRE(first.decided());
-    CHECK_FALSE(first.from_cache());
-    chosen = switching::form_key(first.choice());
-    save_calibrations(file);
+  const switching::branch_form& pools = forms.back();
+  REQUIRE_FALSE(pools.direct());
+  detail::seed_calibration({key, k, switching::cached_form_text(pools, direct), pools.schedule});
+  automatic_t checked;
+  exactly_once_and_equal(checked);
+  CHECK(checked.next_form(n) == std::optional<switching::branch_form>(pools));  // its second run
+  for (int run = 1; run < 4; ++run) exactly_once_and_equal(checked);
+  INFO(checked.report());
+  CHECK(checked.calibration_ms() > 0);
+  if (checked.decided()) {
+    CHECK(checked.from_cache());
+    CHECK(checked.choice() == pools);
+    CHECK(checked.best_direct() == direct);
+    CHECK(checked.report().find("checked here") != std::string::npos);
+  } else {
+    CHECK_FALSE(checked.from_cache());  // it lost: the size class chooses again
   }
-  detail::forget_calibrations();
-  const calibration_load loaded = load_calibrations(file);
-  INFO(loaded.problem);
-  REQUIRE(loaded.loaded >= 1);
-  automatic_t later;
-  counts.fill_bytes(0, nullptr);
-  sum.fill_bytes(0xff, nullptr);
-  later.run(program, n);
-  REQUIRE(later.decided());
-  CHECK(later.from_cache());
-  CHECK(later.calibration_ms() == 0);
-  CHECK(switching::form_key(later.choice()) == chosen);
-  CHECK(later.report().find("chosen by an earlier process") != std::string::npos);
-  CHECK_THROWS_AS((void)later.best_direct(), std::logic_error);
-  const auto c = counts.to_host(nullptr);
-  for (task_id t = 0; t < n; ++t) REQUIRE(c[t] == 1);
-  CHECK(sum.to_host(nullptr) == want_sum.to_host(nullptr));
-  CHECK(entered.to_host(nullptr) == want_entered.to_host(nullptr));
-  // A harness that asks for no cache chooses again.
+  checked.calibrate(program, n);
+  exactly_once_and_equal(checked);
+
+  // A harness that asks for no cache chooses in the process.
   switching::branch_form_options here;
   here.cache = false;
   automatic_t uncached(here);
   uncached.run(program, n);
   CHECK_FALSE(uncached.decided());
-  std::filesystem::remove(file);
+  CHECK_FALSE(uncached.from_cache());
+}
+
+TEST_CASE("a choice saved to a calibration file starts a later automatic_switching") {
+  const forget_calibrations_after clean;
+  kernels::montecarlo_branch_program p;
+  p.outer = 60;
+  p.inner = 40;
+  p.probability = 0.05f;
+  const task_id n = small_run() ? 300 : 5000;
+  device_buffer<std::uint32_t> sum(n), entered(n);
+  p.sum_out = sum.data();
+  p.entered_out = entered.data();
+  using automatic_t =
+      switching::automatic_switching<kernels::montecarlo_branch_program, switching_policy<128, 64>>;
+  const auto file = std::filesystem::temp_directory_path() / "microsched_test_switching_cache";
+  switching::branch_form chosen;
+  {
+    automatic_t first;  // the earlier process
+    first.calibrate(p, n);
+    REQUIRE(first.decided());
+    CHECK_FALSE(first.from_cache());
+    chosen = first.choice();
+    save_calibrations(file);
+  }
   detail::forget_calibrations();
+  const calibration_load loaded = load_calibrations(file);
+  std::filesystem::remove(file);
+  INFO(loaded.problem);
+  REQUIRE(loaded.loaded >= 1);
+  automatic_t later;
+  later.calibrate(p, n);
+  REQUIRE(later.decided());
+  INFO(later.report());
+  if (chosen.direct()) {  // kept with no timed run
+    CHECK(later.from_cache());
+    CHECK(later.calibration_ms() == 0);
+  }
+  if (later.from_cache()) CHECK(later.choice() == chosen);
 }

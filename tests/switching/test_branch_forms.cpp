@@ -79,17 +79,36 @@ TEST_CASE("finalists: the forms near the fastest, and the fastest direct form al
   CHECK(finalists(forms, {-1, -1, -1, -1}, 0.15).empty());
 }
 
-TEST_CASE("a cached form is found by its knobs and schedule, or not at all") {
+TEST_CASE(
+    "a cached form is found by its knobs and schedule, a switching one with its direct form") {
   const auto forms = branch_forms(true, {0, 3}, {});
-  for (std::size_t i = 0; i < forms.size(); ++i) {
-    CHECK(find_form(forms, form_key(forms[i]), forms[i].schedule) == static_cast<int>(i));
-  }
   CHECK(form_key(forms.front()) == "w16 o0");
-  const auto plain = branch_forms(false, {}, {});
-  CHECK(form_key(plain.front()) == "w0 o-1");
-  // Another list (an order this size lacks, a schedule no longer tried) finds nothing.
-  CHECK(find_form(branch_forms(true, {0}, {}), "w16 o3", forms.front().schedule) == -1);
-  schedule_arguments other = forms.back().schedule;
+  CHECK(form_key(branch_forms(false, {}, {}).front()) == "w0 o-1");
+  const branch_form& direct = forms[1];  // strided w16 order 0
+  REQUIRE(direct.direct());
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    const std::string text = cached_form_text(forms[i], direct);
+    const cached_form found = find_cached_form(forms, text, forms[i].schedule);
+    CHECK(found.choice == static_cast<int>(i));
+    CHECK(found.reference == (forms[i].direct() ? -1 : 1));
+  }
+  const branch_form& switching = forms.back();
+  REQUIRE_FALSE(switching.direct());
+  CHECK(cached_form_text(switching, direct) == "w32 o3 vs w16 o0 strided");
+  // Another list (an order this size lacks, a schedule no longer tried), a reference that is not
+  // a form of the list, or text that names nothing: not found.
+  CHECK(
+      find_cached_form(branch_forms(true, {0}, {}), "w32 o3 vs w16 o0 strided", switching.schedule)
+          .choice == -1);
+  schedule_arguments other = switching.schedule;
   other.chunk = 12345;
-  CHECK(find_form(forms, form_key(forms.back()), other) == -1);
+  CHECK(find_cached_form(forms, "w32 o3 vs w16 o0 strided", other).choice == -1);
+  CHECK(find_cached_form(forms, "w32 o3 vs w999 o0 strided", switching.schedule).choice == -1);
+  CHECK(find_cached_form(forms, "w32 o3", switching.schedule).choice == -1);  // no reference
+  CHECK(find_cached_form(forms, "w16 o0 vs w16 o0 strided", direct.schedule).choice == -1);
+  for (const char* garbage : {" ", "w64", "garbage", "w16 o0 vs", " vs "}) {
+    CAPTURE(garbage);
+    CHECK(find_cached_form(forms, garbage, switching.schedule).choice == -1);
+    CHECK(find_cached_form(forms, garbage, direct.schedule).choice == -1);
+  }
 }

@@ -21,46 +21,11 @@
 #include "microsched/device.hpp"
 #include "microsched/error.hpp"
 #include "microsched/policy/switching_policy.cuh"
-#include "microsched/schedule/automatic_schedule.hpp"
+#include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/branch_forms.hpp"
 
 namespace microsched::switching {
-
-//! The program as form `f` runs it: the form's march window and order applied where the program has
-//! those knobs.
-template <class Program>
-[[nodiscard]] Program program_for(const Program& program, const branch_form& f) {
-  Program p = program;
-  if constexpr (windowed_program<Program>) {
-    if (f.march_window > 0) p = p.with_march_window(f.march_window);
-  }
-  if constexpr (ordered_program<Program>) {
-    if (f.order >= 0) p = p.with_task_order(f.order);
-  }
-  return p;
-}
-
-//! The task orders `program` offers at its size (empty when it has no order knob).
-template <class Program>
-[[nodiscard]] std::vector<int> available_orders(const Program& program) {
-  std::vector<int> orders;
-  if constexpr (ordered_program<Program>) {
-    for (int k = 0; k < program.task_orders(); ++k) {
-      if (program.has_task_order(k)) orders.push_back(k);
-    }
-  }
-  return orders;
-}
-
-//! The form's name with the program's name of its order.
-template <class Program>
-[[nodiscard]] std::string form_name(const branch_form& f) {
-  if constexpr (ordered_program<Program>) {
-    if (f.order >= 0) return to_string(f, Program::task_order_name(f.order));
-  }
-  return to_string(f);
-}
 
 template <class Program, class Policy = switching_policy<>>
 class automatic_switching {
@@ -80,7 +45,9 @@ class automatic_switching {
   //! Runs every task in [0, num_tasks) once. While the choice for this size class (tasks in
   //! [2^(k-1), 2^k), as the termination scheduler's) is open the run is one timed run of the
   //! next form (waited for); each size class keeps its own choice. A size class an earlier
-  //! process decided (the calibration cache) starts with its choice.
+  //! process decided (the calibration cache) starts with its choice: a direct form as it is, a
+  //! switching form after two timed runs of it and two of the direct form it beat, and a choice
+  //! made again where it no longer wins.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
     select(program, num_tasks);
@@ -111,10 +78,23 @@ class automatic_switching {
     if (!decided()) throw std::logic_error("automatic switching: no choice made yet");
     return cur_->forms[static_cast<std::size_t>(cur_->chosen)];
   }
-  //! The choice came from the calibration cache: no form was timed in this process.
-  [[nodiscard]] bool from_cache() const { return cur_ != nullptr && cur_->from_file; }
+  //! The form the next run of `num_tasks` tasks launches (timed while the choice is open), where
+  //! its size class has run; none before its first run.
+  [[nodiscard]] std::optional<branch_form> next_form(task_id num_tasks) const {
+    const auto it = states_.find(size_class(num_tasks));
+    if (it == states_.end()) return std::nullopt;
+    const size_state& c = it->second;
+    if (c.chosen >= 0) return c.forms[static_cast<std::size_t>(c.chosen)];
+    for (std::size_t i = c.next; i < c.queue.size(); ++i) {
+      const auto f = static_cast<std::size_t>(c.queue[i]);
+      if (c.failed[f].empty()) return c.forms[f];
+    }
+    return std::nullopt;
+  }
+  //! The choice comes from the calibration cache (kept as it is, or being checked, or checked).
+  [[nodiscard]] bool from_cache() const { return cur_ != nullptr && cur_->from_cache; }
   //! The fastest direct form timed (the rule's reference); throws std::logic_error before the
-  //! choice, or where the choice came from the cache (nothing timed).
+  //! choice, or where a direct choice came from the cache (nothing timed).
   [[nodiscard]] const branch_form& best_direct() const {
     const int d = decided() ? fastest_direct(cur_->forms, cur_->best_ms) : -1;
     if (d < 0) {
@@ -128,18 +108,16 @@ class automatic_switching {
   [[nodiscard]] double calibration_ms() const { return cur_ != nullptr ? cur_->calibration_ms : 0; }
 
   //! The size class run last: the choice and its reference, what the choice cost, and each
-  //! form's time.
+  //! form's time; where the choice comes from the cache, that it does and how it was checked.
   [[nodiscard]] std::string report() const {
     if (cur_ == nullptr) return "automatic switching: not run yet";
     const size_state& c = *cur_;
     char line[160];
     std::string r = "automatic switching: ";
-    if (c.from_file) {
-      return r + form_name<Program>(choice()) +
-             " [chosen by an earlier process: " + detail::cache_origin() + "]";
-    }
+    const std::string earlier = " [chosen by an earlier process: " + detail::cache_origin();
+    if (c.from_cache && c.runs == 0) return r + form_name<Program>(choice()) + earlier + "]";
     if (c.chosen < 0) {
-      r += "choosing";
+      r += c.from_cache ? "checking" + earlier + "]" : "choosing";
     } else {
       const int d = fastest_direct(c.forms, c.best_ms);
       std::snprintf(line, sizeof(line), "%s (%.3f ms); fastest direct form %s (%.3f ms)",
@@ -148,6 +126,7 @@ class automatic_switching {
                     d >= 0 ? form_name<Program>(c.forms[static_cast<std::size_t>(d)]).c_str() : "-",
                     d >= 0 ? c.best_ms[static_cast<std::size_t>(d)] : 0.0);
       r += line;
+      if (c.from_cache) r += earlier + ", checked here]";
     }
     std::snprintf(line, sizeof(line), "; %d timed runs, %.2f ms on the GPU; forms:", c.runs,
                   c.calibration_ms);
@@ -171,53 +150,74 @@ class automatic_switching {
   //! One size class's choice: its forms, their times, the runs still to time.
   struct size_state {
     int size_class = 0;
-    bool from_file = false;  //!< the choice came from the calibration cache
+    std::string key;          //!< program|policy|device|driver, the cache's key
+    bool from_cache = false;  //!< the choice comes from the calibration cache
     std::vector<branch_form> forms;
     std::vector<double> best_ms;
     std::vector<std::vector<double>> samples;
     std::vector<std::string> failed;
     std::vector<int> queue;
     std::size_t next = 0;
-    int round = 1;
+    int round = 1;  //!< 0: a cached switching choice timed against its direct form
     int chosen = -1;
     int runs = 0;
     double calibration_ms = 0;
   };
 
-  //! Makes the size class of `num_tasks` the current one, starting its choice on first use.
+  //! Makes the size class of `num_tasks` the current one, starting its choice on first use (a
+  //! start that throws leaves no size class behind).
   void select(const Program& program, task_id num_tasks) {
     const int k = size_class(num_tasks);
-    const auto [it, fresh] = states_.try_emplace(k);
+    auto it = states_.find(k);
+    if (it == states_.end()) it = states_.emplace(k, start(program, k)).first;
     cur_ = &it->second;
-    if (!fresh) return;
-    cur_->size_class = k;
-    start(program, *cur_);
   }
 
-  void start(const Program& program, size_state& c) {
+  [[nodiscard]] size_state start(const Program& program, int k) {
     if (start_ == nullptr) {
       MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
       MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
     }
-    if (options_.cache && key_.empty()) {
-      const device_info d = current_device();
-      key_ = detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
-    }
+    size_state c;
+    c.size_class = k;
     c.forms = branch_forms(windowed_program<Program>, available_orders(program), options_);
     c.best_ms.assign(c.forms.size(), -1.0);
     c.samples.assign(c.forms.size(), {});
     c.failed.assign(c.forms.size(), std::string());
-    if (const auto earlier =
-            options_.cache ? detail::earlier_form(key_, c.size_class) : std::nullopt) {
-      c.chosen = find_form(c.forms, earlier->form, earlier->schedule);
-      c.from_file = c.chosen >= 0;
-      if (c.from_file) return;
+    if (options_.cache) {
+      const device_info d = current_device();
+      c.key = detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
+      if (adopt_cached(c)) return c;
     }
     // Round one: every form twice (the first run may load its kernel), the faster run kept.
     for (std::size_t i = 0; i < c.forms.size(); ++i) {
       c.queue.push_back(static_cast<int>(i));
       c.queue.push_back(static_cast<int>(i));
     }
+    return c;
+  }
+
+  //! Starts from an earlier process's choice where the cache holds one that is still a candidate
+  //! and can run here: a direct form is kept; a switching form is timed first (round 0) against
+  //! the direct form it beat, since other data of the same program may not favour it.
+  bool adopt_cached(size_state& c) {
+    const auto earlier = detail::earlier_form(c.key, c.size_class);
+    if (!earlier) return false;
+    const cached_form found = find_cached_form(c.forms, earlier->form, earlier->schedule);
+    if (found.choice < 0) return false;
+    try {
+      (void)scheduler_for(c.forms[static_cast<std::size_t>(found.choice)].schedule);
+    } catch (const std::invalid_argument&) {  // a pool that no longer fits: choose again
+      return false;
+    }
+    c.from_cache = true;
+    if (found.reference < 0) {
+      c.chosen = found.choice;
+      return true;
+    }
+    c.round = 0;
+    c.queue = {found.choice, found.choice, found.reference, found.reference};
+    return true;
   }
 
   //! The scheduler of a form's schedule, made on first use (one per distinct schedule).
@@ -262,9 +262,29 @@ class automatic_switching {
     if (c.next >= c.queue.size()) next_round(c);
   }
 
-  //! Round one's result picks the finalists; round two's median of the final runs decides.
+  //! Round zero keeps a cached choice that still beats its direct form, else starts round one
+  //! with their runs counted; round one's result picks the finalists; round two's median of the
+  //! final runs decides.
   void next_round(size_state& c) const {
     for (std::size_t i = 0; i < c.forms.size(); ++i) c.best_ms[i] = summary(c.samples[i], c.round);
+    if (c.round == 0) {
+      const int cached = c.queue.front();
+      if (choose_form(c.forms, c.best_ms, options_.margin) == cached) {
+        c.chosen = cached;
+        return;
+      }
+      c.from_cache = false;
+      c.round = 1;
+      const std::vector<int> timed = c.queue;
+      c.queue.clear();
+      c.next = 0;
+      for (std::size_t i = 0; i < c.forms.size(); ++i) {
+        if (std::find(timed.begin(), timed.end(), static_cast<int>(i)) != timed.end()) continue;
+        c.queue.push_back(static_cast<int>(i));
+        c.queue.push_back(static_cast<int>(i));
+      }
+      if (!c.queue.empty()) return;
+    }
     if (c.round == 1) {
       c.round = 2;
       c.queue.clear();
@@ -286,26 +306,27 @@ class automatic_switching {
       throw std::runtime_error("automatic switching: no form of the program could run (" +
                                (why == c.failed.end() ? std::string() : *why) + ")");
     }
-    const branch_form& f = c.forms[static_cast<std::size_t>(c.chosen)];
     if (options_.cache) {
+      const branch_form& f = c.forms[static_cast<std::size_t>(c.chosen)];
+      const int d = fastest_direct(c.forms, c.best_ms);
       detail::cached_choice chosen;
-      chosen.key = key_;
+      chosen.key = c.key;
       chosen.size_class = c.size_class;
-      chosen.form = form_key(f);
+      chosen.form = cached_form_text(f, c.forms[static_cast<std::size_t>(d < 0 ? c.chosen : d)]);
       chosen.schedule = f.schedule;
       detail::record_form(chosen);
     }
   }
 
-  //! Round one keeps the faster of a form's runs; round two the median.
+  //! Rounds zero and one keep the faster of a form's runs (the first may load its kernel); round
+  //! two the median.
   [[nodiscard]] static double summary(std::vector<double> s, int round) {
     if (s.empty()) return -1.0;
     std::sort(s.begin(), s.end());
-    return round == 1 ? s.front() : s[s.size() / 2];
+    return round < 2 ? s.front() : s[s.size() / 2];
   }
 
   branch_form_options options_;
-  std::string key_;                   //!< program|policy|device|driver, the cache's key
   std::map<int, size_state> states_;  //!< by size class
   size_state* cur_ = nullptr;         //!< the size class run last
   std::vector<schedule_arguments> schedules_;

@@ -2,9 +2,10 @@
 #pragma once
 //! @file error.hpp
 //! Errors thrown by the library. Every CUDA runtime call goes through MICROSCHED_CUDA_TRY, every
-//! launch is followed by MICROSCHED_CHECK_LAUNCH: they name the call, file and line, clear the
-//! sticky-free error state and throw microsched::cuda_error, or microsched::no_device_error where
-//! no GPU can be used (no device, no driver, a driver too old). The library never exits.
+//! launch is followed by MICROSCHED_CHECK_LAUNCH: they clear the sticky-free error state and throw
+//! microsched::cuda_error naming the call, file and line, or microsched::no_device_error where no
+//! GPU can be used (no device, no driver, a driver too old), naming the reason, the function and
+//! the file. The library never exits.
 
 #include <cuda_runtime_api.h>
 

@@ -49,8 +49,9 @@ template <class Program>
     std::uint64_t n = 0;
     do {
       if (++n > step_limit) {
-        throw std::runtime_error("run_on_host: task " + std::to_string(t) + " ran past " +
-                                 std::to_string(step_limit) + " steps (the step limit)");
+        std::string why = "run_on_host: task ";
+        why += std::to_string(t) + " ran past " + std::to_string(step_limit);
+        throw std::runtime_error(why + " steps (the step limit)");
       }
     } while (!detail::step_on_host(program, context));
     program.end(t, context);

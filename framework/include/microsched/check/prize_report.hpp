@@ -24,13 +24,16 @@ struct output_region {
   bool restore = false;
   //! How it is compared with the direct run's: byte for byte, or as float or double values, each
   //! within `tolerance` of the other relative to the larger magnitude (totals that float atomics
-  //! add in another order under each schedule).
-  enum class compare { bytes, floats, doubles } values = compare::bytes;
-  double tolerance = 0;
+  //! add in another order under each schedule). Values compare as numbers: -0 equals +0, a NaN
+  //! equals a NaN, an infinity only the same infinity; a value that cancels to near 0 has no
+  //! absolute slack.
+  enum class compare_as { bytes, floats, doubles } values = compare_as::bytes;
+  double tolerance = 0;  //!< for floats and doubles only
 };
 
-//! Throws std::invalid_argument naming the value: no data or size, a tolerance that is negative or
-//! not a number, or float or double values whose size is not a whole number of them.
+//! Throws std::invalid_argument naming the value: no data or size, a tolerance that is negative,
+//! not finite, or given for a region compared as bytes, or float or double values whose size is
+//! not a whole number of them.
 void validate(const output_region& region);
 
 //! What no schedule that runs each task in one thread beats: the longer of the uniform-work floor

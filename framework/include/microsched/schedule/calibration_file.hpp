@@ -38,9 +38,10 @@ struct calibration_load {
 //! (io/atomic_file.hpp). Throws std::runtime_error naming the path when it cannot.
 void save_calibrations(const std::filesystem::path& file);
 
-//! save_calibrations() that keeps what `file` holds now for what this process did not choose
-//! (another process's choices since this one loaded it); a file that cannot be read is replaced.
-//! The process does so at exit.
+//! Writes the choices this process made into `file`, keeping the file's other entries (another
+//! process's choices, newer than what this one loaded) and adding what it loaded that the file
+//! lacks; a file that cannot be read is replaced. Processes merge in turn (a lock on
+//! `file`.lock). The process does so at exit.
 void merge_calibrations(const std::filesystem::path& file);
 
 //! Seeds the process with the choices in `file` whose key ends in `device_key` (empty: every

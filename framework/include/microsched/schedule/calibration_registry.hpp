@@ -34,6 +34,7 @@ struct cached_choice {
   int size_class = 0;
   std::string form = plain_form;
   schedule_arguments schedule;
+  bool chosen_here = false;  //!< made by this process, not loaded from a file
 };
 
 //! Every decided choice of the process, made here or loaded, for save_calibrations().

@@ -189,17 +189,54 @@ inline void validate(const branch_form_options& o) {
 //! The form's knobs as the calibration cache names them: "w64 o2" (w0: the program's own march
 //! window; o-1: its own order).
 [[nodiscard]] inline std::string form_key(const branch_form& f) {
-  return "w" + std::to_string(f.march_window) + " o" + std::to_string(f.order);
+  std::string key = "w";  // built in place: "w" + to_string(...) trips GCC 12's -Wrestrict
+  key += std::to_string(f.march_window);
+  key += " o";
+  key += std::to_string(f.order);
+  return key;
 }
 
-//! The index in `forms` of the form with this form_key() and schedule (an earlier process's
-//! choice), or -1 where none matches: another candidate list, or an order this size lacks.
-[[nodiscard]] inline int find_form(const std::vector<branch_form>& forms, const std::string& key,
-                                   const schedule_arguments& schedule) {
-  for (std::size_t i = 0; i < forms.size(); ++i) {
-    if (forms[i].schedule == schedule && form_key(forms[i]) == key) return static_cast<int>(i);
-  }
-  return -1;
+//! How the cache names a choice: its knobs, and for a switching form the fastest direct form it
+//! beat, which a later process times it against before keeping it: "w16 o0 vs w256 o2 strided".
+[[nodiscard]] inline std::string cached_form_text(const branch_form& choice,
+                                                  const branch_form& fastest_direct) {
+  if (choice.direct()) return form_key(choice);
+  return form_key(choice) + " vs " + form_key(fastest_direct) + " " +
+         to_string(fastest_direct.schedule.strategy);
+}
+
+//! A cached choice found in a candidate list: its index and, for a switching form, the index of
+//! the direct form to time it against.
+struct cached_form {
+  int choice = -1;
+  int reference = -1;
+};
+
+//! Finds a choice that cached_form_text() named, with `schedule`, in `forms`; `choice` is -1
+//! where the list lacks it or its reference (another candidate list, an order this size lacks).
+[[nodiscard]] inline cached_form find_cached_form(const std::vector<branch_form>& forms,
+                                                  const std::string& text,
+                                                  const schedule_arguments& schedule) {
+  const auto find = [&](auto&& matches) {
+    for (std::size_t i = 0; i < forms.size(); ++i) {
+      if (matches(forms[i])) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const std::size_t vs = text.find(" vs ");
+  const std::string knobs = text.substr(0, vs);
+  cached_form found;
+  found.choice = find([&](const branch_form& f) {
+    return f.schedule == schedule && form_key(f) == knobs &&
+           f.direct() == (vs == std::string::npos);
+  });
+  if (found.choice < 0 || vs == std::string::npos) return found;
+  const std::string reference = text.substr(vs + 4);
+  found.reference = find([&](const branch_form& f) {
+    return f.direct() && form_key(f) + " " + to_string(f.schedule.strategy) == reference;
+  });
+  if (found.reference < 0) found.choice = -1;
+  return found;
 }
 
 //! "direct w64 order 3", "switching hybrid chunk=4 fifo w16 order 0".
@@ -215,6 +252,41 @@ inline void validate(const branch_form_options& o) {
     s += " order " + std::to_string(f.order);
   }
   return s;
+}
+
+//! The program as form `f` runs it: the form's march window and order applied where the program has
+//! those knobs.
+template <class Program>
+[[nodiscard]] Program program_for(const Program& program, const branch_form& f) {
+  Program p = program;
+  if constexpr (windowed_program<Program>) {
+    if (f.march_window > 0) p = p.with_march_window(f.march_window);
+  }
+  if constexpr (ordered_program<Program>) {
+    if (f.order >= 0) p = p.with_task_order(f.order);
+  }
+  return p;
+}
+
+//! The task orders `program` offers at its size (empty when it has no order knob).
+template <class Program>
+[[nodiscard]] std::vector<int> available_orders(const Program& program) {
+  std::vector<int> orders;
+  if constexpr (ordered_program<Program>) {
+    for (int k = 0; k < program.task_orders(); ++k) {
+      if (program.has_task_order(k)) orders.push_back(k);
+    }
+  }
+  return orders;
+}
+
+//! The form's name with the program's name of its order.
+template <class Program>
+[[nodiscard]] std::string form_name(const branch_form& f) {
+  if constexpr (ordered_program<Program>) {
+    if (f.order >= 0) return to_string(f, Program::task_order_name(f.order));
+  }
+  return to_string(f);
 }
 
 }  // namespace microsched::switching
