@@ -82,28 +82,27 @@ TEST_CASE("every form of the default's list: rays once, images within tolerance 
   }
 }
 
-TEST_CASE("the automatic switching schedule decides, and its choice runs each task once") {
-  kernels::montecarlo_branch_program p;
-  p.outer = 60;
-  p.inner = 40;
-  p.probability = 0.05f;
-  for (const task_id n : {task_id{1}, task_id{33}, small_run() ? task_id{300} : task_id{5000}}) {
-    device_buffer<std::uint32_t> sum(n), entered(n), want_sum(n), want_entered(n), counts(n);
+namespace {
+//! The Monte Carlo branch program at p = 0.05 on `n` tasks, counted, with vanilla's sums.
+struct counted_montecarlo {
+  using counted = counted_program<kernels::montecarlo_branch_program>;
+  explicit counted_montecarlo(task_id tasks)
+      : n(tasks), sum(n), entered(n), want_sum(n), want_entered(n), counts(n) {
+    kernels::montecarlo_branch_program p;
+    p.outer = 60;
+    p.inner = 40;
+    p.probability = 0.05f;
     p.sum_out = want_sum.data();
     p.entered_out = want_entered.data();
     baselines::run_vanilla(switching::divergent_program<kernels::montecarlo_branch_program>{p}, n,
                            nullptr);
     p.sum_out = sum.data();
     p.entered_out = entered.data();
-    using counted = counted_program<kernels::montecarlo_branch_program>;
-    switching::automatic_switching<counted, switching_policy<128, 64>> automatic;
-    CHECK(!automatic.decided());
-    CHECK_THROWS_AS((void)automatic.choice(), std::logic_error);
-    const counted program{p, counts.data()};
-    automatic.calibrate(program, n);
-    REQUIRE(automatic.decided());
-    INFO(automatic.report());
-    CHECK(automatic.calibration_ms() > 0);
+    program = counted{p, counts.data()};
+  }
+  //! One run through `automatic`: every task once, the sums equal to vanilla's.
+  template <class Automatic>
+  void run_checked(Automatic& automatic) {
     counts.fill_bytes(0, nullptr);
     sum.fill_bytes(0xff, nullptr);
     automatic.run(program, n);
@@ -111,6 +110,25 @@ TEST_CASE("the automatic switching schedule decides, and its choice runs each ta
     for (task_id t = 0; t < n; ++t) REQUIRE(c[t] == 1);
     CHECK(sum.to_host(nullptr) == want_sum.to_host(nullptr));
     CHECK(entered.to_host(nullptr) == want_entered.to_host(nullptr));
+  }
+  task_id n;
+  device_buffer<std::uint32_t> sum, entered, want_sum, want_entered, counts;
+  counted program{};
+};
+}  // namespace
+
+TEST_CASE("the automatic switching schedule decides, and its choice runs each task once") {
+  for (const task_id n : {task_id{1}, task_id{33}, small_run() ? task_id{300} : task_id{5000}}) {
+    counted_montecarlo mc(n);
+    switching::automatic_switching<counted_montecarlo::counted, switching_policy<128, 64>>
+        automatic;
+    CHECK(!automatic.decided());
+    CHECK_THROWS_AS((void)automatic.choice(), std::logic_error);
+    automatic.calibrate(mc.program, n);
+    REQUIRE(automatic.decided());
+    INFO(automatic.report());
+    CHECK(automatic.calibration_ms() > 0);
+    mc.run_checked(automatic);
   }
 }
 
@@ -149,31 +167,12 @@ struct forget_calibrations_after {
 
 TEST_CASE("a choice from the calibration cache: kept if direct, checked if switching") {
   const forget_calibrations_after clean;
-  kernels::montecarlo_branch_program p;
-  p.outer = 60;
-  p.inner = 40;
-  p.probability = 0.05f;
-  const task_id n = small_run() ? 300 : 5000;
-  device_buffer<std::uint32_t> sum(n), entered(n), want_sum(n), want_entered(n), counts(n);
-  p.sum_out = want_sum.data();
-  p.entered_out = want_entered.data();
-  baselines::run_vanilla(switching::divergent_program<kernels::montecarlo_branch_program>{p}, n,
-                         nullptr);
-  p.sum_out = sum.data();
-  p.entered_out = entered.data();
-  using counted = counted_program<kernels::montecarlo_branch_program>;
+  counted_montecarlo mc(small_run() ? 300 : 5000);
+  const task_id n = mc.n;
+  using counted = counted_montecarlo::counted;
   using policy = switching_policy<128, 64>;
   using automatic_t = switching::automatic_switching<counted, policy>;
-  const counted program{p, counts.data()};
-  const auto exactly_once_and_equal = [&](automatic_t& a) {
-    counts.fill_bytes(0, nullptr);
-    sum.fill_bytes(0xff, nullptr);
-    a.run(program, n);
-    const auto c = counts.to_host(nullptr);
-    for (task_id t = 0; t < n; ++t) REQUIRE(c[t] == 1);
-    CHECK(sum.to_host(nullptr) == want_sum.to_host(nullptr));
-    CHECK(entered.to_host(nullptr) == want_entered.to_host(nullptr));
-  };
+  const counted& program = mc.program;
   const device_info d = current_device();
   const std::string key =
       detail::automatic_key<counted, policy>(detail::device_key(d.ordinal, d.name));
@@ -186,7 +185,7 @@ TEST_CASE("a choice from the calibration cache: kept if direct, checked if switc
   detail::seed_calibration({key, k, switching::cached_form_text(direct, direct), direct.schedule});
   automatic_t kept;
   CHECK_FALSE(kept.next_form(n).has_value());  // before the size class's first run
-  exactly_once_and_equal(kept);
+  mc.run_checked(kept);
   CHECK(kept.next_form(n) == std::optional<switching::branch_form>(direct));
   REQUIRE(kept.decided());
   CHECK(kept.from_cache());
@@ -202,9 +201,9 @@ TEST_CASE("a choice from the calibration cache: kept if direct, checked if switc
   REQUIRE_FALSE(pools.direct());
   detail::seed_calibration({key, k, switching::cached_form_text(pools, direct), pools.schedule});
   automatic_t checked;
-  exactly_once_and_equal(checked);
+  mc.run_checked(checked);
   CHECK(checked.next_form(n) == std::optional<switching::branch_form>(pools));  // its second run
-  for (int run = 1; run < 4; ++run) exactly_once_and_equal(checked);
+  for (int run = 1; run < 4; ++run) mc.run_checked(checked);
   INFO(checked.report());
   CHECK(checked.calibration_ms() > 0);
   if (checked.decided()) {
@@ -216,7 +215,7 @@ TEST_CASE("a choice from the calibration cache: kept if direct, checked if switc
     CHECK_FALSE(checked.from_cache());  // it lost: the size class chooses again
   }
   checked.calibrate(program, n);
-  exactly_once_and_equal(checked);
+  mc.run_checked(checked);
 
   // A harness that asks for no cache chooses in the process.
   switching::branch_form_options here;
