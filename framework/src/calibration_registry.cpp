@@ -36,7 +36,7 @@ struct process_calibrations {
     if (!chosen_forms.empty()) return true;
     for (const auto& [full, state] : states) {
       std::lock_guard state_lock(state->mutex);
-      if (state->choice.decided() && !state->from_file) return true;
+      if (state->choice.decided() && !state->from_file()) return true;
     }
     return false;
   }
@@ -87,7 +87,7 @@ std::shared_ptr<calibration_state> calibration_for(
     for (int i = 0; i < slot->choice.size(); ++i) {
       if (slot->choice.candidate(i) == seed->second) {
         slot->choice.adopt(i);
-        slot->from_file = true;
+        slot->adopted = i;
         break;
       }
     }
@@ -107,7 +107,7 @@ std::vector<cached_choice> decided_calibrations() {
   for (const auto& [full, state] : registry().states) {
     std::lock_guard state_lock(state->mutex);
     if (!state->choice.decided()) continue;
-    chosen[full] = {state->choice.candidate(state->choice.chosen()), !state->from_file};
+    chosen[full] = {state->choice.candidate(state->choice.chosen()), !state->from_file()};
   }
   for (const auto& [full, choice] : chosen) {
     const auto [key, size_class] = split(full);
@@ -133,9 +133,12 @@ void seed_calibration(const cached_choice& chosen) {
 std::optional<cached_choice> earlier_form(const std::string& key, int size_class) {
   load_cache_once();
   std::lock_guard lock(registry_mutex);
-  const auto seed = registry().form_seeds.find(full_key(key, size_class));
-  if (seed == registry().form_seeds.end()) return std::nullopt;
-  return seed->second;
+  const std::string full = full_key(key, size_class);
+  for (const auto* choices : {&registry().chosen_forms, &registry().form_seeds}) {
+    const auto found = choices->find(full);
+    if (found != choices->end()) return found->second;
+  }
+  return std::nullopt;
 }
 
 void record_form(const cached_choice& chosen) {

@@ -2,6 +2,7 @@
 #include "microsched/schedule/schedule_store.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -24,12 +25,24 @@ std::string first_line(const store_kind& kind) {
 std::string header_problem(std::string_view line, const store_kind& kind) {
   const std::string prefix = std::string(kind.name) + " ";
   if (line.substr(0, prefix.size()) == prefix) {
+    const int version = store_version(line, kind);
     return "version " + std::string(line.substr(prefix.size())) + " of this file is not read (" +
-           std::to_string(kind.version) + " is): an older microsched wrote it";
+           std::to_string(kind.version) +
+           " is): " + (version > kind.version ? "a newer" : "an older") + " microsched wrote it";
   }
   return "not a " + std::string(kind.name) + " file (expected '" + first_line(kind) + "')";
 }
 }  // namespace
+
+int store_version(std::string_view text, const store_kind& kind) {
+  const std::string_view line = text.substr(0, text.find('\n'));
+  const std::string prefix = std::string(kind.name) + " ";
+  if (line.substr(0, prefix.size()) != prefix) return -1;
+  const std::string_view number = line.substr(prefix.size());
+  int version = -1;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), version);
+  return ec == std::errc{} && end == number.data() + number.size() && version >= 0 ? version : -1;
+}
 
 std::string store_text(const store_kind& kind, const std::vector<store_record>& records) {
   std::string out = first_line(kind) + "\n";

@@ -14,6 +14,7 @@
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/calibration_file.hpp"
 #include "microsched/schedule/calibration_registry.hpp"
+#include "microsched/schedule/schedule_store.hpp"
 #include "microsched/schedule/schedule_text.hpp"
 
 using namespace microsched;
@@ -160,7 +161,7 @@ TEST_CASE("a seeded choice is adopted when its size class is first used, and kep
   const auto list = automatic_candidates(false);
   detail::seed_calibration({"prog|pol|0:GPU A", 20, detail::plain_form, list[3]});
   const auto state = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 19, list);
-  CHECK(state->from_file);
+  CHECK(state->from_file());
   REQUIRE(state->choice.decided());
   CHECK(state->choice.candidate(state->choice.chosen()) == list[3]);
   // A seed that is no candidate here (another version's list) is ignored.
@@ -168,7 +169,7 @@ TEST_CASE("a seeded choice is adopted when its size class is first used, and kep
   odd.chunk = 12345;
   detail::seed_calibration({"prog|pol|0:GPU A", 22, detail::plain_form, odd});
   const auto other = detail::calibration_for("prog|pol|0:GPU A", task_id{1} << 21, list);
-  CHECK_FALSE(other->from_file);
+  CHECK_FALSE(other->from_file());
   CHECK_FALSE(other->choice.decided());
   detail::forget_calibrations();
 }
@@ -195,6 +196,9 @@ TEST_CASE("a managed-branch program's form round-trips beside the plain choices"
   // A form made in this process wins over the file's, and both kinds are saved again.
   detail::record_form({key, 20, "w16 o0", direct});
   detail::seed_calibration({key, 20, "w256 o0", direct});
+  REQUIRE(detail::earlier_form(key, 20).has_value());  // this process's own comes first
+  CHECK(detail::earlier_form(key, 20)->form == "w16 o0");
+  CHECK(detail::earlier_form(key, 20)->chosen_here);
   int forms = 0;
   for (const auto& c : detail::decided_calibrations()) {
     if (c.form == detail::plain_form) continue;
@@ -223,26 +227,55 @@ TEST_CASE("merging keeps another process's choices and this process's own") {
   decided_here->choice.adopt(2);
   const auto undecided = detail::calibration_for(key, task_id{1} << 22, list);
   REQUIRE_FALSE(undecided->choice.decided());
-  // Meanwhile another process wrote newer choices for 20, 22 and 23, and a form.
+  // Meanwhile another process wrote newer choices for 20, 22 and 23 and a form, and dropped 21.
   write(file, "microsched-calibration 6\n" + line(key, 20, list[3]) + line(key, 22, list[3]) +
                   line(key, 23, list[3]) + line("branchy|pol|0:GPU A", 20, list[0], "w64 o0"));
   merge_calibrations(file);
   detail::forget_calibrations();
-  CHECK(load_calibrations(file).loaded == 5);
+  CHECK(load_calibrations(file).loaded == 4);
   std::map<int, schedule_arguments> plain;
   for (const auto& c : detail::decided_calibrations()) {
     if (c.form == detail::plain_form) plain[c.size_class] = c.schedule;
   }
   CHECK(plain.at(20) == list[3]);  // the other process's, newer than what this one loaded
-  CHECK(plain.at(21) == list[1]);  // loaded here, missing from the file: kept
+  CHECK(plain.count(21) == 0);     // loaded here, gone from the file: not written back
   CHECK(plain.at(22) == list[2]);  // chosen here
   CHECK(plain.at(23) == list[3]);  // undecided here: the file's stays
   REQUIRE(detail::earlier_form("branchy|pol|0:GPU A", 20).has_value());
-  // A file that cannot be read is replaced by this process's choices.
-  write(file, "not a calibration file\n");
-  merge_calibrations(file);
+  std::filesystem::remove(file);
+  std::filesystem::remove(file.string() + ".lock");
   detail::forget_calibrations();
-  CHECK(load_calibrations(file).loaded == 5);
+}
+
+TEST_CASE("merging replaces a corrupt or older file, and leaves a newer one as it is") {
+  detail::forget_calibrations();
+  const auto file = temp_file("merge_replace");
+  const auto list = automatic_candidates(false);
+  const std::string key = "prog|pol|0:GPU A";
+  const auto here = detail::calibration_for(key, task_id{1} << 19, list);
+  here->choice.adopt(1);  // a choice of this process, class 20
+  for (const std::string& text :
+       {std::string("not a calibration file\n"),
+        "microsched-calibration 5\n" + line(key, 21, list[3]), std::string()}) {
+    CAPTURE(text);
+    if (text.empty()) {
+      std::filesystem::remove(file);  // missing: written with this process's choices only
+    } else {
+      write(file, text);
+    }
+    merge_calibrations(file);
+    const auto entries = load_store(file, {"microsched-calibration", 6, 3});
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].keys[1] == "20");
+  }
+  const std::string newer = "microsched-calibration 7\nanything\n";
+  write(file, newer);
+  CHECK_THROWS_WITH_AS(merge_calibrations(file),
+                       doctest::Contains("a newer microsched's: left as it is"),
+                       std::runtime_error);
+  CHECK(read_store_text(file) == newer);
+  const auto r = load_calibrations(file);
+  CHECK(r.problem.find("a newer microsched wrote it") != std::string::npos);
   std::filesystem::remove(file);
   std::filesystem::remove(file.string() + ".lock");
   detail::forget_calibrations();

@@ -123,6 +123,11 @@ TEST_CASE("prize outputs: infinities, signed zeros, tolerance 0 and sizes that d
         4);
   CHECK(detail::differing_bytes(floats, bytes_of<float>({1.0f}), bytes_of<float>({1.0f, 2.0f})) ==
         4);
+  // A copy that ends inside a value: that value's bytes compare as bytes.
+  auto short_copy = bytes_of<float>({1.0f, 2.0f});
+  short_copy.resize(6);
+  short_copy[4] ^= 1;
+  CHECK(detail::differing_bytes(floats, bytes_of<float>({1.0f, 2.0f}), short_copy) == 2 + 1);
   output_region bytes_region;
   CHECK(detail::differing_bytes(bytes_region, bytes_of<float>({-0.0f}), bytes_of<float>({0.0f})) >
         0);

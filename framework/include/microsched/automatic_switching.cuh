@@ -78,8 +78,9 @@ class automatic_switching {
     if (!decided()) throw std::logic_error("automatic switching: no choice made yet");
     return cur_->forms[static_cast<std::size_t>(cur_->chosen)];
   }
-  //! The form the next run of `num_tasks` tasks launches (timed while the choice is open), where
-  //! its size class has run; none before its first run.
+  //! The form the next run of `num_tasks` tasks launches (timed while the choice is open; a form
+  //! that cannot run here is skipped when its turn comes), where its size class has run; none
+  //! before its first run.
   [[nodiscard]] std::optional<branch_form> next_form(task_id num_tasks) const {
     const auto it = states_.find(size_class(num_tasks));
     if (it == states_.end()) return std::nullopt;
@@ -91,7 +92,8 @@ class automatic_switching {
     }
     return std::nullopt;
   }
-  //! The choice comes from the calibration cache (kept as it is, or being checked, or checked).
+  //! The choice comes from the calibration cache, or from another automatic_switching of this
+  //! process (kept as it is, or being checked, or checked).
   [[nodiscard]] bool from_cache() const { return cur_ != nullptr && cur_->from_cache; }
   //! The fastest direct form timed (the rule's reference); throws std::logic_error before the
   //! choice, or where a direct choice came from the cache (nothing timed).
@@ -114,8 +116,12 @@ class automatic_switching {
     const size_state& c = *cur_;
     char line[160];
     std::string r = "automatic switching: ";
-    const std::string earlier = " [chosen by an earlier process: " + detail::cache_origin();
-    if (c.from_cache && c.runs == 0) return r + form_name<Program>(choice()) + earlier + "]";
+    const std::string earlier = c.cached_here
+                                    ? std::string(" [chosen earlier in this process")
+                                    : " [chosen by an earlier process: " + detail::cache_origin();
+    if (c.from_cache && c.chosen >= 0 && c.runs == 0) {
+      return r + form_name<Program>(choice()) + earlier + "]";
+    }
     if (c.chosen < 0) {
       r += c.from_cache ? "checking" + earlier + "]" : "choosing";
     } else {
@@ -135,6 +141,9 @@ class automatic_switching {
       if (c.best_ms[i] >= 0) {
         std::snprintf(line, sizeof(line), " [%s %.3f]", form_name<Program>(c.forms[i]).c_str(),
                       c.best_ms[i]);
+      } else if (i < c.first_ms.size() && c.first_ms[i] >= 0) {  // not a finalist
+        std::snprintf(line, sizeof(line), " [%s %.3f in round one]",
+                      form_name<Program>(c.forms[i]).c_str(), c.first_ms[i]);
       } else {
         std::snprintf(line, sizeof(line), " [%s %s]", form_name<Program>(c.forms[i]).c_str(),
                       c.failed[i].empty() ? "-" : "cannot run");
@@ -150,10 +159,13 @@ class automatic_switching {
   //! One size class's choice: its forms, their times, the runs still to time.
   struct size_state {
     int size_class = 0;
-    std::string key;          //!< program|policy|device|driver, the cache's key
-    bool from_cache = false;  //!< the choice comes from the calibration cache
+    std::string key;           //!< program|policy|device|driver, the cache's key
+    bool from_cache = false;   //!< the choice comes from the calibration cache
+    bool cached_here = false;  //!< from another automatic_switching of this process
     std::vector<branch_form> forms;
-    std::vector<double> best_ms;
+    std::vector<double> best_ms;   //!< what the choice compares: round two's finalists only
+    std::vector<double> first_ms;  //!< round one's times, for the report
+    std::vector<bool> finalist;
     std::vector<std::vector<double>> samples;
     std::vector<std::string> failed;
     std::vector<int> queue;
@@ -169,7 +181,10 @@ class automatic_switching {
   void select(const Program& program, task_id num_tasks) {
     const int k = size_class(num_tasks);
     auto it = states_.find(k);
-    if (it == states_.end()) it = states_.emplace(k, start(program, k)).first;
+    if (it == states_.end()) {
+      cur_ = nullptr;  // a start that throws leaves no class current either
+      it = states_.emplace(k, start(program, k)).first;
+    }
     cur_ = &it->second;
   }
 
@@ -211,6 +226,7 @@ class automatic_switching {
       return false;
     }
     c.from_cache = true;
+    c.cached_here = earlier->chosen_here;
     if (found.reference < 0) {
       c.chosen = found.choice;
       return true;
@@ -266,7 +282,10 @@ class automatic_switching {
   //! with their runs counted; round one's result picks the finalists; round two's median of the
   //! final runs decides.
   void next_round(size_state& c) const {
-    for (std::size_t i = 0; i < c.forms.size(); ++i) c.best_ms[i] = summary(c.samples[i], c.round);
+    for (std::size_t i = 0; i < c.forms.size(); ++i) {
+      const bool compared = c.round < 2 || c.finalist[i];
+      c.best_ms[i] = compared ? summary(c.samples[i], c.round) : -1.0;
+    }
     if (c.round == 0) {
       const int cached = c.queue.front();
       if (choose_form(c.forms, c.best_ms, options_.margin) == cached) {
@@ -290,14 +309,16 @@ class automatic_switching {
       c.queue.clear();
       c.next = 0;
       const auto kept = finalists(c.forms, c.best_ms, options_.keep_within);
-      for (const int i : kept) c.samples[static_cast<std::size_t>(i)].clear();
+      c.first_ms = c.best_ms;
+      c.finalist.assign(c.forms.size(), false);
+      for (const int i : kept) {
+        c.samples[static_cast<std::size_t>(i)].clear();
+        c.finalist[static_cast<std::size_t>(i)] = true;
+      }
       for (int r = 0; r < options_.final_runs; ++r) {
         for (const int i : kept) c.queue.push_back(i);
       }
-      if (!c.queue.empty()) return;
-      for (std::size_t i = 0; i < c.forms.size(); ++i) {
-        c.best_ms[i] = summary(c.samples[i], c.round);
-      }
+      if (!c.queue.empty()) return;  // else no form ran: nothing to choose from
     }
     c.chosen = choose_form(c.forms, c.best_ms, options_.margin);
     if (c.chosen < 0) {

@@ -102,7 +102,7 @@ class automatic_schedule {
     std::lock_guard lock(state->mutex);
     state->collect();
     std::string out = "automatic: " + state->choice.report();
-    if (state->from_file) out += " [chosen by an earlier process: " + cache_origin() + "]";
+    if (state->from_file()) out += " [chosen by an earlier process: " + cache_origin() + "]";
     if (!state->in_call.empty()) out += " [" + state->in_call + "]";
     const std::string followed = follow_.report(size_class(num_tasks));
     if (!followed.empty()) out += " [" + followed + "]";

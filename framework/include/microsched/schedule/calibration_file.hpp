@@ -38,10 +38,11 @@ struct calibration_load {
 //! (io/atomic_file.hpp). Throws std::runtime_error naming the path when it cannot.
 void save_calibrations(const std::filesystem::path& file);
 
-//! Writes the choices this process made into `file`, keeping the file's other entries (another
-//! process's choices, newer than what this one loaded) and adding what it loaded that the file
-//! lacks; a file that cannot be read is replaced. Processes merge in turn (a lock on
-//! `file`.lock). The process does so at exit.
+//! Writes the choices this process made (not those it loaded) into `file`, keeping the file's
+//! other entries: another process's, newer than what this one loaded. A missing, older or corrupt
+//! file is replaced; throws std::runtime_error naming the file, writing nothing, for one that
+//! cannot be read or that a newer microsched wrote. Processes merge in turn (a lock on
+//! `file`.lock, waited for at most 10 s). The process does so at exit.
 void merge_calibrations(const std::filesystem::path& file);
 
 //! Seeds the process with the choices in `file` whose key ends in `device_key` (empty: every

@@ -44,8 +44,9 @@ struct cached_choice {
 //! made one (load_calibrations()).
 void seed_calibration(const cached_choice& chosen);
 
-//! An earlier process's choice of a managed-branch program (a form other than plain_form) for
-//! `key` and `size_class`, loading the cache first; none when it holds none.
+//! The choice of a managed-branch program (a form other than plain_form) for `key` and
+//! `size_class` that this process made (chosen_here), else an earlier process's (the cache is
+//! loaded first); none when neither exists.
 [[nodiscard]] std::optional<cached_choice> earlier_form(const std::string& key, int size_class);
 
 //! Records a managed-branch program's choice made in this process (saved at exit).

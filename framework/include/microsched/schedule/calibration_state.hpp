@@ -54,11 +54,15 @@ struct calibration_state {
   cudaEvent_t stop_event = nullptr;
   int pending = -1;  //!< candidate whose run the events time, -1 for none
   task_id pending_tasks = 0;
-  bool from_file = false;  //!< the choice came from a calibration file, not from runs here
-  std::string in_call;     //!< what timing slices of the first call found, for the report
+  int adopted = -1;     //!< the candidate an earlier process chose (the cache), -1 for none
+  std::string in_call;  //!< what timing slices of the first call found, for the report
+  //! The choice is still the one an earlier process made: no calibration here has moved it.
+  [[nodiscard]] bool from_file() const {
+    return adopted >= 0 && choice.decided() && choice.chosen() == adopted && choice.restarts() == 0;
+  }
   //! Nothing ran in this size class yet: its first call may time candidates on slices.
   [[nodiscard]] bool fresh() const {
-    return !from_file && in_call.empty() && pending < 0 && choice.runs() == 0 &&
+    return adopted < 0 && in_call.empty() && pending < 0 && choice.runs() == 0 &&
            !choice.decided() && choice.restarts() == 0;
   }
   //! Events around the slices of one call (in_call_plan), created on first use.

@@ -50,6 +50,10 @@ struct store_record {
 [[nodiscard]] std::vector<store_record> parse_store(std::string_view text, const store_kind& kind,
                                                     const std::string& origin);
 
+//! The version the first line of `text` gives for this kind, or -1 where it names no version of
+//! it (another kind, no number).
+[[nodiscard]] int store_version(std::string_view text, const store_kind& kind);
+
 //! Writes store_text() to `file` atomically. Throws std::invalid_argument as store_text() does,
 //! std::runtime_error naming the path when it cannot write.
 void save_store(const std::filesystem::path& file, const store_kind& kind,
