@@ -9,7 +9,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -24,6 +23,7 @@
 #include "microsched/schedule/calibration_registry.hpp"
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/branch_forms.hpp"
+#include "microsched/switching/form_calibration.hpp"
 
 namespace microsched::switching {
 
@@ -85,12 +85,9 @@ class automatic_switching {
     const auto it = states_.find(size_class(num_tasks));
     if (it == states_.end()) return std::nullopt;
     const size_state& c = it->second;
-    if (c.chosen >= 0) return c.forms[static_cast<std::size_t>(c.chosen)];
-    for (std::size_t i = c.next; i < c.queue.size(); ++i) {
-      const auto f = static_cast<std::size_t>(c.queue[i]);
-      if (c.failed[f].empty()) return c.forms[f];
-    }
-    return std::nullopt;
+    const int form = c.chosen >= 0 ? c.chosen : c.upcoming();
+    if (form < 0) return std::nullopt;
+    return c.forms[static_cast<std::size_t>(form)];
   }
   //! The choice comes from the calibration cache, or from another automatic_switching of this
   //! process (kept as it is, or being checked, or checked).
@@ -156,24 +153,11 @@ class automatic_switching {
  private:
   using sched_t = scheduler<Program, Policy>;
 
-  //! One size class's choice: its forms, their times, the runs still to time.
-  struct size_state {
+  //! One size class's choice, and the cache's key for it (the device at its start).
+  struct size_state : form_calibration {
+    using form_calibration::form_calibration;
     int size_class = 0;
-    std::string key;           //!< program|policy|device|driver, the cache's key
-    bool from_cache = false;   //!< the choice comes from the calibration cache
-    bool cached_here = false;  //!< from another automatic_switching of this process
-    std::vector<branch_form> forms;
-    std::vector<double> best_ms;   //!< what the choice compares: round two's finalists only
-    std::vector<double> first_ms;  //!< round one's times, for the report
-    std::vector<bool> finalist;
-    std::vector<std::vector<double>> samples;
-    std::vector<std::string> failed;
-    std::vector<int> queue;
-    std::size_t next = 0;
-    int round = 1;  //!< 0: a cached switching choice timed against its direct form
-    int chosen = -1;
-    int runs = 0;
-    double calibration_ms = 0;
+    std::string key;
   };
 
   //! Makes the size class of `num_tasks` the current one, starting its choice on first use (a
@@ -193,21 +177,12 @@ class automatic_switching {
       MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
       MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
     }
-    size_state c;
+    size_state c(branch_forms(windowed_program<Program>, available_orders(program), options_));
     c.size_class = k;
-    c.forms = branch_forms(windowed_program<Program>, available_orders(program), options_);
-    c.best_ms.assign(c.forms.size(), -1.0);
-    c.samples.assign(c.forms.size(), {});
-    c.failed.assign(c.forms.size(), std::string());
     if (options_.cache) {
       const device_info d = current_device();
       c.key = detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
-      if (adopt_cached(c)) return c;
-    }
-    // Round one: every form twice (the first run may load its kernel), the faster run kept.
-    for (std::size_t i = 0; i < c.forms.size(); ++i) {
-      c.queue.push_back(static_cast<int>(i));
-      c.queue.push_back(static_cast<int>(i));
+      adopt_cached(c);
     }
     return c;
   }
@@ -215,25 +190,18 @@ class automatic_switching {
   //! Starts from an earlier process's choice where the cache holds one that is still a candidate
   //! and can run here: a direct form is kept; a switching form is timed first (round 0) against
   //! the direct form it beat, since other data of the same program may not favour it.
-  bool adopt_cached(size_state& c) {
+  void adopt_cached(size_state& c) {
     const auto earlier = detail::earlier_form(c.key, c.size_class);
-    if (!earlier) return false;
+    if (!earlier) return;
     const cached_form found = find_cached_form(c.forms, earlier->form, earlier->schedule);
-    if (found.choice < 0) return false;
+    if (found.choice < 0) return;
     try {
       (void)scheduler_for(c.forms[static_cast<std::size_t>(found.choice)].schedule);
     } catch (const std::invalid_argument&) {  // a pool that no longer fits: choose again
-      return false;
+      return;
     }
-    c.from_cache = true;
+    c.adopt(found.choice, found.reference);
     c.cached_here = earlier->chosen_here;
-    if (found.reference < 0) {
-      c.chosen = found.choice;
-      return true;
-    }
-    c.round = 0;
-    c.queue = {found.choice, found.choice, found.reference, found.reference};
-    return true;
   }
 
   //! The scheduler of a form's schedule, made on first use (one per distinct schedule).
@@ -251,100 +219,45 @@ class automatic_switching {
     scheduler_for(f.schedule).run(program_for(program, f), num_tasks, stream);
   }
 
+  //! One timed run of the form whose turn it is (waited for), or the choice where the last
+  //! round has just made it; a form that cannot run here is marked and skipped.
   void time_next(const Program& program, task_id num_tasks, cudaStream_t stream) {
     size_state& c = *cur_;
-    if (c.next >= c.queue.size()) next_round(c);
-    if (c.chosen >= 0) {  // the last round ended without a run left: run the choice
-      launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
-      return;
-    }
-    const auto form = static_cast<std::size_t>(c.queue[c.next++]);
-    if (!c.failed[form].empty()) return time_next(program, num_tasks, stream);
-    try {
-      (void)scheduler_for(c.forms[form].schedule);
-    } catch (const std::invalid_argument& e) {  // a pool that does not fit this GPU
-      c.failed[form] = e.what();
-      return time_next(program, num_tasks, stream);
+    int form = -1;
+    while (form < 0) {
+      if (c.round_done()) end_round(c);
+      if (c.chosen >= 0) {  // the last round ended without a run left: run the choice
+        launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
+        return;
+      }
+      form = c.take();
+      if (form < 0) continue;
+      try {
+        (void)scheduler_for(c.forms[static_cast<std::size_t>(form)].schedule);
+      } catch (const std::invalid_argument& e) {  // a pool that does not fit this GPU
+        c.fail(form, e.what());
+        form = -1;
+      }
     }
     MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
-    launch(form, program, num_tasks, stream);
+    launch(static_cast<std::size_t>(form), program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
     MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_));
     float ms = 0;
     MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-    ++c.runs;
-    c.calibration_ms += ms;
-    c.samples[form].push_back(ms);
-    if (c.next >= c.queue.size()) next_round(c);
+    c.record(form, ms);
+    if (c.round_done()) end_round(c);
   }
 
-  //! Round zero keeps a cached choice that still beats its direct form, else starts round one
-  //! with their runs counted; round one's result picks the finalists; round two's median of the
-  //! final runs decides.
-  void next_round(size_state& c) const {
-    for (std::size_t i = 0; i < c.forms.size(); ++i) {
-      const bool compared = c.round < 2 || c.finalist[i];
-      c.best_ms[i] = compared ? summary(c.samples[i], c.round) : -1.0;
-    }
-    if (c.round == 0) {
-      const int cached = c.queue.front();
-      if (choose_form(c.forms, c.best_ms, options_.margin) == cached) {
-        c.chosen = cached;
-        return;
-      }
-      c.from_cache = false;
-      c.round = 1;
-      const std::vector<int> timed = c.queue;
-      c.queue.clear();
-      c.next = 0;
-      for (std::size_t i = 0; i < c.forms.size(); ++i) {
-        if (std::find(timed.begin(), timed.end(), static_cast<int>(i)) != timed.end()) continue;
-        c.queue.push_back(static_cast<int>(i));
-        c.queue.push_back(static_cast<int>(i));
-      }
-      if (!c.queue.empty()) return;
-    }
-    if (c.round == 1) {
-      c.round = 2;
-      c.queue.clear();
-      c.next = 0;
-      const auto kept = finalists(c.forms, c.best_ms, options_.keep_within);
-      c.first_ms = c.best_ms;
-      c.finalist.assign(c.forms.size(), false);
-      for (const int i : kept) {
-        c.samples[static_cast<std::size_t>(i)].clear();
-        c.finalist[static_cast<std::size_t>(i)] = true;
-      }
-      for (int r = 0; r < options_.final_runs; ++r) {
-        for (const int i : kept) c.queue.push_back(i);
-      }
-      if (!c.queue.empty()) return;  // else no form ran: nothing to choose from
-    }
-    c.chosen = choose_form(c.forms, c.best_ms, options_.margin);
-    if (c.chosen < 0) {
-      const auto why = std::find_if(c.failed.begin(), c.failed.end(),
-                                    [](const std::string& w) { return !w.empty(); });
-      throw std::runtime_error("automatic switching: no form of the program could run (" +
-                               (why == c.failed.end() ? std::string() : *why) + ")");
-    }
-    if (options_.cache) {
-      const branch_form& f = c.forms[static_cast<std::size_t>(c.chosen)];
-      const int d = fastest_direct(c.forms, c.best_ms);
-      detail::cached_choice chosen;
-      chosen.key = c.key;
-      chosen.size_class = c.size_class;
-      chosen.form = cached_form_text(f, c.forms[static_cast<std::size_t>(d < 0 ? c.chosen : d)]);
-      chosen.schedule = f.schedule;
-      detail::record_form(chosen);
-    }
-  }
-
-  //! Rounds zero and one keep the faster of a form's runs (the first may load its kernel); round
-  //! two the median.
-  [[nodiscard]] static double summary(std::vector<double> s, int round) {
-    if (s.empty()) return -1.0;
-    std::sort(s.begin(), s.end());
-    return round < 2 ? s.front() : s[s.size() / 2];
+  //! Ends a round (form_calibration::next_round) and puts a new choice in the cache.
+  void end_round(size_state& c) const {
+    if (!c.next_round(options_) || !options_.cache) return;
+    detail::cached_choice chosen;
+    chosen.key = c.key;
+    chosen.size_class = c.size_class;
+    chosen.form = c.cache_text();
+    chosen.schedule = c.forms[static_cast<std::size_t>(c.chosen)].schedule;
+    detail::record_form(chosen);
   }
 
   branch_form_options options_;

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The automatic switching schedule's rounds (form_calibration.hpp) on scripted times: a fresh
+// choice, the finalists alone deciding, a cached direct form kept, a cached switching form kept
+// or chosen again, forms that cannot run, and no form that can.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "microsched/switching/form_calibration.hpp"
+
+using namespace microsched;
+using namespace microsched::switching;
+
+namespace {
+
+//! Runs `c` until it decides, each timed run taking `ms(form, run)`; returns the forms timed.
+std::vector<int> run_to_choice(form_calibration& c, const std::function<double(int, int)>& ms,
+                               const branch_form_options& o = {}) {
+  std::vector<int> timed;
+  for (int run = 0; c.chosen < 0; ++run) {
+    REQUIRE(run < 1000);
+    if (c.round_done()) {
+      (void)c.next_round(o);
+      continue;
+    }
+    const int form = c.take();
+    REQUIRE(form >= 0);
+    timed.push_back(form);
+    c.record(form, ms(form, run));
+    if (c.round_done()) (void)c.next_round(o);
+  }
+  return timed;
+}
+
+//! The plain program's list: direct, strided, then two switching schedules.
+std::vector<branch_form> plain_forms() {
+  return branch_forms(false, {}, {});
+}
+
+}  // namespace
+
+TEST_CASE("a fresh choice: every form twice, the finalists three times more, the fastest kept") {
+  form_calibration c(plain_forms());
+  // direct 1.0, strided 1.3 (not a finalist), switching 0.5 and 0.52.
+  const std::vector<double> base{1.0, 1.3, 0.5, 0.52};
+  const auto timed =
+      run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
+  CHECK(timed.size() == 4 * 2 + 3 * 3);  // round one, then 3 finalists (0, 2, 3) three times
+  CHECK(c.chosen == 2);
+  CHECK(c.runs == static_cast<int>(timed.size()));
+  CHECK(c.first_ms[1] == 1.3);
+  CHECK(c.best_ms[1] < 0);  // not a finalist: not compared in round two
+  CHECK(c.cache_text() == "w0 o-1 vs w0 o-1 direct");
+  CHECK_FALSE(c.from_cache);
+}
+
+TEST_CASE("round two compares the finalists only, never a form's round-one time") {
+  form_calibration c(plain_forms());
+  // Calls get heavier: round one is light, round two heavy. Strided is not a finalist; its light
+  // round-one time must not beat the finalists' heavy medians.
+  const auto ms = [](int f, int run) {
+    const double heavy = run >= 8 ? 2.0 : 1.0;
+    const std::vector<double> base{1.0, 1.2, 2.0, 2.0};
+    return base[static_cast<std::size_t>(f)] * heavy;
+  };
+  (void)run_to_choice(c, ms);
+  CHECK(c.chosen == 0);  // direct, the only finalist
+}
+
+TEST_CASE("a switching form within the margin of direct loses to direct") {
+  form_calibration c(plain_forms());
+  const std::vector<double> base{1.0, 1.01, 0.99, 1.2};
+  (void)run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
+  CHECK(c.chosen == 0);
+}
+
+TEST_CASE("a cached direct form is kept with no timed run") {
+  form_calibration c(plain_forms());
+  c.adopt(1, -1);
+  CHECK(c.chosen == 1);
+  CHECK(c.from_cache);
+  CHECK_FALSE(c.round_done());
+  CHECK(c.upcoming() < 0);
+}
+
+TEST_CASE("a cached switching form is timed against its direct form, then kept or chosen again") {
+  SUBCASE("it still wins: kept after four runs") {
+    form_calibration c(plain_forms());
+    c.adopt(3, 1);
+    const auto timed = run_to_choice(c, [](int f, int) { return f == 3 ? 0.5 : 1.0; });
+    CHECK(timed == std::vector<int>{3, 3, 1, 1});
+    CHECK(c.chosen == 3);
+    CHECK(c.from_cache);
+  }
+  SUBCASE("it lost: the other forms twice each, and a new choice") {
+    form_calibration c(plain_forms());
+    c.adopt(3, 1);
+    const branch_form_options o;
+    for (const int f : {3, 3, 1, 1}) {
+      REQUIRE(c.take() == f);
+      c.record(f, f == 3 ? 2.0 : 1.0);
+    }
+    REQUIRE(c.round_done());
+    CHECK_FALSE(c.next_round(o));
+    CHECK_FALSE(c.from_cache);
+    CHECK(c.queue == std::vector<int>{0, 0, 2, 2});
+    const auto timed = run_to_choice(c, [](int f, int) { return f == 0 ? 0.9 : 2.0; });
+    CHECK(c.chosen == 0);
+    CHECK(timed.front() == 0);
+  }
+}
+
+TEST_CASE("a form that cannot run is skipped; none that can is an error naming why") {
+  form_calibration c(plain_forms());
+  c.fail(2, "the pool does not fit");
+  const auto timed = run_to_choice(c, [](int f, int) { return f == 3 ? 0.4 : 1.0; });
+  for (const int f : timed) CHECK(f != 2);
+  CHECK(c.chosen == 3);
+
+  form_calibration none(plain_forms());
+  for (int f = 0; f < 4; ++f) none.fail(f, "the pool does not fit");
+  REQUIRE(none.round_done());
+  CHECK_THROWS_WITH_AS((void)none.next_round({}),
+                       "automatic switching: no form of the program could run (the pool does "
+                       "not fit)",
+                       std::runtime_error);
+}
