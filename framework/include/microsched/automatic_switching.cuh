@@ -113,14 +113,14 @@ class automatic_switching {
     const size_state& c = *cur_;
     char line[160];
     std::string r = "automatic switching: ";
-    const std::string earlier = c.cached_here
-                                    ? std::string(" [chosen earlier in this process")
-                                    : " [chosen by an earlier process: " + detail::cache_origin();
+    const std::string earlier =
+        c.cached_here ? std::string(" [chosen earlier in this process")
+                      : std::string(" [chosen by an earlier process: ") + detail::cache_origin();
     if (c.from_cache && c.chosen >= 0 && c.runs == 0) {
       return r + form_name<Program>(choice()) + earlier + "]";
     }
     if (c.chosen < 0) {
-      r += c.from_cache ? "checking" + earlier + "]" : "choosing";
+      r += c.from_cache ? std::string("checking") + earlier + "]" : std::string("choosing");
     } else {
       const int d = fastest_direct(c.forms, c.best_ms);
       std::snprintf(line, sizeof(line), "%s (%.3f ms); fastest direct form %s (%.3f ms)",
