@@ -2,7 +2,7 @@
 #pragma once
 //! @file mpi_scheduler.cuh
 //! One task range [0, count) over the ranks of an MPI communicator, one GPU per rank, each task
-//! run exactly once by one rank. Ranks take guided claims (claim_plan.hpp) from a counter in an
+//! run exactly once by one rank. Ranks take claims (claim_plan.hpp) from a counter in an
 //! MPI window on rank 0 (mpi_claim_counter.hpp), interleaved as in one process
 //! (claim_layout.hpp), and run the ordinary single-GPU scheduler on them, `in_flight` claims
 //! enqueued at a time, as the GPUs of one process do (multi_scheduler.cuh). A rank's GPU is its

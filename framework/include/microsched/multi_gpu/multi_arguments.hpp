@@ -13,7 +13,7 @@
 namespace microsched::multi_gpu {
 
 enum class split_mode {
-  dynamic,  //!< guided claims from a shared counter: a GPU that draws long tasks claims less
+  dynamic,  //!< claims from a shared counter: a GPU that draws long tasks claims less
   equal,    //!< the static equal split: GPU i runs part i of the range (the published codes' way)
 };
 
