@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // task_program.hpp's host-side checks: a begin() narrower than task_id refuses calls whose ids it
-// would cut, and every other begin names every task.
+// would cut, and every other begin names every task; a program that declares paths is routed.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -81,4 +81,26 @@ TEST_CASE("validate_begin_ids: refuses exactly the calls whose ids begin() would
     CHECK(what.find("2147483648 tasks") != std::string::npos);
     CHECK(what.find("microsched::task_id") != std::string::npos);
   }
+}
+
+namespace {
+template <class Path>
+struct program_with_paths : program_taking<task_id> {
+  static constexpr unsigned paths = 2;
+  Path path(task_id t) const { return static_cast<Path>(t & 1); }
+};
+struct wrapper_without_paths : program_taking<task_id> {
+  static constexpr unsigned paths = 0;  // a wrapper of an unrouted program says none
+};
+}  // namespace
+
+TEST_CASE("a program that declares paths must be routed, or assert_task_program says why") {
+  using microsched::declares_paths;
+  using microsched::routed_task_program;
+  CHECK(routed_task_program<program_with_paths<unsigned>>);
+  // path() returning int: declared, not routed, so assert_task_program stops the build.
+  CHECK(declares_paths<program_with_paths<int>>());
+  CHECK_FALSE(routed_task_program<program_with_paths<int>>);
+  CHECK_FALSE(declares_paths<wrapper_without_paths>());
+  CHECK_FALSE(declares_paths<program_taking<task_id>>());
 }

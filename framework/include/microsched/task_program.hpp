@@ -134,6 +134,16 @@ void validate_begin_ids(task_id num_tasks) {
   }
 }
 
+//! The program says it has paths (a `paths` other than 0, which wrappers use for none).
+template <class P>
+constexpr bool declares_paths() {
+  if constexpr (requires { P::paths; }) {
+    return P::paths != 0;
+  } else {
+    return false;
+  }
+}
+
 //! static_asserts naming the first missing or wrong piece of a task program, for a readable
 //! error where the scheduler or a baseline instantiates it (a concept failure says only
 //! "constraints not satisfied").
@@ -168,6 +178,11 @@ constexpr bool assert_task_program() {
         has_advance<P> || !requires { &P::advance; },
         "P::advance exists but is not '__device__ bool advance(context&, int budget) "
         "const': the scheduler would silently ignore it");
+    static_assert(
+        routed_task_program<P> || !declares_paths<P>(),
+        "P::paths exists but the program is not routed: it needs '__device__ unsigned "
+        "path(microsched::task_id) const' returning exactly unsigned, and 2 <= paths <= 32; "
+        "else the remapped strategy would silently never run it");
   }
   return true;
 }
