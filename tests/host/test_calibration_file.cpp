@@ -215,11 +215,28 @@ TEST_CASE("a managed-branch program's form round-trips beside the plain choices"
   detail::forget_calibrations();
 }
 
+namespace {
+//! A merge test's scratch: the registry emptied before and after, a file, candidates and a key.
+struct merge_case {
+  explicit merge_case(const std::string& name) : file(temp_file(name)) {
+    detail::forget_calibrations();
+  }
+  ~merge_case() {
+    std::filesystem::remove(file);
+    std::filesystem::remove(file.string() + ".lock");
+    detail::forget_calibrations();
+  }
+  merge_case(const merge_case&) = delete;
+  merge_case& operator=(const merge_case&) = delete;
+  std::filesystem::path file;
+  std::vector<schedule_arguments> list = automatic_candidates(false);
+  std::string key = "prog|pol|0:GPU A";
+};
+}  // namespace
+
 TEST_CASE("merging keeps another process's choices and this process's own") {
-  detail::forget_calibrations();
-  const auto file = temp_file("merge");
-  const auto list = automatic_candidates(false);
-  const std::string key = "prog|pol|0:GPU A";
+  const merge_case m("merge");
+  const auto& [file, list, key] = m;
   // This process loaded 20 and 21 from the file, then chose 22 and started 23 without deciding.
   write(file, "microsched-calibration 6\n" + line(key, 20, list[1]) + line(key, 21, list[1]));
   REQUIRE(load_calibrations(file).loaded == 2);
@@ -242,16 +259,11 @@ TEST_CASE("merging keeps another process's choices and this process's own") {
   CHECK(plain.at(22) == list[2]);  // chosen here
   CHECK(plain.at(23) == list[3]);  // undecided here: the file's stays
   REQUIRE(detail::earlier_form("branchy|pol|0:GPU A", 20).has_value());
-  std::filesystem::remove(file);
-  std::filesystem::remove(file.string() + ".lock");
-  detail::forget_calibrations();
 }
 
 TEST_CASE("merging replaces a corrupt or older file, and leaves a newer one as it is") {
-  detail::forget_calibrations();
-  const auto file = temp_file("merge_replace");
-  const auto list = automatic_candidates(false);
-  const std::string key = "prog|pol|0:GPU A";
+  const merge_case m("merge_replace");
+  const auto& [file, list, key] = m;
   const auto here = detail::calibration_for(key, task_id{1} << 19, list);
   here->choice.adopt(1);  // a choice of this process, class 20
   for (const std::string& text :
@@ -276,7 +288,4 @@ TEST_CASE("merging replaces a corrupt or older file, and leaves a newer one as i
   CHECK(read_store_text(file) == newer);
   const auto r = load_calibrations(file);
   CHECK(r.problem.find("a newer microsched wrote it") != std::string::npos);
-  std::filesystem::remove(file);
-  std::filesystem::remove(file.string() + ".lock");
-  detail::forget_calibrations();
 }
