@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/calibration_registry.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -18,9 +19,10 @@ std::mutex registry_mutex;
 //! Saved to the cache when the process exits.
 struct process_calibrations {
   std::map<std::string, std::shared_ptr<calibration_state>> states;  //!< (key|class) -> state
-  std::map<std::string, schedule_arguments> seeds;    //!< (key|class) -> an earlier choice
-  std::map<std::string, cached_choice> chosen_forms;  //!< (key|class) -> a form chosen here
-  std::map<std::string, cached_choice> form_seeds;    //!< (key|class) -> an earlier form
+  std::map<std::string, schedule_arguments> seeds;           //!< (key|class) -> an earlier choice
+  std::map<std::string, cached_choice> chosen_forms;         //!< (key|class) -> a form chosen here
+  std::map<std::string, cached_choice> form_seeds;           //!< (key|class) -> an earlier form
+  std::map<std::string, std::shared_ptr<void>> form_states;  //!< a form choice in progress
   ~process_calibrations() {
     try {
       const auto file = calibration_cache_file();
@@ -31,14 +33,10 @@ struct process_calibrations {
       std::fprintf(stderr, "microsched: calibration cache not saved: %s\n", e.what());
     }
   }
-  [[nodiscard]] bool chose_something() {
-    std::lock_guard lock(registry_mutex);
-    if (!chosen_forms.empty()) return true;
-    for (const auto& [full, state] : states) {
-      std::lock_guard state_lock(state->mutex);
-      if (state->choice.decided() && !state->from_file()) return true;
-    }
-    return false;
+  [[nodiscard]] static bool chose_something() {
+    const auto all = decided_calibrations();
+    return std::any_of(all.begin(), all.end(),
+                       [](const cached_choice& c) { return c.chosen_here; });
   }
 };
 
@@ -148,9 +146,23 @@ void record_form(const cached_choice& chosen) {
   registry().chosen_forms[full_key(chosen.key, chosen.size_class)] = made;
 }
 
+std::shared_ptr<void> shared_form_state(const std::string& key, std::shared_ptr<void> fresh) {
+  std::lock_guard lock(registry_mutex);
+  auto& slot = registry().form_states[key];
+  if (!slot) slot = std::move(fresh);
+  return slot;
+}
+
+std::shared_ptr<void> find_form_state(const std::string& key) {
+  std::lock_guard lock(registry_mutex);
+  const auto found = registry().form_states.find(key);
+  return found != registry().form_states.end() ? found->second : nullptr;
+}
+
 void forget_calibrations() {
   std::lock_guard lock(registry_mutex);
   registry().states.clear();
+  registry().form_states.clear();
   registry().seeds.clear();
   registry().chosen_forms.clear();
   registry().form_seeds.clear();

@@ -3,8 +3,8 @@
 // (direct forms at each march window and task order, switching forms) runs each task exactly once
 // with outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast
 // sample's tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides,
-// and its chosen form then runs each task once; a choice saved to a calibration file starts a
-// later scheduler decided, and its choice runs each task once.
+// and its chosen form then runs each task once; objects made per call share one choice; a choice
+// saved to a calibration file starts a later scheduler decided, and its choice runs each task once.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -224,6 +224,41 @@ TEST_CASE("a choice from the calibration cache: kept if direct, checked if switc
   uncached.run(program, n);
   CHECK_FALSE(uncached.decided());
   CHECK_FALSE(uncached.from_cache());
+}
+
+TEST_CASE("automatic_switching objects made per call share the process's choice") {
+  const forget_calibrations_after clean;
+  counted_montecarlo mc(small_run() ? 300 : 5000);
+  using automatic_t =
+      switching::automatic_switching<counted_montecarlo::counted, switching_policy<128, 64>>;
+  // 10 forms: round one times each twice, round two at most all ten three times.
+  const int most_runs = 10 * 2 + 10 * 3;
+  int calls = 0;
+  bool decided = false;
+  while (!decided && calls < most_runs + 5) {
+    automatic_t per_call;  // a new object every call, as a function that makes one would
+    mc.run_checked(per_call);
+    decided = per_call.decided();
+    ++calls;
+  }
+  CHECK(decided);
+  CHECK(calls <= most_runs);
+  automatic_t later;
+  mc.run_checked(later);
+  REQUIRE(later.decided());
+  CHECK_FALSE(later.from_cache());  // the same choice, not one adopted from the cache
+  CHECK(later.calibration_ms() > 0);
+  // Other options, or no cache, make another choice.
+  switching::branch_form_options alone;
+  alone.cache = false;
+  automatic_t own(alone);
+  mc.run_checked(own);
+  CHECK_FALSE(own.decided());
+  switching::branch_form_options wider;
+  wider.margin = 0.05;
+  automatic_t other(wider);
+  mc.run_checked(other);
+  CHECK(other.decided() == (other.from_cache() && other.calibration_ms() == 0));
 }
 
 TEST_CASE("a choice saved to a calibration file starts a later automatic_switching") {

@@ -4,14 +4,17 @@
 //! The automatic schedule of a managed-branch program: times its forms (branch_forms.hpp: the
 //! direct mapping at several march windows and task orders, the form a hand-tuned vanilla kernel
 //! takes, and context switching on task pools) on the first runs of a size class and keeps the
-//! fastest, a switching form only when it beats the fastest direct form beyond noise. The choices
-//! go to the calibration cache (schedule/calibration_file.hpp), so a later process starts decided.
+//! fastest, a switching form only when it beats the fastest direct form beyond noise. A choice,
+//! made or in progress, belongs to the process (every object of the program and options shares
+//! it) and goes to the calibration cache (schedule/calibration_file.hpp), so a later process
+//! starts decided.
 
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,13 +47,15 @@ class automatic_switching {
 
   //! Runs every task in [0, num_tasks) once. While the choice for this size class (tasks in
   //! [2^(k-1), 2^k), as the termination scheduler's) is open the run is one timed run of the
-  //! next form (waited for); each size class keeps its own choice. A size class an earlier
+  //! next form (waited for); each size class keeps its own choice, shared with every object of
+  //! the process with the same program, policy and options (the cache on). A size class an earlier
   //! process decided (the calibration cache) starts with its choice: a direct form as it is, a
   //! switching form after two timed runs of it and two of the direct form it beat, and a choice
   //! made again where it no longer wins.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
     select(program, num_tasks);
+    const std::lock_guard lock(cur_->mutex);  // the choice may be shared with other threads
     if (cur_->chosen >= 0) {
       launch(static_cast<std::size_t>(cur_->chosen), program, num_tasks, stream);
       return;
@@ -63,12 +68,17 @@ class automatic_switching {
   void calibrate(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
     select(program, num_tasks);
+    const std::lock_guard lock(cur_->mutex);
     while (cur_->chosen < 0) time_next(program, num_tasks, stream);
     MICROSCHED_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
   //! Of the size class run last (nothing before the first run).
-  [[nodiscard]] bool decided() const { return cur_ != nullptr && cur_->chosen >= 0; }
+  [[nodiscard]] bool decided() const {
+    if (cur_ == nullptr) return false;
+    const std::lock_guard lock(cur_->mutex);
+    return cur_->chosen >= 0;
+  }
   [[nodiscard]] const std::vector<branch_form>& forms() const {
     static const std::vector<branch_form> none;
     return cur_ != nullptr ? cur_->forms : none;
@@ -76,7 +86,7 @@ class automatic_switching {
   //! The chosen form; throws std::logic_error before the choice.
   [[nodiscard]] const branch_form& choice() const {
     if (!decided()) throw std::logic_error("automatic switching: no choice made yet");
-    return cur_->forms[static_cast<std::size_t>(cur_->chosen)];
+    return cur_->forms[static_cast<std::size_t>(cur_->chosen)];  // a choice made stays
   }
   //! The form the next run of `num_tasks` tasks launches (timed while the choice is open; a form
   //! that cannot run here is skipped when its turn comes), where its size class has run; none
@@ -84,47 +94,60 @@ class automatic_switching {
   [[nodiscard]] std::optional<branch_form> next_form(task_id num_tasks) const {
     const auto it = states_.find(size_class(num_tasks));
     if (it == states_.end()) return std::nullopt;
-    const size_state& c = it->second;
+    const size_state& c = *it->second;
+    const std::lock_guard lock(c.mutex);
     const int form = c.chosen >= 0 ? c.chosen : c.upcoming();
     if (form < 0) return std::nullopt;
     return c.forms[static_cast<std::size_t>(form)];
   }
-  //! The choice comes from the calibration cache, or from another automatic_switching of this
-  //! process (kept as it is, or being checked, or checked).
-  [[nodiscard]] bool from_cache() const { return cur_ != nullptr && cur_->from_cache; }
+  //! The choice comes from the calibration cache, or from an automatic_switching of this process
+  //! with other options (kept as it is, or being checked, or checked).
+  [[nodiscard]] bool from_cache() const {
+    if (cur_ == nullptr) return false;
+    const std::lock_guard lock(cur_->mutex);
+    return cur_->from_cache;
+  }
   //! The fastest direct form timed (the rule's reference); throws std::logic_error before the
   //! choice, or where a direct choice came from the cache (nothing timed).
   [[nodiscard]] const branch_form& best_direct() const {
-    const int d = decided() ? fastest_direct(cur_->forms, cur_->best_ms) : -1;
+    if (cur_ == nullptr) throw std::logic_error("automatic switching: no choice made yet");
+    const std::lock_guard lock(cur_->mutex);
+    const int d = cur_->chosen >= 0 ? fastest_direct(cur_->forms, cur_->best_ms) : -1;
     if (d < 0) {
-      throw std::logic_error(from_cache() ? "automatic switching: no form was timed; the choice "
-                                            "came from the calibration cache"
-                                          : "automatic switching: no choice made yet");
+      throw std::logic_error(cur_->chosen >= 0 && cur_->from_cache
+                                 ? "automatic switching: no form was timed; the choice came from "
+                                   "the calibration cache"
+                                 : "automatic switching: no choice made yet");
     }
     return cur_->forms[static_cast<std::size_t>(d)];
   }
   //! GPU time of the size class's timed runs so far (what its choice cost, useful work included).
-  [[nodiscard]] double calibration_ms() const { return cur_ != nullptr ? cur_->calibration_ms : 0; }
+  [[nodiscard]] double calibration_ms() const {
+    if (cur_ == nullptr) return 0;
+    const std::lock_guard lock(cur_->mutex);
+    return cur_->calibration_ms;
+  }
 
   //! The size class run last: the choice and its reference, what the choice cost, and each
   //! form's time; where the choice comes from the cache, that it does and how it was checked.
   [[nodiscard]] std::string report() const {
     if (cur_ == nullptr) return "automatic switching: not run yet";
     const size_state& c = *cur_;
+    const std::lock_guard lock(c.mutex);
     char line[160];
     std::string r = "automatic switching: ";
     const std::string earlier =
         c.cached_here ? std::string(" [chosen earlier in this process")
                       : std::string(" [chosen by an earlier process: ") + detail::cache_origin();
     if (c.from_cache && c.chosen >= 0 && c.runs == 0) {
-      return r + form_name<Program>(choice()) + earlier + "]";
+      return r + form_name<Program>(c.forms[static_cast<std::size_t>(c.chosen)]) + earlier + "]";
     }
     if (c.chosen < 0) {
       r += c.from_cache ? std::string("checking") + earlier + "]" : std::string("choosing");
     } else {
       const int d = fastest_direct(c.forms, c.best_ms);
       std::snprintf(line, sizeof(line), "%s (%.3f ms); fastest direct form %s (%.3f ms)",
-                    form_name<Program>(choice()).c_str(),
+                    form_name<Program>(c.forms[static_cast<std::size_t>(c.chosen)]).c_str(),
                     c.best_ms[static_cast<std::size_t>(c.chosen)],
                     d >= 0 ? form_name<Program>(c.forms[static_cast<std::size_t>(d)]).c_str() : "-",
                     d >= 0 ? c.best_ms[static_cast<std::size_t>(d)] : 0.0);
@@ -153,37 +176,52 @@ class automatic_switching {
  private:
   using sched_t = scheduler<Program, Policy>;
 
-  //! One size class's choice, and the cache's key for it (the device at its start).
+  //! One size class's choice, the cache's key for it (the device at its start), and the lock
+  //! of the objects that share it.
   struct size_state : form_calibration {
     using form_calibration::form_calibration;
     int size_class = 0;
     std::string key;
+    mutable std::mutex mutex;
   };
 
-  //! Makes the size class of `num_tasks` the current one, starting its choice on first use (a
-  //! start that throws leaves no size class behind).
+  //! Makes the size class of `num_tasks` the current one, joining the process's choice for it or
+  //! starting one on first use (a start that throws leaves no size class behind).
   void select(const Program& program, task_id num_tasks) {
     const int k = size_class(num_tasks);
     auto it = states_.find(k);
     if (it == states_.end()) {
       cur_ = nullptr;  // a start that throws leaves no class current either
-      it = states_.emplace(k, start(program, k)).first;
+      it = states_.emplace(k, join(program, k)).first;
     }
-    cur_ = &it->second;
+    cur_ = it->second.get();
   }
 
-  [[nodiscard]] size_state start(const Program& program, int k) {
+  //! The process's choice for size class `k` where the cache is on (a harness that asks for no
+  //! cache chooses alone), else a new one.
+  [[nodiscard]] std::shared_ptr<size_state> join(const Program& program, int k) {
     if (start_ == nullptr) {
       MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
       MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
     }
-    size_state c(branch_forms(windowed_program<Program>, available_orders(program), options_));
-    c.size_class = k;
-    if (options_.cache) {
-      const device_info d = current_device();
-      c.key = detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
-      adopt_cached(c);
-    }
+    if (!options_.cache) return start(program, k, std::string());
+    const device_info d = current_device();
+    const std::string key =
+        detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
+    const std::string shared = key + "|" + std::to_string(k) + "|" + options_text(options_);
+    if (auto found = detail::find_form_state(shared))
+      return std::static_pointer_cast<size_state>(found);
+    return std::static_pointer_cast<size_state>(
+        detail::shared_form_state(shared, start(program, k, key)));
+  }
+
+  [[nodiscard]] std::shared_ptr<size_state> start(const Program& program, int k,
+                                                  const std::string& key) {
+    auto c = std::make_shared<size_state>(
+        branch_forms(windowed_program<Program>, available_orders(program), options_));
+    c->size_class = k;
+    c->key = key;
+    if (!key.empty()) adopt_cached(*c);
     return c;
   }
 
@@ -261,8 +299,8 @@ class automatic_switching {
   }
 
   branch_form_options options_;
-  std::map<int, size_state> states_;  //!< by size class
-  size_state* cur_ = nullptr;         //!< the size class run last
+  std::map<int, std::shared_ptr<size_state>> states_;  //!< by size class
+  size_state* cur_ = nullptr;                          //!< the size class run last
   std::vector<schedule_arguments> schedules_;
   std::vector<std::unique_ptr<sched_t>> schedulers_;
   cudaEvent_t start_ = nullptr;

@@ -52,6 +52,14 @@ void seed_calibration(const cached_choice& chosen);
 //! Records a managed-branch program's choice made in this process (saved at exit).
 void record_form(const cached_choice& chosen);
 
+//! A managed-branch program's choice in progress, shared by every automatic_switching of the
+//! process with the same key (program, policy, device, size class, options): the one stored under
+//! `key`, else null.
+[[nodiscard]] std::shared_ptr<void> find_form_state(const std::string& key);
+//! Stores `fresh` under `key` unless another thread stored one first; returns the one stored.
+[[nodiscard]] std::shared_ptr<void> shared_form_state(const std::string& key,
+                                                      std::shared_ptr<void> fresh);
+
 //! Forgets every calibration of the process (tests); schedulers that exist keep the states they
 //! hold.
 void forget_calibrations();

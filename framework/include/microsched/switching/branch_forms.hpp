@@ -63,6 +63,22 @@ struct branch_form_options {
   bool cache = true;
 };
 
+//! The options that shape a choice, as text: automatic_switching objects with equal texts share
+//! a size class's choice in progress.
+[[nodiscard]] inline std::string options_text(const branch_form_options& o) {
+  std::string t("direct");
+  const auto add = [&t](const char* name, const std::string& value) {
+    t.append(name).append(value);  // appends: GCC 12 warns about operator+ on a temporary here
+  };
+  for (const int w : o.direct_march_windows) add(" ", std::to_string(w));
+  t.append(" switching");
+  for (const int w : o.switching_march_windows) add(" ", std::to_string(w));
+  add(" margin ", std::to_string(o.margin));
+  add(" within ", std::to_string(o.keep_within));
+  add(" runs ", std::to_string(o.final_runs));
+  return t;
+}
+
 //! Checks the options; throws std::invalid_argument naming the bad value.
 inline void validate(const branch_form_options& o) {
   const auto bad = [](const std::string& what, const std::string& value, const char* why) {
