@@ -2,14 +2,17 @@
 // Calibration files: a choice round-trips, a managed-branch program's form with it; a missing,
 // unreadable or corrupt file, or one for another GPU, loads nothing with a clear message and never
 // throws; choices made in the process win over the file's, and saving merges with what the file
-// holds.
+// holds; a managed-branch choice in progress is shared by the threads that ask for it.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/calibration_file.hpp"
@@ -288,4 +291,24 @@ TEST_CASE("merging replaces a corrupt or older file, and leaves a newer one as i
   CHECK(read_store_text(file) == newer);
   const auto r = load_calibrations(file);
   CHECK(r.problem.find("a newer microsched wrote it") != std::string::npos);
+}
+
+TEST_CASE("a managed-branch choice in progress: the first state stored is every thread's") {
+  detail::forget_calibrations();
+  const std::string key = "branchy|pol|0:GPU A|20|options";
+  CHECK(detail::find_form_state(key) == nullptr);
+  std::vector<std::shared_ptr<void>> got(8);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    threads.emplace_back([&got, &key, i] {
+      got[i] = detail::shared_form_state(key, std::make_shared<std::size_t>(i));
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& g : got) CHECK(g == got.front());
+  CHECK(detail::find_form_state(key) == got.front());
+  CHECK(detail::find_form_state(key + "x") == nullptr);  // other options: another state
+  detail::forget_calibrations();
+  CHECK(detail::find_form_state(key) == nullptr);
+  CHECK(got.front().use_count() == static_cast<long>(got.size()));  // holders keep theirs
 }
