@@ -3,8 +3,9 @@
 // (direct forms at each march window and task order, switching forms) runs each task exactly once
 // with outputs equal to vanilla's (Monte Carlo bit for bit, the ray caster within the raycast
 // sample's tolerance), at 1, 31 and 33 tasks, an odd image and a larger size; the schedule decides,
-// and its chosen form then runs each task once; objects made per call share one choice; a choice
-// saved to a calibration file starts a later scheduler decided, and its choice runs each task once.
+// and its chosen form then runs each task once, also through a check after its work changed;
+// objects made per call share one choice; a choice saved to a calibration file starts a later
+// scheduler decided, and its choice runs each task once.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -83,15 +84,17 @@ TEST_CASE("every form of the default's list: rays once, images within tolerance 
 }
 
 namespace {
-//! The Monte Carlo branch program at p = 0.05 on `n` tasks, counted, with vanilla's sums.
+//! The Monte Carlo branch program (p = 0.05 unless given) on `n` tasks, counted, with vanilla's
+//! sums.
 struct counted_montecarlo {
   using counted = counted_program<kernels::montecarlo_branch_program>;
-  explicit counted_montecarlo(task_id tasks)
+  explicit counted_montecarlo(task_id tasks, int outer = 60, int inner = 40,
+                              float probability = 0.05f)
       : n(tasks), sum(n), entered(n), want_sum(n), want_entered(n), counts(n) {
     kernels::montecarlo_branch_program p;
-    p.outer = 60;
-    p.inner = 40;
-    p.probability = 0.05f;
+    p.outer = outer;
+    p.inner = inner;
+    p.probability = probability;
     p.sum_out = want_sum.data();
     p.entered_out = want_entered.data();
     baselines::run_vanilla(switching::divergent_program<kernels::montecarlo_branch_program>{p}, n,
@@ -259,6 +262,28 @@ TEST_CASE("automatic_switching objects made per call share the process's choice"
   automatic_t other(wider);
   mc.run_checked(other);
   CHECK(other.decided() == (other.from_cache() && other.calibration_ms() == 0));
+}
+
+TEST_CASE("a decided choice whose work changes is checked, and every run runs each task once") {
+  const forget_calibrations_after clean;
+  const task_id n = small_run() ? 300 : 5000;
+  counted_montecarlo light(n, 200, 200, 0.01f);
+  counted_montecarlo heavy(n, 200, 200, 1.0f);  // the branch on every iteration: ~18x the work
+  switching::automatic_switching<counted_montecarlo::counted, switching_policy<128, 64>> automatic;
+  automatic.calibrate(light.program, n);
+  REQUIRE(automatic.decided());
+  const std::string before = automatic.report();
+  bool checked = false;
+  for (int call = 0; call < 120 && !(checked && automatic.decided()); ++call) {
+    heavy.run_checked(automatic);
+    checked = automatic.report().find("checks after a drift") != std::string::npos;
+  }
+  INFO(before);
+  INFO(automatic.report());
+  CHECK(checked);
+  CHECK(automatic.decided());
+  heavy.run_checked(automatic);
+  light.run_checked(automatic);
 }
 
 TEST_CASE("a choice saved to a calibration file starts a later automatic_switching") {

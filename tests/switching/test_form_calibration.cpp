@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The automatic switching schedule's rounds (form_calibration.hpp) on scripted times: a fresh
 // choice, the finalists alone deciding, a cached direct form kept, a cached switching form kept
-// or chosen again, forms that cannot run, and no form that can.
+// or chosen again, forms that cannot run, and no form that can; a decided choice whose time
+// drifts checked against its rival, and drift below the floor ignored.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -127,4 +128,80 @@ TEST_CASE("a form that cannot run is skipped; none that can is an error naming w
                        "automatic switching: no form of the program could run (the pool does "
                        "not fit)",
                        std::runtime_error);
+}
+
+TEST_CASE("a decided switching form whose time drifts is checked against direct: kept or not") {
+  const branch_form_options o;
+  const std::vector<double> base{1.0, 1.3, 0.5, 0.52};
+  const auto decide = [&](form_calibration& c) {
+    (void)run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
+    REQUIRE(c.chosen == 2);
+    CHECK(c.reference_ms == 0.5);
+  };
+  form_calibration c(plain_forms());
+  decide(c);
+  CHECK_FALSE(c.observe(0.52, o));  // within the drift factor
+  CHECK_FALSE(c.observe(0.9, o));   // off once
+  CHECK_FALSE(c.observe(0.5, o));   // back: the streak starts over
+  CHECK_FALSE(c.observe(0.9, o));
+  CHECK(c.observe(0.9, o));  // off twice in a row: the check starts
+  CHECK(c.chosen < 0);
+  CHECK(c.rechecks == 1);
+  CHECK(c.queue == std::vector<int>{2, 2, 0, 0});  // the choice, then the fastest direct form
+  const int runs = c.runs;
+
+  SUBCASE("it still wins: kept, its new time the reference") {
+    (void)run_to_choice(c, [](int f, int) { return f == 2 ? 0.9 : 1.4; });
+    CHECK(c.chosen == 2);
+    CHECK(c.reference_ms == 0.9);
+    CHECK(c.runs == runs + 4);
+  }
+  SUBCASE("direct wins now: every other form again, and direct chosen") {
+    (void)run_to_choice(c, [](int f, int) { return f == 0 ? 0.8 : 1.2; });
+    CHECK(c.chosen == 0);
+    CHECK(c.reference_ms == 0.8);
+    CHECK_FALSE(c.from_cache);
+  }
+}
+
+TEST_CASE("a decided direct form that drifts is checked against the fastest switching form") {
+  const branch_form_options o;
+  form_calibration c(plain_forms());
+  const std::vector<double> base{0.5, 0.7, 1.1, 1.0};
+  (void)run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
+  REQUIRE(c.chosen == 0);
+  CHECK_FALSE(c.observe(2.0, o));
+  CHECK(c.observe(2.0, o));
+  CHECK(c.queue == std::vector<int>{0, 0, 3, 3});
+  (void)run_to_choice(c, [](int f, int) { return f == 3 ? 1.0 : 2.0; });
+  CHECK(c.chosen == 3);  // switching now beats every direct form by the margin
+}
+
+TEST_CASE("drift below the floor, or on a choice never timed") {
+  const branch_form_options o;
+  SUBCASE("short calls: three times the time but less than the floor apart") {
+    form_calibration c(plain_forms());
+    (void)run_to_choice(c, [](int f, int) { return f == 0 ? 0.02 : 0.04; });
+    REQUIRE(c.chosen == 0);
+    for (int i = 0; i < 4; ++i) CHECK_FALSE(c.observe(0.06, o));
+    CHECK(c.rechecks == 0);
+    CHECK(c.timed_every(0.005, 0.005) == 50);  // the events' cost stays under 0.5% of the time
+  }
+  SUBCASE("a cached direct form: its first reading is the reference; a drift times every form") {
+    form_calibration c(plain_forms());
+    c.adopt(1, -1);
+    CHECK(c.timed_every(0.005, 0.005) == 1);  // no time known yet
+    CHECK_FALSE(c.observe(1.0, o));
+    CHECK(c.reference_ms == 1.0);
+    CHECK_FALSE(c.observe(3.0, o));
+    CHECK(c.observe(3.0, o));
+    CHECK(c.round == 1);
+    CHECK(c.queue == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
+  }
+  SUBCASE("bad drift options name the value") {
+    branch_form_options bad;
+    bad.drift = 1.0;
+    CHECK_THROWS_WITH_AS(validate(bad), "drift = 1.000000: must be in (1, 100]",
+                         std::invalid_argument);
+  }
 }

@@ -51,13 +51,15 @@ class automatic_switching {
   //! the process with the same program, policy and options (the cache on). A size class an earlier
   //! process decided (the calibration cache) starts with its choice: a direct form as it is, a
   //! switching form after two timed runs of it and two of the direct form it beat, and a choice
-  //! made again where it no longer wins.
+  //! made again where it no longer wins. Once decided, a run is timed now and then (read on a
+  //! later call, with no wait): a choice whose time drifts (branch_form_options::drift) is
+  //! checked against its rival and made again where it no longer wins.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
     select(program, num_tasks);
     const std::lock_guard lock(cur_->mutex);  // the choice may be shared with other threads
     if (cur_->chosen >= 0) {
-      launch(static_cast<std::size_t>(cur_->chosen), program, num_tasks, stream);
+      run_chosen(program, num_tasks, stream);
       return;
     }
     time_next(program, num_tasks, stream);
@@ -154,8 +156,14 @@ class automatic_switching {
       r += line;
       if (c.from_cache) r += earlier + ", checked here]";
     }
-    std::snprintf(line, sizeof(line), "; %d timed runs, %.2f ms on the GPU; forms:", c.runs,
+    std::snprintf(line, sizeof(line), "; %d timed runs, %.2f ms on the GPU", c.runs,
                   c.calibration_ms);
+    r += line;
+    if (c.rechecks > 0) {
+      std::snprintf(line, sizeof(line), "; %d checks after a drift", c.rechecks);
+      r += line;
+    }
+    std::snprintf(line, sizeof(line), "; forms:");
     r += line;
     for (std::size_t i = 0; i < c.forms.size(); ++i) {
       if (c.best_ms[i] >= 0) {
@@ -257,10 +265,46 @@ class automatic_switching {
     scheduler_for(f.schedule).run(program_for(program, f), num_tasks, stream);
   }
 
+  //! A decided choice's run, timed once in timed_every() calls as the termination scheduler's
+  //! (its events read on a later call where done); a drift starts a check at once.
+  void run_chosen(const Program& program, task_id num_tasks, cudaStream_t stream) {
+    size_state& c = *cur_;
+    if (pending_ != nullptr && pending_ != &c) pending_ = nullptr;  // another size class's: dropped
+    if (pending_ != nullptr && read_pending(c) && c.chosen < 0) {
+      time_next(program, num_tasks, stream);  // the drift check's first run
+      return;
+    }
+    const calibration_settings timing;
+    if (pending_ != nullptr ||
+        ++untimed_ < c.timed_every(timing.timed_share, timing.timed_cost_ms)) {
+      launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
+      return;
+    }
+    untimed_ = 0;
+    MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
+    launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
+    MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
+    pending_ = &c;
+  }
+
+  //! Reads the pending timed run into `c` (form_calibration::observe) where its events are done;
+  //! false while it runs.
+  bool read_pending(size_state& c) {
+    const cudaError_t done = cudaEventQuery(stop_);
+    if (done == cudaErrorNotReady) return false;
+    MICROSCHED_CUDA_TRY(done);
+    float ms = 0;
+    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
+    pending_ = nullptr;
+    (void)c.observe(ms, options_);
+    return true;
+  }
+
   //! One timed run of the form whose turn it is (waited for), or the choice where the last
   //! round has just made it; a form that cannot run here is marked and skipped.
   void time_next(const Program& program, task_id num_tasks, cudaStream_t stream) {
     size_state& c = *cur_;
+    pending_ = nullptr;  // its events are taken over
     int form = -1;
     while (form < 0) {
       if (c.round_done()) end_round(c);
@@ -305,6 +349,8 @@ class automatic_switching {
   std::vector<std::unique_ptr<sched_t>> schedulers_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
+  const size_state* pending_ = nullptr;  //!< the state whose timed run the events hold
+  int untimed_ = 0;                      //!< decided runs since the last timed one
 };
 
 }  // namespace microsched::switching

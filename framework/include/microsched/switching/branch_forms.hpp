@@ -61,6 +61,11 @@ struct branch_form_options {
   //! is made in this process and kept in it, as a harness that compares it with the forms it
   //! timed needs.
   bool cache = true;
+  //! Once decided, a timed run of the choice this far off its time (either way), two runs in a
+  //! row, and off by at least drift_floor_ms, means the work changed: the choice is checked
+  //! against its rival and made again where it no longer wins (as the termination scheduler's).
+  double drift = 1.25;
+  double drift_floor_ms = 0.05;
 };
 
 //! The options that shape a choice, as text: automatic_switching objects with equal texts share
@@ -76,6 +81,8 @@ struct branch_form_options {
   add(" margin ", std::to_string(o.margin));
   add(" within ", std::to_string(o.keep_within));
   add(" runs ", std::to_string(o.final_runs));
+  add(" drift ", std::to_string(o.drift));
+  add(" floor ", std::to_string(o.drift_floor_ms));
   return t;
 }
 
@@ -98,6 +105,12 @@ inline void validate(const branch_form_options& o) {
   }
   if (!(o.keep_within >= 0.0 && o.keep_within <= 10.0)) {
     bad("keep within", std::to_string(o.keep_within), "must be in [0, 10]");
+  }
+  if (!(o.drift > 1.0 && o.drift <= 100.0)) {
+    bad("drift", std::to_string(o.drift), "must be in (1, 100]");
+  }
+  if (!(o.drift_floor_ms >= 0.0 && o.drift_floor_ms <= 1e6)) {
+    bad("drift floor", std::to_string(o.drift_floor_ms) + " ms", "must be in [0, 1e6]");
   }
   if (o.final_runs < 1 || o.final_runs > 100) {
     bad("final runs", std::to_string(o.final_runs), "must be in 1..100");

@@ -6,6 +6,7 @@
 //! CPU with scripted times.
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,65 @@ struct form_calibration {
   }
   [[nodiscard]] bool round_done() const { return chosen < 0 && upcoming() < 0; }
 
+  //! Once decided: a timed run of the choice. Two runs in a row off reference_ms by the drift
+  //! factor and the floor start a check (recheck()); true when one starts. The first reading of a
+  //! choice that was never timed (a cached direct form) becomes its reference.
+  bool observe(double ms, const branch_form_options& o) {
+    if (chosen < 0) return false;
+    if (reference_ms <= 0) {
+      reference_ms = ms;
+      return false;
+    }
+    const bool off = (ms > reference_ms * o.drift || ms * o.drift < reference_ms) &&
+                     std::abs(ms - reference_ms) > o.drift_floor_ms;
+    drift_streak = off ? drift_streak + 1 : 0;
+    if (drift_streak < 2) return false;
+    recheck();
+    return true;
+  }
+
+  //! The work changed under the choice: round zero times the choice twice and its rival twice (a
+  //! switching choice's fastest direct form; a direct choice's fastest switching form), as for a
+  //! cached choice; where no rival was timed, round one times every form again.
+  void recheck() {
+    const int was = chosen;
+    const std::vector<double>& seen = first_ms.empty() ? best_ms : first_ms;
+    const bool direct_choice = forms[static_cast<std::size_t>(was)].direct();
+    int rival = -1;
+    for (std::size_t i = 0; i < forms.size() && i < seen.size(); ++i) {
+      if (seen[i] < 0 || forms[i].direct() == direct_choice) continue;  // the other kind
+      if (rival < 0 || seen[i] < seen[static_cast<std::size_t>(rival)]) rival = static_cast<int>(i);
+    }
+    for (auto& s : samples) s.clear();
+    best_ms.assign(forms.size(), -1.0);
+    first_ms.clear();
+    finalist.clear();
+    chosen = -1;
+    drift_streak = 0;
+    reference_ms = -1;
+    ++rechecks;
+    next = 0;
+    queue.clear();
+    if (rival < 0) {
+      round = 1;
+      for (std::size_t i = 0; i < forms.size(); ++i) {
+        queue.push_back(static_cast<int>(i));
+        queue.push_back(static_cast<int>(i));
+      }
+      return;
+    }
+    round = 0;
+    queue = {was, was, rival, rival};
+  }
+
+  //! Calls per timed run of a decided choice: the events' cost (`cost_ms` a timed run) stays
+  //! under `share` of the choice's time.
+  [[nodiscard]] int timed_every(double share, double cost_ms) const {
+    if (reference_ms <= 0) return 1;
+    const double every = std::ceil(cost_ms / (share * reference_ms));
+    return every < 1 ? 1 : (every > 1e6 ? 1000000 : static_cast<int>(every));
+  }
+
   //! `form` cannot run here (its pool does not fit): skipped from now on, `why` reported.
   void fail(int form, std::string why) { failed[static_cast<std::size_t>(form)] = std::move(why); }
   void record(int form, double ms) {
@@ -84,6 +144,7 @@ struct form_calibration {
       const int cached = queue.front();
       if (choose_form(forms, best_ms, o.margin) == cached) {
         chosen = cached;
+        reference_ms = best_ms[static_cast<std::size_t>(cached)];
         return false;
       }
       from_cache = false;
@@ -115,6 +176,7 @@ struct form_calibration {
       if (!queue.empty()) return false;  // else no form ran: nothing to choose from
     }
     chosen = choose_form(forms, best_ms, o.margin);
+    if (chosen >= 0) reference_ms = best_ms[static_cast<std::size_t>(chosen)];
     if (chosen < 0) {
       const auto why = std::find_if(failed.begin(), failed.end(),
                                     [](const std::string& w) { return !w.empty(); });
@@ -146,6 +208,9 @@ struct form_calibration {
   double calibration_ms = 0;
   bool from_cache = false;   //!< the choice comes from the calibration cache
   bool cached_here = false;  //!< from another automatic_switching of this process
+  double reference_ms = -1;  //!< the choice's time that drift is measured against
+  int drift_streak = 0;      //!< timed runs in a row off reference_ms
+  int rechecks = 0;          //!< checks that drift started
 
  private:
   //! Rounds zero and one keep the faster of a form's runs (the first may load its kernel); round
