@@ -267,21 +267,28 @@ TEST_CASE("automatic_switching objects made per call share the process's choice"
 TEST_CASE("a decided choice whose work changes is checked, and every run runs each task once") {
   const forget_calibrations_after clean;
   const task_id n = small_run() ? 300 : 5000;
-  counted_montecarlo light(n, 200, 200, 0.01f);
-  counted_montecarlo heavy(n, 200, 200, 1.0f);  // the branch on every iteration: ~18x the work
+  const int loop = small_run() ? 60 : 200;  // heavy: the branch on every iteration
+  counted_montecarlo heavy(n, loop, loop, 1.0f);
+  counted_montecarlo light(n, loop, loop, 0.01f);  // about 1/50 of heavy's work
   switching::automatic_switching<counted_montecarlo::counted, switching_policy<128, 64>> automatic;
-  automatic.calibrate(light.program, n);
+  automatic.calibrate(heavy.program, n);  // long runs: timed every fourth call once decided
   REQUIRE(automatic.decided());
+  const double chosen_cost = automatic.calibration_ms();
   const std::string before = automatic.report();
+  int calls = 0;
   bool checked = false;
-  for (int call = 0; call < 120 && !(checked && automatic.decided()); ++call) {
-    heavy.run_checked(automatic);
-    checked = automatic.report().find("checks after a drift") != std::string::npos;
+  while (!(checked && automatic.decided()) && calls < 300) {
+    light.run_checked(automatic);
+    checked = automatic.report().find("after a drift") != std::string::npos;
+    ++calls;
   }
   INFO(before);
   INFO(automatic.report());
+  CAPTURE(calls);
   CHECK(checked);
-  CHECK(automatic.decided());
+  CHECK(calls <= 4 + 2 + 4 + 10 * 2 + 10 * 3);  // noticed, confirmed, checked, chosen again
+  REQUIRE(automatic.decided());
+  CHECK(automatic.calibration_ms() > chosen_cost);  // the check timed runs
   heavy.run_checked(automatic);
   light.run_checked(automatic);
 }

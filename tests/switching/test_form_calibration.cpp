@@ -133,20 +133,18 @@ TEST_CASE("a form that cannot run is skipped; none that can is an error naming w
 TEST_CASE("a decided switching form whose time drifts is checked against direct: kept or not") {
   const branch_form_options o;
   const std::vector<double> base{1.0, 1.3, 0.5, 0.52};
-  const auto decide = [&](form_calibration& c) {
-    (void)run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
-    REQUIRE(c.chosen == 2);
-    CHECK(c.reference_ms == 0.5);
-  };
   form_calibration c(plain_forms());
-  decide(c);
-  CHECK_FALSE(c.observe(0.52, o));  // within the drift factor
-  CHECK_FALSE(c.observe(0.9, o));   // off once
-  CHECK_FALSE(c.observe(0.5, o));   // back: the streak starts over
-  CHECK_FALSE(c.observe(0.9, o));
-  CHECK(c.observe(0.9, o));  // off twice in a row: the check starts
+  (void)run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
+  REQUIRE(c.chosen == 2);
+  CHECK(c.reference_ms == 0.5);
+  CHECK_FALSE(c.observe(0.52, 1, o));  // within the drift factor
+  CHECK_FALSE(c.observe(0.9, 1, o));   // off once
+  CHECK_FALSE(c.observe(0.5, 1, o));   // back: the streak starts over
+  CHECK_FALSE(c.observe(0.9, 1, o));
+  CHECK(c.observe(0.9, 1, o));  // off twice in a row: the check starts
   CHECK(c.chosen < 0);
   CHECK(c.rechecks == 1);
+  CHECK(c.round == 0);
   CHECK(c.queue == std::vector<int>{2, 2, 0, 0});  // the choice, then the fastest direct form
   const int runs = c.runs;
 
@@ -155,12 +153,19 @@ TEST_CASE("a decided switching form whose time drifts is checked against direct:
     CHECK(c.chosen == 2);
     CHECK(c.reference_ms == 0.9);
     CHECK(c.runs == runs + 4);
+    SUBCASE("a second drift, from a choice that round zero kept, checks the same rival") {
+      CHECK_FALSE(c.observe(0.3, 1, o));  // shorter work drifts too
+      CHECK(c.observe(0.3, 1, o));
+      CHECK(c.queue == std::vector<int>{2, 2, 0, 0});
+      CHECK(c.rechecks == 2);
+    }
   }
   SUBCASE("direct wins now: every other form again, and direct chosen") {
-    (void)run_to_choice(c, [](int f, int) { return f == 0 ? 0.8 : 1.2; });
+    const auto timed = run_to_choice(c, [](int f, int) { return f == 0 ? 0.8 : 1.2; });
+    CHECK(std::vector<int>(timed.begin(), timed.begin() + 4) == std::vector<int>{2, 2, 0, 0});
+    CHECK(timed.size() > 4);  // round one's other forms, then the finalists
     CHECK(c.chosen == 0);
     CHECK(c.reference_ms == 0.8);
-    CHECK_FALSE(c.from_cache);
   }
 }
 
@@ -170,38 +175,70 @@ TEST_CASE("a decided direct form that drifts is checked against the fastest swit
   const std::vector<double> base{0.5, 0.7, 1.1, 1.0};
   (void)run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
   REQUIRE(c.chosen == 0);
-  CHECK_FALSE(c.observe(2.0, o));
-  CHECK(c.observe(2.0, o));
+  CHECK_FALSE(c.observe(2.0, 1, o));
+  CHECK(c.observe(2.0, 1, o));
   CHECK(c.queue == std::vector<int>{0, 0, 3, 3});
   (void)run_to_choice(c, [](int f, int) { return f == 3 ? 1.0 : 2.0; });
   CHECK(c.chosen == 3);  // switching now beats every direct form by the margin
 }
 
-TEST_CASE("drift below the floor, or on a choice never timed") {
+TEST_CASE("drift is per task, above the floor, and timed at the termination scheduler's cadence") {
   const branch_form_options o;
+  const calibration_settings timing;
+  SUBCASE("twice the tasks in twice the time is no drift") {
+    form_calibration c(plain_forms());
+    (void)run_to_choice(c, [](int f, int) { return f == 0 ? 1.0 : 2.0; });  // on 1 task
+    REQUIRE(c.chosen == 0);
+    for (int i = 0; i < 4; ++i) CHECK_FALSE(c.observe(2.0, 2, o));
+    CHECK(c.drift_streak == 0);
+    CHECK(c.observe(4.0, 2, o) == false);  // twice the time per task: off once
+    CHECK(c.observe(4.0, 2, o));
+  }
   SUBCASE("short calls: three times the time but less than the floor apart") {
     form_calibration c(plain_forms());
     (void)run_to_choice(c, [](int f, int) { return f == 0 ? 0.02 : 0.04; });
     REQUIRE(c.chosen == 0);
-    for (int i = 0; i < 4; ++i) CHECK_FALSE(c.observe(0.06, o));
+    for (int i = 0; i < 4; ++i) CHECK_FALSE(c.observe(0.06, 1, o));
     CHECK(c.rechecks == 0);
-    CHECK(c.timed_every(0.005, 0.005) == 50);  // the events' cost stays under 0.5% of the time
+    CHECK(c.timed_every(timing) == 50);  // 5 us of events stay within 0.5% of a 20 us call
   }
-  SUBCASE("a cached direct form: its first reading is the reference; a drift times every form") {
+  SUBCASE(
+      "the cadence: not the first run after the choice, clamped to [4, 1024], an off run "
+      "confirmed at once") {
+    form_calibration c(plain_forms());
+    (void)run_to_choice(c, [](int f, int) { return f == 0 ? 5.0 : 9.0; });
+    REQUIRE(c.chosen == 0);
+    CHECK(c.timed_every(timing) == calibration::least_timed_every);
+    std::vector<bool> timed;
+    for (int i = 0; i < 8; ++i) timed.push_back(c.next_run_timed(timing));
+    CHECK(timed == std::vector<bool>{false, false, false, true, false, false, false, true});
+    CHECK_FALSE(c.observe(9.0, 1, o));  // off once
+    CHECK(c.next_run_timed(timing));    // the next run confirms
+    c.reference_ms = 1e-6;
+    CHECK(c.timed_every(timing) == calibration::most_timed_every);
+  }
+  SUBCASE("a cached direct form: its second run sets the reference; a drift times every form") {
     form_calibration c(plain_forms());
     c.adopt(1, -1);
-    CHECK(c.timed_every(0.005, 0.005) == 1);  // no time known yet
-    CHECK_FALSE(c.observe(1.0, o));
+    CHECK_FALSE(c.next_run_timed(timing));  // the first run may load its kernels
+    CHECK(c.next_run_timed(timing));
+    CHECK_FALSE(c.observe(1.0, 1, o));
     CHECK(c.reference_ms == 1.0);
-    CHECK_FALSE(c.observe(3.0, o));
-    CHECK(c.observe(3.0, o));
+    CHECK_FALSE(c.observe(3.0, 1, o));
+    CHECK(c.observe(3.0, 1, o));
     CHECK(c.round == 1);
     CHECK(c.queue == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
+    CHECK_FALSE(c.from_cache);  // whatever it chooses now, this process chose it
+    CHECK_FALSE(c.cached_here);
   }
   SUBCASE("bad drift options name the value") {
     branch_form_options bad;
     bad.drift = 1.0;
     CHECK_THROWS_WITH_AS(validate(bad), "drift = 1.000000: must be in (1, 100]",
+                         std::invalid_argument);
+    bad.drift = 1.25;
+    bad.drift_floor_ms = -1;
+    CHECK_THROWS_WITH_AS(validate(bad), "drift floor = -1.000000 ms: must be in [0, 1e6]",
                          std::invalid_argument);
   }
 }

@@ -257,7 +257,7 @@ void run_rare_branch(const rare_branch_program& program, microsched::task_id num
 //! switching schedule; returns its report (the choice, its cost, each form's time).
 std::string run_rare_branch_default(const rare_branch_program& program,
                                     microsched::task_id num_tasks, int calls) {
-  // Keep it across calls: it holds one choice per size class.
+  // One object across calls is the cheapest; one per call shares the process's choice as well.
   microsched::switching::automatic_switching<rare_branch_program> automatic;
   for (int i = 0; i < calls; ++i) {
     automatic.run(program, num_tasks);  // the first calls of a size time a form each, waited for

@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "microsched/device.hpp"
@@ -40,10 +41,7 @@ class automatic_switching {
   }
   automatic_switching(const automatic_switching&) = delete;
   automatic_switching& operator=(const automatic_switching&) = delete;
-  ~automatic_switching() {
-    if (start_ != nullptr) cudaEventDestroy(start_);
-    if (stop_ != nullptr) cudaEventDestroy(stop_);
-  }
+  ~automatic_switching() = default;
 
   //! Runs every task in [0, num_tasks) once. While the choice for this size class (tasks in
   //! [2^(k-1), 2^k), as the termination scheduler's) is open the run is one timed run of the
@@ -87,16 +85,21 @@ class automatic_switching {
   }
   //! The chosen form; throws std::logic_error before the choice.
   [[nodiscard]] const branch_form& choice() const {
-    if (!decided()) throw std::logic_error("automatic switching: no choice made yet");
-    return cur_->forms[static_cast<std::size_t>(cur_->chosen)];  // a choice made stays
+    const int chosen = cur_ != nullptr ? chosen_now(*cur_) : -1;
+    if (chosen < 0) throw std::logic_error("automatic switching: no choice made yet");
+    return cur_->forms[static_cast<std::size_t>(chosen)];  // the list never changes
   }
   //! The form the next run of `num_tasks` tasks launches (timed while the choice is open; a form
-  //! that cannot run here is skipped when its turn comes), where its size class has run; none
-  //! before its first run.
+  //! that cannot run here is skipped when its turn comes), where its size class has run (with
+  //! the task orders of the program run last in it); none before its first run.
   [[nodiscard]] std::optional<branch_form> next_form(task_id num_tasks) const {
-    const auto it = states_.find(size_class(num_tasks));
-    if (it == states_.end()) return std::nullopt;
-    const size_state& c = *it->second;
+    const int k = size_class(num_tasks);
+    const size_state* found = cur_ != nullptr && cur_->size_class == k ? cur_ : nullptr;
+    for (auto it = states_.begin(); found == nullptr && it != states_.end(); ++it) {
+      if (it->first.first == k) found = it->second.get();
+    }
+    if (found == nullptr) return std::nullopt;
+    const size_state& c = *found;
     const std::lock_guard lock(c.mutex);
     const int form = c.chosen >= 0 ? c.chosen : c.upcoming();
     if (form < 0) return std::nullopt;
@@ -145,7 +148,9 @@ class automatic_switching {
       return r + form_name<Program>(c.forms[static_cast<std::size_t>(c.chosen)]) + earlier + "]";
     }
     if (c.chosen < 0) {
-      r += c.from_cache ? std::string("checking") + earlier + "]" : std::string("choosing");
+      r += c.from_cache   ? std::string("checking") + earlier + "]"
+           : c.round == 0 ? std::string("checking after a drift")
+                          : std::string("choosing");
     } else {
       const int d = fastest_direct(c.forms, c.best_ms);
       std::snprintf(line, sizeof(line), "%s (%.3f ms); fastest direct form %s (%.3f ms)",
@@ -160,7 +165,8 @@ class automatic_switching {
                   c.calibration_ms);
     r += line;
     if (c.rechecks > 0) {
-      std::snprintf(line, sizeof(line), "; %d checks after a drift", c.rechecks);
+      std::snprintf(line, sizeof(line), "; %d %s after a drift", c.rechecks,
+                    c.rechecks == 1 ? "check" : "checks");
       r += line;
     }
     std::snprintf(line, sizeof(line), "; forms:");
@@ -184,41 +190,62 @@ class automatic_switching {
  private:
   using sched_t = scheduler<Program, Policy>;
 
-  //! One size class's choice, the cache's key for it (the device at its start), and the lock
-  //! of the objects that share it.
+  //! One size class's choice, the cache's key for it (the device at its start), the lock of
+  //! the objects that share it, and its timed run: the events, and the form, task count and
+  //! check a run not yet read was timed for.
   struct size_state : form_calibration {
     using form_calibration::form_calibration;
+    size_state(const size_state&) = delete;
+    size_state& operator=(const size_state&) = delete;
+    ~size_state() {
+      if (start != nullptr) cudaEventDestroy(start);
+      if (stop != nullptr) cudaEventDestroy(stop);
+    }
     int size_class = 0;
     std::string key;
     mutable std::mutex mutex;
+    cudaEvent_t start = nullptr;
+    cudaEvent_t stop = nullptr;
+    int pending_form = -1;  //!< -1: no timed run waits to be read
+    task_id pending_tasks = 0;
+    int pending_check = 0;  //!< rechecks when it was timed: a later check makes it stale
   };
 
-  //! Makes the size class of `num_tasks` the current one, joining the process's choice for it or
-  //! starting one on first use (a start that throws leaves no size class behind).
-  void select(const Program& program, task_id num_tasks) {
-    const int k = size_class(num_tasks);
-    auto it = states_.find(k);
-    if (it == states_.end()) {
-      cur_ = nullptr;  // a start that throws leaves no class current either
-      it = states_.emplace(k, join(program, k)).first;
-    }
-    cur_ = it->second.get();
+  [[nodiscard]] static int chosen_now(const size_state& c) {
+    const std::lock_guard lock(c.mutex);
+    return c.chosen;
   }
 
-  //! The process's choice for size class `k` where the cache is on (a harness that asks for no
-  //! cache chooses alone), else a new one.
-  [[nodiscard]] std::shared_ptr<size_state> join(const Program& program, int k) {
-    if (start_ == nullptr) {
-      MICROSCHED_CUDA_TRY(cudaEventCreate(&start_));
-      MICROSCHED_CUDA_TRY(cudaEventCreate(&stop_));
+  //! Makes the size class of `num_tasks` (and the program's task orders, which shape the forms)
+  //! the current one, joining the process's choice for it or starting one on first use (a start
+  //! that throws leaves no size class behind).
+  void select(const Program& program, task_id num_tasks) {
+    const int k = size_class(num_tasks);
+    std::vector<int> orders = available_orders(program);
+    const auto found = states_.find(std::make_pair(k, orders));
+    cur_ = nullptr;  // a start that throws leaves no class current either
+    if (found != states_.end()) {
+      cur_ = found->second.get();
+      return;
     }
+    auto state = join(program, k, orders);
+    cur_ =
+        states_.emplace(std::make_pair(k, std::move(orders)), std::move(state)).first->second.get();
+  }
+
+  //! The process's choice for size class `k` and these task orders where the cache is on (a
+  //! harness that asks for no cache chooses alone), else a new one.
+  [[nodiscard]] std::shared_ptr<size_state> join(const Program& program, int k,
+                                                 const std::vector<int>& orders) {
     if (!options_.cache) return start(program, k, std::string());
     const device_info d = current_device();
     const std::string key =
         detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
-    const std::string shared = key + "|" + std::to_string(k) + "|" + options_text(options_);
-    if (auto found = detail::find_form_state(shared))
+    std::string shared = key + "|" + std::to_string(k) + "|" + options_text(options_) + "|orders";
+    for (const int o : orders) shared.append(" ").append(std::to_string(o));
+    if (auto found = detail::find_form_state(shared)) {
       return std::static_pointer_cast<size_state>(found);
+    }
     return std::static_pointer_cast<size_state>(
         detail::shared_form_state(shared, start(program, k, key)));
   }
@@ -229,6 +256,8 @@ class automatic_switching {
         branch_forms(windowed_program<Program>, available_orders(program), options_));
     c->size_class = k;
     c->key = key;
+    MICROSCHED_CUDA_TRY(cudaEventCreate(&c->start));
+    MICROSCHED_CUDA_TRY(cudaEventCreate(&c->stop));
     if (!key.empty()) adopt_cached(*c);
     return c;
   }
@@ -265,38 +294,38 @@ class automatic_switching {
     scheduler_for(f.schedule).run(program_for(program, f), num_tasks, stream);
   }
 
-  //! A decided choice's run, timed once in timed_every() calls as the termination scheduler's
-  //! (its events read on a later call where done); a drift starts a check at once.
+  //! A decided choice's run, timed at the termination scheduler's cadence
+  //! (form_calibration::next_run_timed), its events read on a later call where done; a drift
+  //! starts a check at once.
   void run_chosen(const Program& program, task_id num_tasks, cudaStream_t stream) {
     size_state& c = *cur_;
-    if (pending_ != nullptr && pending_ != &c) pending_ = nullptr;  // another size class's: dropped
-    if (pending_ != nullptr && read_pending(c) && c.chosen < 0) {
+    if (c.pending_form >= 0 && read_pending(c) && c.chosen < 0) {
       time_next(program, num_tasks, stream);  // the drift check's first run
       return;
     }
-    const calibration_settings timing;
-    if (pending_ != nullptr ||
-        ++untimed_ < c.timed_every(timing.timed_share, timing.timed_cost_ms)) {
+    if (c.pending_form >= 0 || !c.next_run_timed()) {
       launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
       return;
     }
-    untimed_ = 0;
-    MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
+    MICROSCHED_CUDA_TRY(cudaEventRecord(c.start, stream));
     launch(static_cast<std::size_t>(c.chosen), program, num_tasks, stream);
-    MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
-    pending_ = &c;
+    MICROSCHED_CUDA_TRY(cudaEventRecord(c.stop, stream));
+    c.pending_form = c.chosen;
+    c.pending_tasks = num_tasks;
+    c.pending_check = c.rechecks;
   }
 
-  //! Reads the pending timed run into `c` (form_calibration::observe) where its events are done;
-  //! false while it runs.
+  //! Reads the pending timed run into `c` (form_calibration::observe) where its events are done,
+  //! unless a check since has made it stale; false while it runs.
   bool read_pending(size_state& c) {
-    const cudaError_t done = cudaEventQuery(stop_);
+    const cudaError_t done = cudaEventQuery(c.stop);
     if (done == cudaErrorNotReady) return false;
     MICROSCHED_CUDA_TRY(done);
     float ms = 0;
-    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-    pending_ = nullptr;
-    (void)c.observe(ms, options_);
+    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, c.start, c.stop));
+    const bool current = c.pending_form == c.chosen && c.pending_check == c.rechecks;
+    c.pending_form = -1;
+    if (current) (void)c.observe(ms, c.pending_tasks, options_);
     return true;
   }
 
@@ -304,7 +333,7 @@ class automatic_switching {
   //! round has just made it; a form that cannot run here is marked and skipped.
   void time_next(const Program& program, task_id num_tasks, cudaStream_t stream) {
     size_state& c = *cur_;
-    pending_ = nullptr;  // its events are taken over
+    c.pending_form = -1;  // its events are taken over
     int form = -1;
     while (form < 0) {
       if (c.round_done()) end_round(c);
@@ -321,13 +350,13 @@ class automatic_switching {
         form = -1;
       }
     }
-    MICROSCHED_CUDA_TRY(cudaEventRecord(start_, stream));
+    MICROSCHED_CUDA_TRY(cudaEventRecord(c.start, stream));
     launch(static_cast<std::size_t>(form), program, num_tasks, stream);
-    MICROSCHED_CUDA_TRY(cudaEventRecord(stop_, stream));
-    MICROSCHED_CUDA_TRY(cudaEventSynchronize(stop_));
+    MICROSCHED_CUDA_TRY(cudaEventRecord(c.stop, stream));
+    MICROSCHED_CUDA_TRY(cudaEventSynchronize(c.stop));
     float ms = 0;
-    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-    c.record(form, ms);
+    MICROSCHED_CUDA_TRY(cudaEventElapsedTime(&ms, c.start, c.stop));
+    c.record(form, ms, num_tasks);
     if (c.round_done()) end_round(c);
   }
 
@@ -343,14 +372,11 @@ class automatic_switching {
   }
 
   branch_form_options options_;
-  std::map<int, std::shared_ptr<size_state>> states_;  //!< by size class
-  size_state* cur_ = nullptr;                          //!< the size class run last
+  //! By size class and the program's task orders.
+  std::map<std::pair<int, std::vector<int>>, std::shared_ptr<size_state>> states_;
+  size_state* cur_ = nullptr;  //!< the size class run last
   std::vector<schedule_arguments> schedules_;
   std::vector<std::unique_ptr<sched_t>> schedulers_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
-  const size_state* pending_ = nullptr;  //!< the state whose timed run the events hold
-  int untimed_ = 0;                      //!< decided runs since the last timed one
 };
 
 }  // namespace microsched::switching

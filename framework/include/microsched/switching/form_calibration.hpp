@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "microsched/schedule/calibration.hpp"
 #include "microsched/switching/branch_forms.hpp"
 
 namespace microsched::switching {
@@ -63,26 +65,50 @@ struct form_calibration {
   }
   [[nodiscard]] bool round_done() const { return chosen < 0 && upcoming() < 0; }
 
-  //! Once decided: a timed run of the choice. Two runs in a row off reference_ms by the drift
-  //! factor and the floor start a check (recheck()); true when one starts. The first reading of a
-  //! choice that was never timed (a cached direct form) becomes its reference.
-  bool observe(double ms, const branch_form_options& o) {
+  //! Once decided: whether this run of the choice is timed, at the termination scheduler's
+  //! cadence (calibration::timed_every's rule, with its settings): never the first run after the
+  //! choice (it may load its kernels), then one run in timed_every(); a run right after one that
+  //! was off is timed to confirm it.
+  [[nodiscard]] bool next_run_timed(const calibration_settings& s = {}) {
     if (chosen < 0) return false;
-    if (reference_ms <= 0) {
+    if (++untimed < (reference_ms > 0 ? timed_every(s) : 2)) return false;
+    untimed = 0;
+    return true;
+  }
+  //! Runs per timed run of the choice: its events' cost stays at most `timed_share` of its time,
+  //! within [calibration::least_timed_every, most_timed_every].
+  [[nodiscard]] int timed_every(const calibration_settings& s = {}) const {
+    if (!(reference_ms > 0)) return calibration::least_timed_every;
+    const double every = std::ceil(s.timed_cost_ms / (s.timed_share * reference_ms));
+    return static_cast<int>(std::clamp(every, static_cast<double>(calibration::least_timed_every),
+                                       static_cast<double>(calibration::most_timed_every)));
+  }
+
+  //! Once decided: a timed run of the choice on `tasks` tasks (compared per task: a size class
+  //! spans twice the tasks). Two runs in a row off the reference by the drift factor (longer or
+  //! shorter) and the floor start a check (recheck()); true when one starts. A choice with no
+  //! time yet (a cached direct form) takes its first reading as the reference.
+  bool observe(double ms, std::uint64_t tasks, const branch_form_options& o) {
+    if (chosen < 0 || tasks == 0 || !(ms > 0)) return false;
+    if (!(reference_ms > 0)) {
       reference_ms = ms;
+      reference_tasks = tasks;
       return false;
     }
+    ms *= static_cast<double>(reference_tasks) / static_cast<double>(tasks);
     const bool off = (ms > reference_ms * o.drift || ms * o.drift < reference_ms) &&
                      std::abs(ms - reference_ms) > o.drift_floor_ms;
     drift_streak = off ? drift_streak + 1 : 0;
+    if (off && drift_streak < 2) untimed = 1000000;  // the next run confirms it
     if (drift_streak < 2) return false;
     recheck();
     return true;
   }
 
   //! The work changed under the choice: round zero times the choice twice and its rival twice (a
-  //! switching choice's fastest direct form; a direct choice's fastest switching form), as for a
-  //! cached choice; where no rival was timed, round one times every form again.
+  //! switching choice's fastest direct form; a direct choice's fastest switching form, from the
+  //! last full round one), as for a cached choice; where no rival was timed (a cached direct
+  //! form), round one times every form again. The choice is this process's from now on.
   void recheck() {
     const int was = chosen;
     const std::vector<double>& seen = first_ms.empty() ? best_ms : first_ms;
@@ -94,16 +120,19 @@ struct form_calibration {
     }
     for (auto& s : samples) s.clear();
     best_ms.assign(forms.size(), -1.0);
-    first_ms.clear();
     finalist.clear();
     chosen = -1;
     drift_streak = 0;
+    untimed = 0;
     reference_ms = -1;
+    from_cache = false;
+    cached_here = false;
     ++rechecks;
     next = 0;
     queue.clear();
     if (rival < 0) {
       round = 1;
+      first_ms.clear();
       for (std::size_t i = 0; i < forms.size(); ++i) {
         queue.push_back(static_cast<int>(i));
         queue.push_back(static_cast<int>(i));
@@ -114,18 +143,13 @@ struct form_calibration {
     queue = {was, was, rival, rival};
   }
 
-  //! Calls per timed run of a decided choice: the events' cost (`cost_ms` a timed run) stays
-  //! under `share` of the choice's time.
-  [[nodiscard]] int timed_every(double share, double cost_ms) const {
-    if (reference_ms <= 0) return 1;
-    const double every = std::ceil(cost_ms / (share * reference_ms));
-    return every < 1 ? 1 : (every > 1e6 ? 1000000 : static_cast<int>(every));
-  }
-
   //! `form` cannot run here (its pool does not fit): skipped from now on, `why` reported.
   void fail(int form, std::string why) { failed[static_cast<std::size_t>(form)] = std::move(why); }
-  void record(int form, double ms) {
+  //! A timed run of `form` while the choice is open (on `tasks` tasks: the last run's count is
+  //! the choice's reference count).
+  void record(int form, double ms, std::uint64_t tasks = 1) {
     samples[static_cast<std::size_t>(form)].push_back(ms);
+    last_tasks = tasks;
     ++runs;
     calibration_ms += ms;
   }
@@ -144,7 +168,7 @@ struct form_calibration {
       const int cached = queue.front();
       if (choose_form(forms, best_ms, o.margin) == cached) {
         chosen = cached;
-        reference_ms = best_ms[static_cast<std::size_t>(cached)];
+        take_reference();
         return false;
       }
       from_cache = false;
@@ -176,7 +200,7 @@ struct form_calibration {
       if (!queue.empty()) return false;  // else no form ran: nothing to choose from
     }
     chosen = choose_form(forms, best_ms, o.margin);
-    if (chosen >= 0) reference_ms = best_ms[static_cast<std::size_t>(chosen)];
+    if (chosen >= 0) take_reference();
     if (chosen < 0) {
       const auto why = std::find_if(failed.begin(), failed.end(),
                                     [](const std::string& w) { return !w.empty(); });
@@ -206,13 +230,23 @@ struct form_calibration {
   int chosen = -1;
   int runs = 0;
   double calibration_ms = 0;
-  bool from_cache = false;   //!< the choice comes from the calibration cache
-  bool cached_here = false;  //!< from another automatic_switching of this process
-  double reference_ms = -1;  //!< the choice's time that drift is measured against
-  int drift_streak = 0;      //!< timed runs in a row off reference_ms
-  int rechecks = 0;          //!< checks that drift started
+  bool from_cache = false;            //!< the choice comes from the calibration cache
+  bool cached_here = false;           //!< from another automatic_switching of this process
+  double reference_ms = -1;           //!< the choice's time that drift is measured against
+  std::uint64_t reference_tasks = 1;  //!< ... on this many tasks
+  std::uint64_t last_tasks = 1;       //!< the tasks of the last timed run while choosing
+  int untimed = 0;                    //!< runs of the choice since its last timed run
+  int drift_streak = 0;               //!< timed runs in a row off reference_ms
+  int rechecks = 0;                   //!< checks that drift started
 
  private:
+  //! The choice's time as timed while choosing, on the last timed run's task count.
+  void take_reference() {
+    reference_ms = best_ms[static_cast<std::size_t>(chosen)];
+    reference_tasks = last_tasks;
+    untimed = 0;
+  }
+
   //! Rounds zero and one keep the faster of a form's runs (the first may load its kernel); round
   //! two the median.
   [[nodiscard]] static double summary(std::vector<double> s, int round) {
