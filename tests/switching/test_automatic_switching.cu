@@ -286,7 +286,9 @@ TEST_CASE("a decided choice whose work changes is checked, and every run runs ea
   INFO(automatic.report());
   CAPTURE(calls);
   CHECK(checked);
-  CHECK(calls <= 4 + 2 + 4 + 10 * 2 + 10 * 3);  // noticed, confirmed, checked, chosen again
+  // Timed on the fourth call and confirmed on the fifth, read a call later each; round zero's
+  // four runs, then at most the other 8 forms twice and 10 finalists three times.
+  CHECK(calls <= 6 + 4 + 8 * 2 + 10 * 3);
   REQUIRE(automatic.decided());
   CHECK(automatic.calibration_ms() > chosen_cost);  // the check timed runs
   heavy.run_checked(automatic);

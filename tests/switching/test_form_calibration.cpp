@@ -5,6 +5,7 @@
 // drifts checked against its rival, and drift below the floor ignored.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -17,9 +18,11 @@ using namespace microsched::switching;
 
 namespace {
 
-//! Runs `c` until it decides, each timed run taking `ms(form, run)`; returns the forms timed.
+//! Runs `c` until it decides, each timed run taking `ms(form, run)` on `tasks(run)` tasks (1
+//! unless given); returns the forms timed.
 std::vector<int> run_to_choice(form_calibration& c, const std::function<double(int, int)>& ms,
-                               const branch_form_options& o = {}) {
+                               const branch_form_options& o = {},
+                               const std::function<std::uint64_t(int)>& tasks = {}) {
   std::vector<int> timed;
   for (int run = 0; c.chosen < 0; ++run) {
     REQUIRE(run < 1000);
@@ -30,7 +33,7 @@ std::vector<int> run_to_choice(form_calibration& c, const std::function<double(i
     const int form = c.take();
     REQUIRE(form >= 0);
     timed.push_back(form);
-    c.record(form, ms(form, run));
+    c.record(form, ms(form, run), tasks ? tasks(run) : 1);
     if (c.round_done()) (void)c.next_round(o);
   }
   return timed;
@@ -193,6 +196,17 @@ TEST_CASE("drift is per task, above the floor, and timed at the termination sche
     CHECK(c.drift_streak == 0);
     CHECK(c.observe(4.0, 2, o) == false);  // twice the time per task: off once
     CHECK(c.observe(4.0, 2, o));
+  }
+  SUBCASE("calls of 5000 and 8000 tasks in turn: chosen and followed per task") {
+    form_calibration c(plain_forms());
+    const auto tasks = [](int run) { return std::uint64_t(run % 2 == 0 ? 5000 : 8000); };
+    const std::vector<double> per_task{1e-3, 1.3e-3, 0.9e-3, 0.7e-3};  // ms per task
+    (void)run_to_choice(
+        c, [&](int f, int run) { return per_task[static_cast<std::size_t>(f)] * tasks(run); }, o,
+        tasks);
+    REQUIRE(c.chosen == 3);  // the fastest per task, whichever count its runs had
+    for (int i = 0; i < 6; ++i) CHECK_FALSE(c.observe(0.7e-3 * tasks(i), tasks(i), o));
+    CHECK(c.rechecks == 0);
   }
   SUBCASE("short calls: three times the time but less than the floor apart") {
     form_calibration c(plain_forms());

@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -90,13 +91,14 @@ class automatic_switching {
     return cur_->forms[static_cast<std::size_t>(chosen)];  // the list never changes
   }
   //! The form the next run of `num_tasks` tasks launches (timed while the choice is open; a form
-  //! that cannot run here is skipped when its turn comes), where its size class has run (with
-  //! the task orders of the program run last in it); none before its first run.
+  //! that cannot run here is skipped when its turn comes), where its size class has run: the
+  //! state run last if it is of that size class, else the first of it (by device and task
+  //! orders); none before its first run.
   [[nodiscard]] std::optional<branch_form> next_form(task_id num_tasks) const {
     const int k = size_class(num_tasks);
     const size_state* found = cur_ != nullptr && cur_->size_class == k ? cur_ : nullptr;
     for (auto it = states_.begin(); found == nullptr && it != states_.end(); ++it) {
-      if (it->first.first == k) found = it->second.get();
+      if (std::get<1>(it->first) == k) found = it->second.get();
     }
     if (found == nullptr) return std::nullopt;
     const size_state& c = *found;
@@ -216,33 +218,36 @@ class automatic_switching {
     return c.chosen;
   }
 
-  //! Makes the size class of `num_tasks` (and the program's task orders, which shape the forms)
-  //! the current one, joining the process's choice for it or starting one on first use (a start
-  //! that throws leaves no size class behind).
+  //! Makes the size class of `num_tasks` on the current device, with the program's task orders
+  //! (which shape the forms), the current one, joining the process's choice for it or starting
+  //! one on first use (a start that throws leaves no size class behind).
   void select(const Program& program, task_id num_tasks) {
-    const int k = size_class(num_tasks);
-    std::vector<int> orders = available_orders(program);
-    const auto found = states_.find(std::make_pair(k, orders));
+    int device = 0;
+    MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
+    state_key where{device, size_class(num_tasks), available_orders(program)};
+    const auto found = states_.find(where);
     cur_ = nullptr;  // a start that throws leaves no class current either
     if (found != states_.end()) {
       cur_ = found->second.get();
       return;
     }
-    auto state = join(program, k, orders);
-    cur_ =
-        states_.emplace(std::make_pair(k, std::move(orders)), std::move(state)).first->second.get();
+    auto state = join(program, std::get<1>(where), std::get<2>(where));
+    cur_ = states_.emplace(std::move(where), std::move(state)).first->second.get();
   }
 
   //! The process's choice for size class `k` and these task orders where the cache is on (a
-  //! harness that asks for no cache chooses alone), else a new one.
+  //! harness that asks for no cache chooses alone), else a new one. The orders are part of the
+  //! cache's key: another image size of the ray caster offers other tile orders.
   [[nodiscard]] std::shared_ptr<size_state> join(const Program& program, int k,
                                                  const std::vector<int>& orders) {
     if (!options_.cache) return start(program, k, std::string());
     const device_info d = current_device();
+    std::string variant;
+    for (const int o : orders)
+      variant.append(variant.empty() ? "#orders:" : ",").append(std::to_string(o));
     const std::string key =
-        detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name));
-    std::string shared = key + "|" + std::to_string(k) + "|" + options_text(options_) + "|orders";
-    for (const int o : orders) shared.append(" ").append(std::to_string(o));
+        detail::automatic_key<Program, Policy>(detail::device_key(d.ordinal, d.name), variant);
+    const std::string shared = key + "|" + std::to_string(k) + "|" + options_text(options_);
     if (auto found = detail::find_form_state(shared)) {
       return std::static_pointer_cast<size_state>(found);
     }
@@ -372,8 +377,8 @@ class automatic_switching {
   }
 
   branch_form_options options_;
-  //! By size class and the program's task orders.
-  std::map<std::pair<int, std::vector<int>>, std::shared_ptr<size_state>> states_;
+  using state_key = std::tuple<int, int, std::vector<int>>;  //!< device, size class, orders
+  std::map<state_key, std::shared_ptr<size_state>> states_;
   size_state* cur_ = nullptr;  //!< the size class run last
   std::vector<schedule_arguments> schedules_;
   std::vector<std::unique_ptr<sched_t>> schedulers_;

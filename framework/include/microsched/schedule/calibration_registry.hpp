@@ -71,9 +71,14 @@ void forget_calibrations();
 //! Where the choices of earlier processes come from (the cache file), for reports.
 [[nodiscard]] std::string cache_origin();
 
+//! The key of a program's choices: its type, `variant` (what else shapes its candidates, e.g. a
+//! managed-branch program's task orders; no '|', tab or space), its policy and `device`.
 template <class Program, class Policy>
-[[nodiscard]] std::string automatic_key(const std::string& device) {
-  return std::string(typeid(Program).name()) + "|" + typeid(Policy).name() + "|" + device;
+[[nodiscard]] std::string automatic_key(const std::string& device,
+                                        const std::string& variant = {}) {
+  std::string key(typeid(Program).name());
+  key.append(variant).append("|").append(typeid(Policy).name()).append("|").append(device);
+  return key;
 }
 
 }  // namespace microsched::detail

@@ -71,8 +71,9 @@ struct form_calibration {
   //! was off is timed to confirm it.
   [[nodiscard]] bool next_run_timed(const calibration_settings& s = {}) {
     if (chosen < 0) return false;
-    if (++untimed < (reference_ms > 0 ? timed_every(s) : 2)) return false;
+    if (!confirm && ++untimed < (reference_ms > 0 ? timed_every(s) : 2)) return false;
     untimed = 0;
+    confirm = false;
     return true;
   }
   //! Runs per timed run of the choice: its events' cost stays at most `timed_share` of its time,
@@ -99,7 +100,7 @@ struct form_calibration {
     const bool off = (ms > reference_ms * o.drift || ms * o.drift < reference_ms) &&
                      std::abs(ms - reference_ms) > o.drift_floor_ms;
     drift_streak = off ? drift_streak + 1 : 0;
-    if (off && drift_streak < 2) untimed = 1000000;  // the next run confirms it
+    confirm = off && drift_streak < 2;
     if (drift_streak < 2) return false;
     recheck();
     return true;
@@ -124,6 +125,7 @@ struct form_calibration {
     chosen = -1;
     drift_streak = 0;
     untimed = 0;
+    confirm = false;
     reference_ms = -1;
     from_cache = false;
     cached_here = false;
@@ -145,11 +147,13 @@ struct form_calibration {
 
   //! `form` cannot run here (its pool does not fit): skipped from now on, `why` reported.
   void fail(int form, std::string why) { failed[static_cast<std::size_t>(form)] = std::move(why); }
-  //! A timed run of `form` while the choice is open (on `tasks` tasks: the last run's count is
-  //! the choice's reference count).
+  //! A timed run of `form` while the choice is open, on `tasks` tasks: kept per sample_tasks
+  //! tasks (the first timed run's count), since a size class spans twice the tasks.
   void record(int form, double ms, std::uint64_t tasks = 1) {
-    samples[static_cast<std::size_t>(form)].push_back(ms);
-    last_tasks = tasks;
+    if (tasks == 0) tasks = 1;
+    if (sample_tasks == 0) sample_tasks = tasks;
+    samples[static_cast<std::size_t>(form)].push_back(ms * static_cast<double>(sample_tasks) /
+                                                      static_cast<double>(tasks));
     ++runs;
     calibration_ms += ms;
   }
@@ -234,8 +238,9 @@ struct form_calibration {
   bool cached_here = false;           //!< from another automatic_switching of this process
   double reference_ms = -1;           //!< the choice's time that drift is measured against
   std::uint64_t reference_tasks = 1;  //!< ... on this many tasks
-  std::uint64_t last_tasks = 1;       //!< the tasks of the last timed run while choosing
+  std::uint64_t sample_tasks = 0;     //!< the task count times are kept for (0: none yet)
   int untimed = 0;                    //!< runs of the choice since its last timed run
+  bool confirm = false;               //!< the last timed run was off: time the next
   int drift_streak = 0;               //!< timed runs in a row off reference_ms
   int rechecks = 0;                   //!< checks that drift started
 
@@ -243,7 +248,7 @@ struct form_calibration {
   //! The choice's time as timed while choosing, on the last timed run's task count.
   void take_reference() {
     reference_ms = best_ms[static_cast<std::size_t>(chosen)];
-    reference_tasks = last_tasks;
+    reference_tasks = sample_tasks == 0 ? 1 : sample_tasks;
     untimed = 0;
   }
 
