@@ -112,3 +112,17 @@ TEST_CASE(
     CHECK(find_cached_form(forms, garbage, direct.schedule).choice == -1);
   }
 }
+
+TEST_CASE("options share a choice only where every knob is equal") {
+  const branch_form_options a;
+  branch_form_options b;
+  CHECK(options_text(a) == options_text(b));
+  b.margin = a.margin + 1e-9;  // beyond what six decimals show
+  CHECK(options_text(a) != options_text(b));
+  b = a;
+  b.switching_march_windows = {16};
+  CHECK(options_text(a) != options_text(b));
+  b = a;
+  b.drift_floor_ms = 0.1;
+  CHECK(options_text(a) != options_text(b));
+}

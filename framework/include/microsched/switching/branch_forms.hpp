@@ -10,6 +10,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,14 +76,19 @@ struct branch_form_options {
   const auto add = [&t](const char* name, const std::string& value) {
     t.append(name).append(value);  // appends: GCC 12 warns about operator+ on a temporary here
   };
+  const auto exact = [](double v) {  // every bit: options that differ never share a choice
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", v);
+    return std::string(text);
+  };
   for (const int w : o.direct_march_windows) add(" ", std::to_string(w));
   t.append(" switching");
   for (const int w : o.switching_march_windows) add(" ", std::to_string(w));
-  add(" margin ", std::to_string(o.margin));
-  add(" within ", std::to_string(o.keep_within));
+  add(" margin ", exact(o.margin));
+  add(" within ", exact(o.keep_within));
   add(" runs ", std::to_string(o.final_runs));
-  add(" drift ", std::to_string(o.drift));
-  add(" floor ", std::to_string(o.drift_floor_ms));
+  add(" drift ", exact(o.drift));
+  add(" floor ", exact(o.drift_floor_ms));
   return t;
 }
 
