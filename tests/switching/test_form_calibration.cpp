@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "microsched/switching/form_calibration.hpp"
+#include "microsched/switching/form_report.hpp"
 
 using namespace microsched;
 using namespace microsched::switching;
@@ -255,4 +256,26 @@ TEST_CASE("drift is per task, above the floor, and timed at the termination sche
     CHECK_THROWS_WITH_AS(validate(bad), "drift floor = -1.000000 ms: must be in [0, 1e6]",
                          std::invalid_argument);
   }
+}
+
+TEST_CASE("the report: the choice, where it came from, what choosing and the checks cost") {
+  const branch_form_options o;
+  const auto name = [](const branch_form& f) { return to_string(f); };
+  form_calibration c(plain_forms());
+  CHECK(form_report(c, name, "FILE").find("automatic switching: choosing; 0 timed runs") == 0);
+  (void)run_to_choice(c, [](int f, int) { return f == 3 ? 0.5 : 1.0; });
+  const std::string chosen = form_report(c, name, "FILE");
+  CHECK(chosen.find("(0.500 ms); fastest direct form") != std::string::npos);
+  CHECK(chosen.find("after a drift") == std::string::npos);
+  CHECK(chosen.find("earlier process") == std::string::npos);
+  (void)c.observe(1.0, 1, o);
+  REQUIRE(c.observe(1.0, 1, o));
+  CHECK(form_report(c, name, "FILE").find("automatic switching: checking after a drift;") == 0);
+  (void)run_to_choice(c, [](int f, int) { return f == 3 ? 0.9 : 2.0; });
+  CHECK(form_report(c, name, "FILE").find("; 1 check after a drift; forms:") != std::string::npos);
+
+  form_calibration cached(plain_forms());
+  cached.adopt(1, -1);
+  CHECK(form_report(cached, name, "FILE") == "automatic switching: " + to_string(cached.forms[1]) +
+                                                 " [chosen by an earlier process: FILE]");
 }

@@ -11,7 +11,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +28,7 @@
 #include "microsched/scheduler.cuh"
 #include "microsched/switching/branch_forms.hpp"
 #include "microsched/switching/form_calibration.hpp"
+#include "microsched/switching/form_report.hpp"
 
 namespace microsched::switching {
 
@@ -139,54 +139,8 @@ class automatic_switching {
   //! form's time; where the choice comes from the cache, that it does and how it was checked.
   [[nodiscard]] std::string report() const {
     if (cur_ == nullptr) return "automatic switching: not run yet";
-    const size_state& c = *cur_;
-    const std::lock_guard lock(c.mutex);
-    char line[160];
-    std::string r = "automatic switching: ";
-    const std::string earlier =
-        c.cached_here ? std::string(" [chosen earlier in this process")
-                      : std::string(" [chosen by an earlier process: ") + detail::cache_origin();
-    if (c.from_cache && c.chosen >= 0 && c.runs == 0) {
-      return r + form_name<Program>(c.forms[static_cast<std::size_t>(c.chosen)]) + earlier + "]";
-    }
-    if (c.chosen < 0) {
-      r += c.from_cache   ? std::string("checking") + earlier + "]"
-           : c.round == 0 ? std::string("checking after a drift")
-                          : std::string("choosing");
-    } else {
-      const int d = fastest_direct(c.forms, c.best_ms);
-      std::snprintf(line, sizeof(line), "%s (%.3f ms); fastest direct form %s (%.3f ms)",
-                    form_name<Program>(c.forms[static_cast<std::size_t>(c.chosen)]).c_str(),
-                    c.best_ms[static_cast<std::size_t>(c.chosen)],
-                    d >= 0 ? form_name<Program>(c.forms[static_cast<std::size_t>(d)]).c_str() : "-",
-                    d >= 0 ? c.best_ms[static_cast<std::size_t>(d)] : 0.0);
-      r += line;
-      if (c.from_cache) r += earlier + ", checked here]";
-    }
-    std::snprintf(line, sizeof(line), "; %d timed runs, %.2f ms on the GPU", c.runs,
-                  c.calibration_ms);
-    r += line;
-    if (c.rechecks > 0) {
-      std::snprintf(line, sizeof(line), "; %d %s after a drift", c.rechecks,
-                    c.rechecks == 1 ? "check" : "checks");
-      r += line;
-    }
-    std::snprintf(line, sizeof(line), "; forms:");
-    r += line;
-    for (std::size_t i = 0; i < c.forms.size(); ++i) {
-      if (c.best_ms[i] >= 0) {
-        std::snprintf(line, sizeof(line), " [%s %.3f]", form_name<Program>(c.forms[i]).c_str(),
-                      c.best_ms[i]);
-      } else if (i < c.first_ms.size() && c.first_ms[i] >= 0) {  // not a finalist
-        std::snprintf(line, sizeof(line), " [%s %.3f in round one]",
-                      form_name<Program>(c.forms[i]).c_str(), c.first_ms[i]);
-      } else {
-        std::snprintf(line, sizeof(line), " [%s %s]", form_name<Program>(c.forms[i]).c_str(),
-                      c.failed[i].empty() ? "-" : "cannot run");
-      }
-      r += line;
-    }
-    return r;
+    const std::lock_guard lock(cur_->mutex);
+    return form_report(*cur_, form_name<Program>, detail::cache_origin());
   }
 
  private:
