@@ -5,6 +5,7 @@
 // drifts checked against its rival, and drift below the floor ignored.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -164,12 +165,27 @@ TEST_CASE("a decided switching form whose time drifts is checked against direct:
       CHECK(c.rechecks == 2);
     }
   }
-  SUBCASE("direct wins now: every other form again, and direct chosen") {
+  SUBCASE("direct wins now: the forms that were close to direct again, and direct chosen") {
     const auto timed = run_to_choice(c, [](int f, int) { return f == 0 ? 0.8 : 1.2; });
-    CHECK(std::vector<int>(timed.begin(), timed.begin() + 4) == std::vector<int>{2, 2, 0, 0});
-    CHECK(timed.size() > 4);  // round one's other forms, then the finalists
+    CHECK(std::vector<int>(timed.begin(), timed.begin() + 6) ==
+          std::vector<int>{2, 2, 0, 0, 3, 3});  // strided was 1.3x direct: not timed again
+    CHECK(std::count(timed.begin(), timed.end(), 1) == 0);
     CHECK(c.chosen == 0);
     CHECK(c.reference_ms == 0.8);
+  }
+  SUBCASE("every fourth check that loses times every form again") {
+    for (int check = 1; check <= 4; ++check) {
+      if (check > 1) {
+        (void)c.observe(5.0, 1, o);
+        REQUIRE(c.observe(5.0, 1, o));
+      }
+      REQUIRE(c.rechecks == check);
+      // The choice loses round zero every time: its rival is twice as fast now.
+      const int was = c.queue.front();
+      const auto timed = run_to_choice(c, [was](int f, int) { return f == was ? 2.0 : 1.0; });
+      CAPTURE(check);
+      CHECK((std::count(timed.begin(), timed.end(), 1) > 0) == (check == 4));
+    }
   }
 }
 

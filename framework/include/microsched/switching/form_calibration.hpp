@@ -108,8 +108,11 @@ struct form_calibration {
 
   //! The work changed under the choice: round zero times the choice twice and its rival twice (a
   //! switching choice's fastest direct form; a direct choice's fastest switching form, from the
-  //! last full round one), as for a cached choice; where no rival was timed (a cached direct
-  //! form), round one times every form again. The choice is this process's from now on.
+  //! last full round one), as for a cached choice; where the choice lost, round one times the
+  //! forms that were within restart_keep of the fastest direct form (every form on each
+  //! full_restart_every-th check, as calibration_settings says for the termination scheduler).
+  //! Where no rival was timed (a cached direct form), round one times every form again. The
+  //! choice is this process's from now on.
   void recheck() {
     const int was = chosen;
     const std::vector<double>& seen = first_ms.empty() ? best_ms : first_ms;
@@ -179,8 +182,19 @@ struct form_calibration {
       round = 1;
       queue.clear();  // the forms not timed in round zero, twice each, as in a fresh round one
       next = 0;
+      // After a drift, as the termination scheduler's restart: only the forms that were within
+      // restart_keep of the fastest direct form in the last full round one, all of them on
+      // every full_restart_every-th check.
+      const calibration_settings restart;
+      const bool narrow = rechecks > 0 && rechecks % restart.full_restart_every != 0;
+      const int direct = narrow ? fastest_direct(forms, first_ms) : -1;
       for (std::size_t i = 0; i < forms.size(); ++i) {
         if (!samples[i].empty()) continue;
+        if (direct >= 0 &&
+            !(first_ms[i] >= 0 &&
+              first_ms[i] <= first_ms[static_cast<std::size_t>(direct)] * restart.restart_keep)) {
+          continue;
+        }
         queue.push_back(static_cast<int>(i));
         queue.push_back(static_cast<int>(i));
       }

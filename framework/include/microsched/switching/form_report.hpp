@@ -22,8 +22,9 @@ namespace microsched::switching {
     const std::string& origin) {
   char line[160];
   std::string r = "automatic switching: ";
-  const std::string earlier = c.cached_here ? std::string(" [chosen earlier in this process")
-                                            : std::string(" [chosen by an earlier process: ") + origin;
+  const std::string earlier = c.cached_here
+                                  ? std::string(" [chosen earlier in this process")
+                                  : std::string(" [chosen by an earlier process: ") + origin;
   if (c.from_cache && c.chosen >= 0 && c.runs == 0) {
     return r + name(c.forms[static_cast<std::size_t>(c.chosen)]) + earlier + "]";
   }
