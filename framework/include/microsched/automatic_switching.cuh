@@ -47,12 +47,13 @@ class automatic_switching {
   //! Runs every task in [0, num_tasks) once. While the choice for this size class (tasks in
   //! [2^(k-1), 2^k), as the termination scheduler's) is open the run is one timed run of the
   //! next form (waited for); each size class keeps its own choice, shared with every object of
-  //! the process with the same program, policy and options (the cache on). A size class an earlier
-  //! process decided (the calibration cache) starts with its choice: a direct form as it is, a
-  //! switching form after two timed runs of it and two of the direct form it beat, and a choice
-  //! made again where it no longer wins. Once decided, a run is timed now and then (read on a
-  //! later call, with no wait): a choice whose time drifts (branch_form_options::drift) is
-  //! checked against its rival and made again where it no longer wins.
+  //! the process with the same program, policy, options and task orders on the same device (the
+  //! cache on). A size class an earlier process decided (the calibration cache) starts with its
+  //! choice: a direct form as it is, a switching form after two timed runs of it and two of the
+  //! direct form it beat, and a choice made again where it no longer wins. Once decided, a run
+  //! is timed now and then (read on a later call, with no wait): a choice whose time drifts
+  //! (branch_form_options::drift) is checked against its rival and made again where it no
+  //! longer wins.
   void run(const Program& program, task_id num_tasks, cudaStream_t stream = nullptr) {
     if (num_tasks == 0) return;
     select(program, num_tasks);
