@@ -26,10 +26,7 @@ struct form_calibration {
     best_ms.assign(forms.size(), -1.0);
     samples.assign(forms.size(), {});
     failed.assign(forms.size(), std::string());
-    for (std::size_t i = 0; i < forms.size(); ++i) {
-      queue.push_back(static_cast<int>(i));
-      queue.push_back(static_cast<int>(i));
-    }
+    queue_every_form();
   }
 
   //! Starts from a cached choice: kept as it is where `reference` is -1 (a direct form); else
@@ -138,10 +135,7 @@ struct form_calibration {
     if (rival < 0) {
       round = 1;
       first_ms.clear();
-      for (std::size_t i = 0; i < forms.size(); ++i) {
-        queue.push_back(static_cast<int>(i));
-        queue.push_back(static_cast<int>(i));
-      }
+      queue_every_form();
       return;
     }
     round = 0;
@@ -259,6 +253,14 @@ struct form_calibration {
   int rechecks = 0;                   //!< checks that drift started
 
  private:
+  //! Round one's queue: every form twice (the first run may load its kernel).
+  void queue_every_form() {
+    for (std::size_t i = 0; i < forms.size(); ++i) {
+      queue.push_back(static_cast<int>(i));
+      queue.push_back(static_cast<int>(i));
+    }
+  }
+
   //! The choice's time as timed while choosing, on the last timed run's task count.
   void take_reference() {
     reference_ms = best_ms[static_cast<std::size_t>(chosen)];
