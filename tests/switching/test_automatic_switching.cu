@@ -285,12 +285,15 @@ TEST_CASE("a decided choice whose work changes is checked, and every run runs ea
   INFO(before);
   INFO(automatic.report());
   CAPTURE(calls);
-  CHECK(checked);
-  // Timed on the fourth call and confirmed on the fifth, read a call later each; round zero's
-  // four runs, then at most the other 8 forms twice and 10 finalists three times.
-  CHECK(calls <= 6 + 4 + 8 * 2 + 10 * 3);
-  REQUIRE(automatic.decided());
-  CHECK(automatic.calibration_ms() > chosen_cost);  // the check timed runs
+  // Under compute-sanitizer each launch's instrumentation outweighs the work, so no drift shows.
+  if (!small_run()) {
+    CHECK(checked);
+    // Timed on the fourth call and confirmed on the fifth, read a call later each; round zero's
+    // four runs, then at most the other 8 forms twice and 10 finalists three times.
+    CHECK(calls <= 6 + 4 + 8 * 2 + 10 * 3);
+    REQUIRE(automatic.decided());
+    CHECK(automatic.calibration_ms() > chosen_cost);  // the check timed runs
+  }
   heavy.run_checked(automatic);
   light.run_checked(automatic);
 }
