@@ -116,9 +116,13 @@ int calibration::take_untimed_runs() {
 }
 
 int calibration::timed_every() const {
-  const double ms = decided() ? entries_[static_cast<std::size_t>(chosen_)].best_ms : 0;
+  return timed_every_for(decided() ? entries_[static_cast<std::size_t>(chosen_)].best_ms : 0,
+                         settings_);
+}
+
+int calibration::timed_every_for(double ms, const calibration_settings& s) {
   if (!(ms > 0)) return least_timed_every;
-  const double every = std::ceil(settings_.timed_cost_ms / (settings_.timed_share * ms));
+  const double every = std::ceil(s.timed_cost_ms / (s.timed_share * ms));
   return static_cast<int>(std::clamp(every, static_cast<double>(least_timed_every),
                                      static_cast<double>(most_timed_every)));
 }

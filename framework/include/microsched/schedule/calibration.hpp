@@ -128,6 +128,9 @@ class calibration {
   //! schedule's calibrated time, within [least_timed_every, most_timed_every] (4 for runs of
   //! 0.25 ms or more, 12 for 0.09 ms, 84 for 0.012 ms with the default settings).
   [[nodiscard]] int timed_every() const;
+  //! The same rule for a choice whose runs take `ms` (least_timed_every where none is known);
+  //! the branch default (switching/form_calibration.hpp) times its choice by it too.
+  [[nodiscard]] static int timed_every_for(double ms, const calibration_settings& s);
 
   //! The run of candidate `i` took `ms` milliseconds for `tasks` tasks (times are compared per
   //! task, so sizes of one size class compare). Once decided, a run of the chosen candidate is

@@ -76,10 +76,7 @@ struct form_calibration {
   //! Runs per timed run of the choice: its events' cost stays at most `timed_share` of its time,
   //! within [calibration::least_timed_every, most_timed_every].
   [[nodiscard]] int timed_every(const calibration_settings& s = {}) const {
-    if (!(reference_ms > 0)) return calibration::least_timed_every;
-    const double every = std::ceil(s.timed_cost_ms / (s.timed_share * reference_ms));
-    return static_cast<int>(std::clamp(every, static_cast<double>(calibration::least_timed_every),
-                                       static_cast<double>(calibration::most_timed_every)));
+    return calibration::timed_every_for(reference_ms, s);
   }
 
   //! Once decided: a timed run of the choice on `tasks` tasks (compared per task: a size class
