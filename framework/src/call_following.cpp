@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/call_following.hpp"
 
+#include <chrono>
 #include <new>
 
 #include "microsched/error.hpp"
@@ -14,6 +15,7 @@ static_assert(sizeof(signal_slot) * signal_layout::most_slots <= page_bytes);
 }  // namespace
 
 signal_memory::~signal_memory() {
+  if (pending_.valid()) pending_.wait();  // the registering thread writes page_
   if (page_ == nullptr) return;
   (void)cudaHostUnregister(page_);  // no throw from a destructor
   ::operator delete (page_, std::align_val_t{page_bytes});
@@ -34,6 +36,25 @@ void signal_memory::allocate() {
   device_ = static_cast<signal_slot*>(device);
 }
 
+void signal_memory::prepare_async(std::function<void()> then) {
+  if (host_ != nullptr || pending_.valid()) return;
+  int device = 0;
+  MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
+  pending_ = std::async(std::launch::async, [this, device, then = std::move(then)] {
+    MICROSCHED_CUDA_TRY(cudaSetDevice(device));  // a new thread starts on device 0
+    allocate();
+    if (then) then();
+  });
+}
+
+bool signal_memory::ready() {
+  if (pending_.valid()) {
+    if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+    pending_.get();  // rethrows a failed registration
+  }
+  return true;
+}
+
 signal_slot* signal_memory::host() {
   if (host_ == nullptr) allocate();
   return host_;
@@ -49,9 +70,10 @@ call_following::~call_following() {
   if (stop_ != nullptr) (void)cudaEventDestroy(stop_);
 }
 
-void call_following::start(int size_class, int budgeted) {
+void call_following::start(int size_class, int budgeted, const std::function<void()>& warm) {
   if (!failed_.empty()) return;  // for good
   rule_ = std::make_unique<work_follower>();
+  memory_.prepare_async(warm);
   size_class_ = size_class;
   budgeted_ = budgeted;
   pending_ = false;

@@ -33,9 +33,26 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
                          device.shared_reserved_per_block};
   }
   if (args_.strategy == pool_strategy::automatic) {
+    std::function<void(const schedule_arguments&)> follow_warm;
+    if constexpr (!Policy::switches_contexts) {
+      // Loads the kernels a followed call launches (a first launch would load them inside the
+      // call); cudaFuncGetAttributes is thread-safe, and a failure here fails the launch later.
+      follow_warm = [](const schedule_arguments& budgeted) {
+        cudaFuncAttributes attributes;
+        (void)cudaFuncGetAttributes(&attributes,
+                                    direct_kernel_signalled<Program, direct_block_threads>);
+        if constexpr (budgetable) {
+          (void)cudaFuncGetAttributes(&attributes, select::budgeted(1));  // followed ids are narrow
+          (void)cudaFuncGetAttributes(&attributes, select::template tail_for<Policy>(budgeted));
+          (void)cudaFuncGetAttributes(&attributes,
+                                      select::template tail_for<one_block_policy>(budgeted));
+        }
+      };
+    }
     automatic_.configure(
         detail::automatic_key<Program, Policy>(detail::device_key(device.ordinal, device.name)),
-        candidates(), !Policy::switches_contexts, !Policy::switches_contexts && budgetable);
+        candidates(), !Policy::switches_contexts, !Policy::switches_contexts && budgetable,
+        std::move(follow_warm));
   }
   if constexpr (dynamic_shared_bytes > 0) {
     switching::require_shared_fit(dynamic_shared_bytes, device.shared_per_block_optin,

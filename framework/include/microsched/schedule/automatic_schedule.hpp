@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -55,8 +56,12 @@ class automatic_schedule {
   //! `in_call`: the first call of a size class may be cut into slices (run_in_slices).
   //! `follows`: a size class kept on direct for its short calls may follow its calls
   //! (run_following): the scheduler launches the signalled direct kernel and the budgeted form.
+  //! `follow_warm(budgeted)`: loads the kernels a followed call launches, on the thread that
+  //! registers the signal's page (thread-safe CUDA calls only).
   void configure(std::string key, std::vector<schedule_arguments> candidates, bool in_call,
-                 bool follows) {
+                 bool follows,
+                 std::function<void(const schedule_arguments&)> follow_warm = {}) {
+    follow_warm_ = std::move(follow_warm);
     key_ = std::move(key);
     candidates_ = std::move(candidates);
     in_call_ = in_call;
@@ -268,7 +273,11 @@ class automatic_schedule {
         !choice.kept_for_short_calls()) {
       return;
     }
-    follow_.start(k, candidate_for(predicted_form::budgeted, candidates_));
+    const int budgeted = candidate_for(predicted_form::budgeted, candidates_);
+    const schedule_arguments& form = candidates_[static_cast<std::size_t>(budgeted)];
+    follow_.start(k, budgeted, [warm = follow_warm_, form] {
+      if (warm) warm(form);
+    });
   }
 
   [[nodiscard]] static std::string describe_first_call(const calibration& choice,
@@ -300,6 +309,7 @@ class automatic_schedule {
   calibration_settings settings_;  //!< for the size classes this scheduler creates
   bool in_call_ = false;
   bool follows_ = false;
+  std::function<void(const schedule_arguments&)> follow_warm_;
   untimed_runs fast_;
   call_following follow_;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state

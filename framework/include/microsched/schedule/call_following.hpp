@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -30,9 +32,14 @@ class signal_memory {
   signal_memory& operator=(const signal_memory&) = delete;
   [[nodiscard]] signal_slot* host();
   [[nodiscard]] signal_slot* device();
+  //! Registers the page on a host thread of its own, so that no call waits for it.
+  void prepare_async(std::function<void()> then);
+  //! The page is registered (a registration that failed throws cuda_error here).
+  [[nodiscard]] bool ready();
 
  private:
   void allocate();
+  std::future<void> pending_;
   void* page_ = nullptr;
   signal_slot* host_ = nullptr;
   signal_slot* device_ = nullptr;
@@ -50,7 +57,7 @@ class call_following {
   }
   //! Follows `size_class` from the next call on, with candidate `budgeted` as the budgeted form
   //! (nothing after a failure: fail()).
-  void start(int size_class, int budgeted);
+  void start(int size_class, int budgeted, const std::function<void()>& warm = {});
   //! Stops following (the size class calibrates again, `why`); the report keeps what it did.
   void stop(const char* why);
   [[nodiscard]] int budgeted() const { return budgeted_; }
@@ -95,6 +102,11 @@ class call_following {
     }
     signal_slot* slots = nullptr;
     try {
+      if (!memory_.ready()) {  // still registering on its own thread: this call is not signalled
+        plain();
+        pending_ = false;
+        return true;
+      }
       slots = memory_.device();
     } catch (const cuda_error&) {
       fail("no host memory for the signal could be registered");
