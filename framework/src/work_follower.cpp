@@ -55,10 +55,11 @@ void work_follower::on_direct(const call_signal& signal) {
   if (!long_call) held_ = false;
   short_in_a_row_ = long_call ? 0 : short_in_a_row_ + 1;
   // Uncounted (the call before was short): the budgeted call's time and the checks tell.
-  const predicted_form form = predict(signal.counts, signal.tasks);
-  const bool rebalances =
-      !signal.counted || form == predicted_form::budgeted || form == predicted_form::pooled;
-  if (long_call && rebalances && !stopped_ && !held_) {
+  const auto rebalancing = [&] {  // predicted for a long call only: a short one skips the code
+    const predicted_form form = predict(signal.counts, signal.tasks);
+    return form == predicted_form::budgeted || form == predicted_form::pooled;
+  };
+  if (long_call && (!signal.counted || rebalancing()) && !stopped_ && !held_) {
     budgeted_next_ = true;
     first_budgeted_ = true;
     long_unfollowed_ = 0;

@@ -236,6 +236,23 @@ TEST_CASE("a size class of short calls follows long ones; each task runs once in
   }
 }
 
+TEST_CASE("a scheduler destroyed while its following loads its kernels, and one that follows") {
+  no_cache guard;
+  const task_id n = (task_id{1} << 20) + 7;
+  device_buffer<std::uint32_t> steps(n);
+  const sparse_lengths short_work{steps.data(), 4};
+  // The following starts on a short call and loads on a thread of its own: a scheduler
+  // destroyed at once waits for that thread, and a second scheduler of the same program follows.
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    task_counters visits(n);
+    scheduler<counted_program<sparse_lengths>> sched;
+    for (int call = 0; call < 3; ++call) check_call(sched, short_work, n, visits, steps);
+  }
+  scheduler<sparse_lengths> sched;
+  for (int call = 0; call < 3; ++call) sched.run(short_work, n);  // no synchronise before the end
+}
+
 TEST_CASE("calibrate() on a size class that follows its calls settles when the work drifted") {
   no_cache guard;
   const task_id n = 4099;

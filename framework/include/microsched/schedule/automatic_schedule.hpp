@@ -128,34 +128,40 @@ class automatic_schedule {
   //! A size class this scheduler follows (call_following): runs the call through
   //! `signalled(slots, tag, count_steps)` (the direct form, which returns its signal's layout),
   //! `launch(direct)` on a quiet call, or `launch(budgeted)`, after `prepare(budgeted, false)`
-  //! once; false, launching nothing, where
-  //! it does not follow this size class (or stops now: the calls grew long, and the size class
-  //! calibrates again).
+  //! once; false, launching nothing, where it does not follow this size class (or stops now: the
+  //! calls grew long, and the size class calibrates again). Before the launch it reads only the
+  //! previous call's signal: the shared state is checked after it, while the kernel runs, since
+  //! an application's work between calls leaves the host's caches cold and each line the call
+  //! touches first costs its caller.
   template <class Signalled, class Launch, class Prepare>
   bool run_following(task_id num_tasks, cudaStream_t stream, Signalled&& signalled, Launch&& launch,
                      Prepare&& prepare) {
     if (!follow_.active_for(size_class(num_tasks))) return false;
-    {
-      // The size class may have moved on (calibrate() restarts a drifted choice, another
-      // scheduler's drift): its calibration then runs, and a calibrate() loop settles.
+    follow_.collect();
+    if (follow_.wants_calibration()) {
       const auto state = state_for(num_tasks);
       std::lock_guard lock(state->mutex);
+      fast_.runs = 0;
       if (!state->choice.kept_for_short_calls()) {
         follow_.stop("the size class calibrated again");
         return false;
       }
-      follow_.collect();
-      if (follow_.wants_calibration()) {
-        follow_.stop("calibrated again: long calls it did not take");
-        fast_.runs = 0;
-        state->choice.restart();
-        return false;
-      }
+      follow_.stop("calibrated again: long calls it did not take");
+      state->choice.restart();
+      return false;
     }
     const schedule_arguments& budgeted = candidates_[static_cast<std::size_t>(follow_.budgeted())];
-    return follow_.run(
-        stream, signalled, [&] { launch(budgeted); }, [&] { launch(candidates_.front()); },
-        [&] { prepare(budgeted, false); });
+    if (!follow_.run(
+            stream, signalled, [&] { launch(budgeted); }, [&] { launch(candidates_.front()); },
+            [&] { prepare(budgeted, false); })) {
+      return false;
+    }
+    // The size class may have moved on (calibrate() restarts a drifted choice, another
+    // scheduler's drift): its calibration runs from the next call, and a calibrate() loop settles.
+    const auto state = state_for(num_tasks);
+    std::lock_guard lock(state->mutex);
+    if (!state->choice.kept_for_short_calls()) follow_.stop("the size class calibrated again");
+    return true;
   }
 
   //! Launches through `launch(schedule)`: the chosen schedule, or the next candidate, timed. A
