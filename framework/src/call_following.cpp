@@ -37,7 +37,8 @@ void signal_memory::allocate() {
 }
 
 void signal_memory::prepare_async(std::function<void()> then) {
-  if (host_ != nullptr || pending_.valid()) return;
+  // pending_ first: host_ is the registering thread's until its future is read.
+  if (pending_.valid() || host_ != nullptr) return;
   int device = 0;
   MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
   pending_ = std::async(std::launch::async, [this, device, then = std::move(then)] {

@@ -292,6 +292,7 @@ TEST_CASE("the following stops where the signalled kernel fits fewer blocks per 
     CAPTURE(call);
     check_call(sched, program{steps.data()}, n, visits, steps);
   }
+  if (sanitizing()) return;  // calls this slow calibrate instead of being followed
   const std::string report = sched.report(n);
   CAPTURE(report);
   const bool stopped =

@@ -59,8 +59,7 @@ class automatic_schedule {
   //! `follow_warm(budgeted)`: loads the kernels a followed call launches, on the thread that
   //! registers the signal's page (thread-safe CUDA calls only).
   void configure(std::string key, std::vector<schedule_arguments> candidates, bool in_call,
-                 bool follows,
-                 std::function<void(const schedule_arguments&)> follow_warm = {}) {
+                 bool follows, std::function<void(const schedule_arguments&)> follow_warm = {}) {
     follow_warm_ = std::move(follow_warm);
     key_ = std::move(key);
     candidates_ = std::move(candidates);
