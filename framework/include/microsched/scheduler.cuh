@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -225,6 +226,10 @@ class scheduler {
   //! that its time holds neither, and a size class that runs direct allocates nothing.
   void prepare(const schedule_arguments& s, task_id num_tasks, cudaStream_t stream);
 
+  //! Allocates, on the following's thread, what the first budgeted run of `num_tasks` tasks
+  //! would allocate inside its call (staged_memory); nothing where it cannot.
+  void stage_budgeted(task_id num_tasks) noexcept;
+
   //! Loads the kernels a run of `s` launches (a kernel's first launch loads it), so that a timed
   //! run's events hold the run and not the loading; a no-op once loaded (resources_of).
   void load_kernels(const schedule_arguments& s, task_id num_tasks) const;
@@ -331,6 +336,15 @@ class scheduler {
   shared_memory_limits dependent_shared_;
   global_task_pool pool_;
   survivor_queue<context> survivors_;
+  //! A followed size class's first budgeted run's memory, allocated ahead on the following's
+  //! thread and taken by that run's prepare(): a device allocation inside a call costs it up to
+  //! half a millisecond. The thread writes the buffers, then `ready`; it ends before automatic_.
+  struct staged_memory {
+    std::atomic<bool> ready{false};
+    device_buffer<unsigned long long> pool_counters;
+    survivor_queue<context> survivors;
+  };
+  staged_memory staged_;
   //! (kernel, dynamic shared bytes) -> its resources
   mutable std::map<std::pair<const void*, std::size_t>, kernel_resources> resources_;
   bool signal_fits_ = false;  //!< the signalled kernel fits as many blocks per SM as direct

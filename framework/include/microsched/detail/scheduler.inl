@@ -33,11 +33,12 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
                          device.shared_reserved_per_block};
   }
   if (args_.strategy == pool_strategy::automatic) {
-    std::function<void(const schedule_arguments&)> follow_warm;
+    std::function<void(const schedule_arguments&, task_id)> follow_warm;
     if constexpr (!Policy::switches_contexts) {
       // Loads the kernels a followed call launches (a first launch would load them inside the
-      // call); cudaFuncGetAttributes is thread-safe, and a failure here fails the launch later.
-      follow_warm = [](const schedule_arguments& budgeted) {
+      // call) and allocates the budgeted run's memory; cudaFuncGetAttributes is thread-safe, and
+      // a failure here fails the launch later. The scheduler outlives the thread (automatic_).
+      follow_warm = [this](const schedule_arguments& budgeted, task_id num_tasks) {
         cudaFuncAttributes attributes;
         (void)cudaFuncGetAttributes(&attributes,
                                     direct_kernel_signalled<Program, direct_block_threads>);
@@ -46,6 +47,7 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
           (void)cudaFuncGetAttributes(&attributes, select::template tail_for<Policy>(budgeted));
           (void)cudaFuncGetAttributes(&attributes,
                                       select::template tail_for<one_block_policy>(budgeted));
+          stage_budgeted(num_tasks);
         }
       };
     }
@@ -110,8 +112,29 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
 }
 
 template <class Program, class Policy>
+void scheduler<Program, Policy>::stage_budgeted(task_id num_tasks) noexcept {
+  cudaStream_t own = nullptr;
+  if (cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) return;
+  bool staged = false;
+  try {
+    staged_.pool_counters = device_buffer<unsigned long long>(2);
+    staged_.survivors.reserve(survivor_capacity(num_tasks), own);  // zeroes its counts on `own`
+    staged = cudaStreamSynchronize(own) == cudaSuccess;
+  } catch (...) {
+    // No room, or no device memory: the run allocates (or fails) in its own call.
+  }
+  (void)cudaStreamDestroy(own);
+  if (staged) staged_.ready.store(true, std::memory_order_release);
+}
+
+template <class Program, class Policy>
 void scheduler<Program, Policy>::prepare(const schedule_arguments& s, task_id num_tasks,
                                          cudaStream_t stream) {
+  if (staged_.ready.load(std::memory_order_acquire)) {
+    staged_.ready.store(false, std::memory_order_relaxed);  // taken once
+    pool_.adopt(std::move(staged_.pool_counters));
+    survivors_.adopt(std::move(staged_.survivors));
+  }
   if (!is_direct_form(s.strategy)) pool_.prime(stream);
   if constexpr (budgetable) {
     try {

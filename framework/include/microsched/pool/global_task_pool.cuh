@@ -6,9 +6,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 #include "microsched/config.hpp"
+#include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
 #include "microsched/pool/global_pool_ref.cuh"
 
@@ -26,22 +29,24 @@ class global_task_pool {
   //! Allocates nothing: the counters come with the first pooled launch (prime() or reset()), so
   //! a scheduler that only ever runs the direct mapping makes no device allocation.
   global_task_pool() = default;
-  ~global_task_pool() {
-    if (counters_ != nullptr) cudaFree(counters_);
-  }
   global_task_pool(const global_task_pool&) = delete;
   global_task_pool& operator=(const global_task_pool&) = delete;
 
   void reset(cudaStream_t stream) {
     allocate();
-    MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_ + turn_, 0, sizeof(*counters_), stream));
+    MICROSCHED_CUDA_TRY(
+        cudaMemsetAsync(counters_.data() + turn_, 0, sizeof(unsigned long long), stream));
   }
   //! Before a launch that zeroes next_counter(): zeroes both counters the first time.
   void prime(cudaStream_t stream) {
     if (primed_) return;
     allocate();
-    MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_, 0, 2 * sizeof(*counters_), stream));
+    MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
     primed_ = true;
+  }
+  //! Counters allocated ahead, on another thread: taken where this pool has none yet.
+  void adopt(device_buffer<unsigned long long>&& counters) {
+    if (counters_.size() == 0 && counters.size() == 2) counters_ = std::move(counters);
   }
   //! After prime() or reset().
   [[nodiscard]] global_pool_ref ref(task_id total) const { return {counters() + turn_, total}; }
@@ -51,13 +56,13 @@ class global_task_pool {
 
  private:
   void allocate() {
-    if (counters_ == nullptr) MICROSCHED_CUDA_TRY(cudaMalloc(&counters_, 2 * sizeof(*counters_)));
+    if (counters_.size() == 0) counters_ = device_buffer<unsigned long long>(2);
   }
   [[nodiscard]] unsigned long long* counters() const {
-    if (counters_ == nullptr) throw std::logic_error("global_task_pool: prime() or reset() first");
-    return counters_;
+    if (counters_.size() == 0) throw std::logic_error("global_task_pool: prime() or reset() first");
+    return counters_.data();
   }
-  unsigned long long* counters_ = nullptr;
+  device_buffer<unsigned long long> counters_;
   int turn_ = 0;
   bool primed_ = false;
 };

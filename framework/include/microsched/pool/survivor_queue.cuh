@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "microsched/config.hpp"
 #include "microsched/device_buffer.hpp"
@@ -60,6 +61,14 @@ class survivor_queue {
           "strategy budgeted: no room for " + std::to_string(capacity) + " survivor entries (" +
           std::to_string(capacity * sizeof(survivor_entry<Context>)) + " bytes): " + e.what());
     }
+  }
+
+  //! Buffers another queue reserved ahead, on another thread, its counts already zero: taken
+  //! where this queue has none yet.
+  void adopt(survivor_queue&& staged) {
+    if (counts_.size() != 0 || entries_.size() != 0) return;
+    counts_ = std::move(staged.counts_);
+    entries_ = std::move(staged.entries_);
   }
 
   //! The view for the next run (reserve() first).
