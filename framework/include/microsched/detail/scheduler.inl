@@ -134,6 +134,8 @@ void scheduler<Program, Policy>::prepare(const schedule_arguments& s, task_id nu
     staged_.ready.store(false, std::memory_order_relaxed);  // taken once
     pool_.adopt(std::move(staged_.pool_counters));
     survivors_.adopt(std::move(staged_.survivors));
+    staged_.pool_counters = {};  // frees what was not taken (this run allocated its own)
+    staged_.survivors = {};
   }
   if (!is_direct_form(s.strategy)) pool_.prime(stream);
   if constexpr (budgetable) {
