@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <new>
+#include <system_error>
 
 #include "microsched/error.hpp"
 #include "microsched/schedule/calibration_state.hpp"
@@ -41,11 +42,15 @@ void signal_memory::prepare_async(std::function<void()> then) {
   if (pending_.valid() || host_ != nullptr) return;
   int device = 0;
   MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
-  pending_ = std::async(std::launch::async, [this, device, then = std::move(then)] {
-    MICROSCHED_CUDA_TRY(cudaSetDevice(device));  // a new thread starts on device 0
-    allocate();
-    if (then) then();
-  });
+  try {
+    pending_ = std::async(std::launch::async, [this, device, then = std::move(then)] {
+      MICROSCHED_CUDA_TRY(cudaSetDevice(device));  // a new thread starts on device 0
+      allocate();
+      if (then) then();
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: the page registers at the first signalled call, on the caller's.
+  }
 }
 
 bool signal_memory::ready() {
