@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/call_following.hpp"
 
+#include <cuda.h>
+
 #include <chrono>
 #include <new>
 #include <system_error>
@@ -12,6 +14,20 @@ namespace microsched::detail {
 
 namespace {
 constexpr std::size_t page_bytes = 4096;
+
+//! A driver function through the runtime's entry points (the library does not link libcuda);
+//! nullptr where the driver has none.
+template <class Function>
+Function driver_entry(const char* name) {
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &f, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<Function>(f);
+}
 static_assert(sizeof(signal_slot) * signal_layout::most_slots <= page_bytes);
 }  // namespace
 
@@ -40,11 +56,17 @@ void signal_memory::allocate() {
 void signal_memory::prepare_async(std::function<void()> then) {
   // pending_ first: host_ is the registering thread's until its future is read.
   if (pending_.valid() || host_ != nullptr) return;
-  int device = 0;
-  MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
+  // The thread works in the caller's context, which a driver-API program may have made its own;
+  // where it cannot be read, the page registers at the first signalled call, on the caller's.
+  const auto get = driver_entry<CUresult (*)(CUcontext*)>("cuCtxGetCurrent");
+  const auto set = driver_entry<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
+  CUcontext context = nullptr;
+  if (get == nullptr || set == nullptr || get(&context) != CUDA_SUCCESS || context == nullptr) {
+    return;
+  }
   try {
-    pending_ = std::async(std::launch::async, [this, device, then = std::move(then)] {
-      MICROSCHED_CUDA_TRY(cudaSetDevice(device));  // a new thread starts on device 0
+    pending_ = std::async(std::launch::async, [this, set, context, then = std::move(then)] {
+      if (set(context) != CUDA_SUCCESS) return;  // host_ stays empty: the caller registers it
       allocate();
       if (then) then();
     });

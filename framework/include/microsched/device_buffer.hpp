@@ -25,7 +25,9 @@ class device_buffer {
   }
   //! A device copy of `host`.
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
-  ~device_buffer() { cudaFree(data_); }
+  ~device_buffer() {
+    if (data_ != nullptr) cudaFree(data_);  // a buffer that never allocated makes no CUDA call
+  }
   device_buffer(device_buffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
   device_buffer& operator=(device_buffer&& other) noexcept {

@@ -227,8 +227,9 @@ class scheduler {
   void prepare(const schedule_arguments& s, task_id num_tasks, cudaStream_t stream);
 
   //! Allocates, on the following's thread, what the first budgeted run of `num_tasks` tasks
-  //! would allocate inside its call (staged_memory); nothing where it cannot.
-  void stage_budgeted(task_id num_tasks) noexcept;
+  //! would allocate inside its call (staged_memory): the pool's counters and the survivor queue,
+  //! each where the caller found it missing; nothing where it cannot.
+  void stage_budgeted(task_id num_tasks, bool pool, bool survivors) noexcept;
 
   //! Loads the kernels a run of `s` launches (a kernel's first launch loads it), so that a timed
   //! run's events hold the run and not the loading; a no-op once loaded (resources_of).

@@ -33,22 +33,28 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
                          device.shared_reserved_per_block};
   }
   if (args_.strategy == pool_strategy::automatic) {
-    std::function<void(const schedule_arguments&, task_id)> follow_warm;
+    std::function<std::function<void()>(const schedule_arguments&, task_id)> follow_warm;
     if constexpr (!Policy::switches_contexts) {
-      // Loads the kernels a followed call launches (a first launch would load them inside the
-      // call) and allocates the budgeted run's memory; cudaFuncGetAttributes is thread-safe, and
-      // a failure here fails the launch later. The scheduler outlives the thread (automatic_).
+      // On the caller's thread, when the following starts: what is missing now. The work it
+      // returns runs on the following's thread: it loads the kernels a followed call launches (a
+      // first launch would load them inside the call) and allocates what the first budgeted run
+      // would; cudaFuncGetAttributes is thread-safe, and a failure there fails the launch later.
+      // The scheduler outlives that thread (automatic_ is its last member).
       follow_warm = [this](const schedule_arguments& budgeted, task_id num_tasks) {
-        cudaFuncAttributes attributes;
-        (void)cudaFuncGetAttributes(&attributes,
-                                    direct_kernel_signalled<Program, direct_block_threads>);
-        if constexpr (budgetable) {
-          (void)cudaFuncGetAttributes(&attributes, select::budgeted(1));  // followed ids are narrow
-          (void)cudaFuncGetAttributes(&attributes, select::template tail_for<Policy>(budgeted));
+        const bool pool = !pool_.allocated();
+        const bool survivors = survivors_.needs(survivor_capacity(num_tasks));
+        return std::function<void()>([this, budgeted, num_tasks, pool, survivors] {
+          cudaFuncAttributes attributes;
           (void)cudaFuncGetAttributes(&attributes,
-                                      select::template tail_for<one_block_policy>(budgeted));
-          stage_budgeted(num_tasks);
-        }
+                                      direct_kernel_signalled<Program, direct_block_threads>);
+          if constexpr (budgetable) {
+            (void)cudaFuncGetAttributes(&attributes, select::budgeted(1));  // narrow ids
+            (void)cudaFuncGetAttributes(&attributes, select::template tail_for<Policy>(budgeted));
+            (void)cudaFuncGetAttributes(&attributes,
+                                        select::template tail_for<one_block_policy>(budgeted));
+            stage_budgeted(num_tasks, pool, survivors);
+          }
+        });
       };
     }
     automatic_.configure(
@@ -112,13 +118,16 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
 }
 
 template <class Program, class Policy>
-void scheduler<Program, Policy>::stage_budgeted(task_id num_tasks) noexcept {
+void scheduler<Program, Policy>::stage_budgeted(task_id num_tasks, bool pool,
+                                                 bool survivors) noexcept {
+  if (!pool && !survivors) return;
   cudaStream_t own = nullptr;
   if (cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) return;
   bool staged = false;
   try {
-    staged_.pool_counters = device_buffer<unsigned long long>(2);
-    staged_.survivors.reserve(survivor_capacity(num_tasks), own);  // zeroes its counts on `own`
+    if (pool) staged_.pool_counters = device_buffer<unsigned long long>(2);
+    // reserve() zeroes the counts on `own`, which the synchronise completes.
+    if (survivors) staged_.survivors.reserve(survivor_capacity(num_tasks), own);
     staged = cudaStreamSynchronize(own) == cudaSuccess;
   } catch (...) {
     // No room, or no device memory: the run allocates (or fails) in its own call.

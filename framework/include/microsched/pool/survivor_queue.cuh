@@ -63,6 +63,10 @@ class survivor_queue {
     }
   }
 
+  //! Whether reserve(capacity) would allocate.
+  [[nodiscard]] bool needs(std::uint64_t capacity) const {
+    return counts_.size() == 0 || entries_.size() < capacity;
+  }
   //! Buffers another queue reserved ahead, on another thread, its counts already zero: taken
   //! where this queue has none yet.
   void adopt(survivor_queue&& staged) {

@@ -56,12 +56,13 @@ class automatic_schedule {
   //! `in_call`: the first call of a size class may be cut into slices (run_in_slices).
   //! `follows`: a size class kept on direct for its short calls may follow its calls
   //! (run_following): the scheduler launches the signalled direct kernel and the budgeted form.
-  //! `follow_warm(budgeted, num_tasks)`: loads the kernels a followed call launches and allocates
-  //! what its first budgeted run needs, on the thread that registers the signal's page
-  //! (thread-safe CUDA calls only; it must not throw).
-  void configure(std::string key, std::vector<schedule_arguments> candidates, bool in_call,
-                 bool follows,
-                 std::function<void(const schedule_arguments&, task_id)> follow_warm = {}) {
+  //! `follow_warm(budgeted, num_tasks)`, called when a size class starts to be followed, returns
+  //! the work that the thread registering the signal's page runs after it: loading the kernels a
+  //! followed call launches and allocating what its first budgeted run needs (thread-safe CUDA
+  //! calls only; it must not throw).
+  void configure(
+      std::string key, std::vector<schedule_arguments> candidates, bool in_call, bool follows,
+      std::function<std::function<void()>(const schedule_arguments&, task_id)> follow_warm = {}) {
     follow_warm_ = std::move(follow_warm);
     key_ = std::move(key);
     candidates_ = std::move(candidates);
@@ -161,7 +162,10 @@ class automatic_schedule {
     // scheduler's drift): its calibration runs from the next call, and a calibrate() loop settles.
     const auto state = state_for(num_tasks);
     std::lock_guard lock(state->mutex);
-    if (!state->choice.kept_for_short_calls()) follow_.stop("the size class calibrated again");
+    if (!state->choice.kept_for_short_calls()) {
+      follow_.stop("the size class calibrated again");
+      fast_.runs = 0;
+    }
     return true;
   }
 
@@ -282,9 +286,8 @@ class automatic_schedule {
     }
     const int budgeted = candidate_for(predicted_form::budgeted, candidates_);
     const schedule_arguments& form = candidates_[static_cast<std::size_t>(budgeted)];
-    follow_.start(k, budgeted, [warm = follow_warm_, form, num_tasks] {
-      if (warm) warm(form, num_tasks);
-    });
+    follow_.start(k, budgeted,
+                  follow_warm_ ? follow_warm_(form, num_tasks) : std::function<void()>{});
   }
 
   [[nodiscard]] static std::string describe_first_call(const calibration& choice,
@@ -316,7 +319,7 @@ class automatic_schedule {
   calibration_settings settings_;  //!< for the size classes this scheduler creates
   bool in_call_ = false;
   bool follows_ = false;
-  std::function<void(const schedule_arguments&, task_id)> follow_warm_;
+  std::function<std::function<void()>(const schedule_arguments&, task_id)> follow_warm_;
   untimed_runs fast_;
   call_following follow_;
   mutable std::map<int, std::shared_ptr<calibration_state>> states_;  //!< (size class) -> state

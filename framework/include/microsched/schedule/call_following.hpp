@@ -101,16 +101,18 @@ class call_following {
       return true;
     }
     signal_slot* slots = nullptr;
+    bool ready = false;
     try {
-      if (!memory_.ready()) {  // still registering on its own thread: this call is not signalled
-        plain();
-        pending_ = false;
-        return true;
-      }
-      slots = memory_.device();
+      ready = memory_.ready();
+      if (ready) slots = memory_.device();
     } catch (const cuda_error&) {
       fail("no host memory for the signal could be registered");
       return false;
+    }
+    if (!ready) {  // still registering on its own thread: this call is not signalled
+      plain();     // outside the try: its launch errors are the caller's
+      pending_ = false;
+      return true;
     }
     if (++tag_ == 0) tag_ = 1;  // slots start at 0: a tag of 0 would read as written
     try {
