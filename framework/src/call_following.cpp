@@ -57,19 +57,26 @@ void signal_memory::prepare_async(std::function<void()> then) {
   // pending_ first: host_ is the registering thread's until its future is read.
   if (pending_.valid() || host_ != nullptr) return;
   // The thread works in the caller's context, which a driver-API program may have made its own;
-  // where it cannot be read, the page registers at the first signalled call, on the caller's.
+  // with none current yet (no launch on this thread so far), in the device's primary context,
+  // which the caller's first launch takes.
   const auto get = driver_entry<CUresult (*)(CUcontext*)>("cuCtxGetCurrent");
   const auto set = driver_entry<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
   CUcontext context = nullptr;
-  if (get == nullptr || set == nullptr || get(&context) != CUDA_SUCCESS || context == nullptr) {
-    return;
-  }
+  const bool current =
+      get != nullptr && set != nullptr && get(&context) == CUDA_SUCCESS && context != nullptr;
+  int device = 0;
+  if (!current) MICROSCHED_CUDA_TRY(cudaGetDevice(&device));
   try {
-    pending_ = std::async(std::launch::async, [this, set, context, then = std::move(then)] {
-      if (set(context) != CUDA_SUCCESS) return;  // host_ stays empty: the caller registers it
-      allocate();
-      if (then) then();
-    });
+    pending_ = std::async(
+        std::launch::async, [this, set, context, current, device, then = std::move(then)] {
+          // A new thread starts in no context; where it cannot enter one, host_ stays empty and
+          // the caller registers the page at its first signalled call.
+          if (current ? set(context) != CUDA_SUCCESS : cudaSetDevice(device) != cudaSuccess) {
+            return;
+          }
+          allocate();
+          if (then) then();
+        });
   } catch (const std::system_error&) {
     // No thread to be had: the page registers at the first signalled call, on the caller's.
   }

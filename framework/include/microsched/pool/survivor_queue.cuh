@@ -67,12 +67,11 @@ class survivor_queue {
   [[nodiscard]] bool needs(std::uint64_t capacity) const {
     return counts_.size() == 0 || entries_.size() < capacity;
   }
-  //! Buffers another queue reserved ahead, on another thread, its counts already zero: taken
-  //! where this queue has none yet.
+  //! Buffers another queue reserved ahead, on another thread, its counts already zero: its counts
+  //! where this queue has none, its entries where they are more (this queue's go to `staged`).
   void adopt(survivor_queue&& staged) {
-    if (counts_.size() != 0 || entries_.size() != 0) return;
-    counts_ = std::move(staged.counts_);
-    entries_ = std::move(staged.entries_);
+    if (counts_.size() == 0) counts_ = std::move(staged.counts_);
+    if (staged.entries_.size() > entries_.size()) std::swap(entries_, staged.entries_);
   }
 
   //! The view for the next run (reserve() first).
