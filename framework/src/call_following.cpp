@@ -111,6 +111,7 @@ void call_following::start(int size_class, int budgeted, const std::function<voi
   memory_.prepare_async(warm);
   size_class_ = size_class;
   budgeted_ = budgeted;
+  prepared_ = false;  // a larger size class needs a larger queue: its first budgeted call prepares
   pending_ = false;
 }
 

@@ -236,6 +236,30 @@ TEST_CASE("a size class of short calls follows long ones; each task runs once in
   }
 }
 
+TEST_CASE("a scheduler that follows a larger size class after a first runs each task once") {
+  no_cache guard;
+  // The second size class needs a larger survivor queue than the first one's budgeted runs took.
+  const task_id sizes[] = {(task_id{1} << 20) + 7, (task_id{1} << 21) + 7};
+  scheduler<counted_program<sparse_lengths>> sched;
+  device_buffer<std::uint32_t> steps(sizes[1]);
+  const int calls = sanitizing() ? 8 : 16;
+  for (const task_id n : sizes) {
+    CAPTURE(n);
+    task_counters visits(n);
+    for (int call = 0; call < calls; ++call) {
+      CAPTURE(call);
+      const bool long_call = call >= 4 && call % 4 < 2;  // short calls, then pairs of long ones
+      const sparse_lengths program{steps.data(), long_call ? (sanitizing() ? 100u : 200000u) : 4u};
+      check_call(sched, program, n, visits, steps);
+    }
+    if (sanitizing()) continue;
+    const std::string report = sched.report(n);
+    CAPTURE(report);
+    CHECK(report.find("followed the work") != std::string::npos);
+    CHECK(report.find("followed the work: 0 calls") == std::string::npos);
+  }
+}
+
 TEST_CASE("a scheduler destroyed while its following loads its kernels, and one that follows") {
   no_cache guard;
   const task_id n = (task_id{1} << 20) + 7;

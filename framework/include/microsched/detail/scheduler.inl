@@ -48,10 +48,10 @@ scheduler<Program, Policy>::scheduler(const schedule_arguments& args) : args_(ar
           (void)cudaFuncGetAttributes(&attributes,
                                       direct_kernel_signalled<Program, direct_block_threads>);
           if constexpr (budgetable) {
-            (void)cudaFuncGetAttributes(&attributes, select::budgeted(1));  // narrow ids
-            (void)cudaFuncGetAttributes(&attributes, select::template tail_for<Policy>(budgeted));
-            (void)cudaFuncGetAttributes(&attributes,
-                                        select::template tail_for<one_block_policy>(budgeted));
+            const auto run = select::budgeted_kernels(budgeted, 1);  // followed: narrow ids
+            (void)cudaFuncGetAttributes(&attributes, run.pass);
+            (void)cudaFuncGetAttributes(&attributes, run.tail);
+            (void)cudaFuncGetAttributes(&attributes, run.one_block_tail);
             stage_budgeted(num_tasks, pool, survivors);
           }
         });
@@ -169,8 +169,9 @@ void scheduler<Program, Policy>::load_kernels(const schedule_arguments& s, task_
     }
     if constexpr (budgetable) {
       if (s.strategy == pool_strategy::budgeted) {
-        (void)resources_of(reinterpret_cast<const void*>(select::budgeted(num_tasks)),
-                           direct_block_threads, 0);
+        (void)resources_of(
+            reinterpret_cast<const void*>(select::budgeted_kernels(s, num_tasks).pass),
+            direct_block_threads, 0);
       }
     }
     (void)plan_of(s, num_tasks, one_block_launch(s));
@@ -192,9 +193,10 @@ launch_plan scheduler<Program, Policy>::plan_of(const schedule_arguments& s, tas
     return {grid_blocks(s, num_tasks, sm_count_, r.max_blocks_per_sm, 1), one_block_threads,
             one.shared, r};
   }
-  const void* persistent = s.strategy == pool_strategy::budgeted
-                               ? reinterpret_cast<const void*>(select::template tail_for<Policy>(s))
-                               : reinterpret_cast<const void*>(select::kernel(s));
+  const void* persistent =
+      s.strategy == pool_strategy::budgeted
+          ? reinterpret_cast<const void*>(select::budgeted_kernels(s, num_tasks).tail)
+          : reinterpret_cast<const void*>(select::kernel(s));
   const std::size_t shared =
       s.strategy == pool_strategy::budgeted
           ? survivors_shared_bytes(s, persistent, block_threads, s.blocks_per_sm)
@@ -216,8 +218,9 @@ auto scheduler<Program, Policy>::one_block_launch(const schedule_arguments& s) c
     const void* own = nullptr;
     if (s.strategy == pool_strategy::budgeted) {
       if constexpr (budgetable) {
-        one = reinterpret_cast<const void*>(select::template tail_for<one_block_policy>(s));
-        own = reinterpret_cast<const void*>(select::template tail_for<Policy>(s));
+        const auto run = select::budgeted_kernels(s, 1);  // the survivors' grids take any count
+        one = reinterpret_cast<const void*>(run.one_block_tail);
+        own = reinterpret_cast<const void*>(run.tail);
       }
     } else if (kernel_t* k = select::one_block_kernel(s)) {
       one = reinterpret_cast<const void*>(k);
@@ -278,13 +281,12 @@ void scheduler<Program, Policy>::launch_budgeted(const schedule_arguments& s,
     survivors_.reserve(survivor_capacity(num_tasks), stream);
     pool_.prime(stream);  // before the pass: nothing may come between it and its dependent
     const survivor_queue_ref<context> queue = survivors_.ref();
+    const auto run = select::budgeted_kernels(s, num_tasks);
     const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-    select::budgeted(num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks,
-                                                                             budget_of(s), queue);
+    run.pass<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks, budget_of(s), queue);
     MICROSCHED_CHECK_LAUNCH("microsched::budgeted_pass");
     survivors_.launched();
-    tail_t* const resume = one.kernel != nullptr ? select::template tail_for<one_block_policy>(s)
-                                                 : select::template tail_for<Policy>(s);
+    tail_t* const resume = one.kernel != nullptr ? run.one_block_tail : run.tail;
     const resumed_program<Program> resumed{program, queue};
     if (p.dynamic_shared_bytes > 0) {
       detail::launch_dependent(resume, static_cast<unsigned>(p.blocks),

@@ -71,6 +71,19 @@ struct kernel_select {
     }
   }
 
+  //! A budgeted run's kernels: the direct pass and the survivors' grid, the policy's blocks or one
+  //! block per SM (scheduler::one_block_launch picks). What loads a budgeted run ahead and what
+  //! launches it both name them here.
+  struct budgeted_run {
+    budgeted_t* pass = nullptr;
+    tail_t* tail = nullptr;
+    tail_t* one_block_tail = nullptr;
+  };
+  [[nodiscard]] static budgeted_run budgeted_kernels(const schedule_arguments& s,
+                                                     task_id num_tasks) {
+    return {budgeted(num_tasks), tail_for<Policy>(s), tail_for<one_block_policy>(s)};
+  }
+
   //! One kernel per (strategy, ring order): the choice is made here, once per launch, so that
   //! none of it is a branch in the compute loop.
   [[nodiscard]] static kernel_t* kernel(const schedule_arguments& s) {
