@@ -107,8 +107,10 @@ __global__ void __launch_bounds__(Policy::block_threads)
     detail::remapped_loop<Program, Policy::block_threads>(program, params);
   } else if constexpr (detail::counts_tasks_on_device<Program>) {
     detail::wait_for_prerequisite_grid();  // the count and the tasks come from the launch before
-    detail::persistent_loop<Program, Policy, Variant>(
-        program, detail::with_device_total(program, params), policy_params);
+    const driver_params counted = detail::with_device_total(program, params);
+    // None: every warp would still take its first grant from the pool's one counter.
+    if (counted.pool.total == 0) return;
+    detail::persistent_loop<Program, Policy, Variant>(program, counted, policy_params);
   } else {
     detail::persistent_loop<Program, Policy, Variant>(program, params, policy_params);
   }
