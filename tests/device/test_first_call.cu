@@ -154,6 +154,25 @@ static bool sanitizing() {
   return std::getenv("MICROSCHED_SANITIZE_SMALL") != nullptr;
 }
 
+//! `calls` calls of `n` tasks, short ones and the long ones `long_call(call)` names, each checked
+//! (check_call); then, outside a sanitizer, that the scheduler followed them.
+template <class LongCall>
+static void follow_stretches(scheduler<counted_program<sparse_lengths>>& sched, task_id n,
+                             device_buffer<std::uint32_t>& steps, int calls, LongCall long_call) {
+  task_counters visits(n);
+  for (int call = 0; call < calls; ++call) {
+    CAPTURE(call);
+    const sparse_lengths program{steps.data(),
+                                 long_call(call) ? (sanitizing() ? 100u : 200000u) : 4u};
+    check_call(sched, program, n, visits, steps);
+  }
+  if (sanitizing()) return;
+  const std::string report = sched.report(n);
+  CAPTURE(report);
+  CHECK(report.find("followed the work") != std::string::npos);
+  CHECK(report.find("followed the work: 0 calls") == std::string::npos);
+}
+
 TEST_CASE("a long first call runs in slices, each task once; later calls check its choice") {
   no_cache guard;
   const task_id n = (task_id{1} << 20) + 7;
@@ -218,21 +237,10 @@ TEST_CASE("a size class of short calls follows long ones; each task runs once in
   for (const task_id n : {task_id{1}, task_id{31}, task_id{33}, (task_id{1} << 20) + 7}) {
     CAPTURE(n);
     scheduler<counted_program<sparse_lengths>> sched;
-    task_counters visits(n);
     device_buffer<std::uint32_t> steps(n);
-    const int calls = sanitizing() ? 10 : 24;
-    for (int call = 0; call < calls; ++call) {
-      CAPTURE(call);
-      // Short calls, then stretches of three long ones (a long task of 0.3-1 ms).
-      const bool long_call = call >= 4 && call % 6 < 3;
-      const sparse_lengths program{steps.data(), long_call ? (sanitizing() ? 100u : 200000u) : 4u};
-      check_call(sched, program, n, visits, steps);
-    }
-    if (sanitizing()) continue;
-    const std::string report = sched.report(n);
-    CAPTURE(report);
-    CHECK(report.find("followed the work") != std::string::npos);
-    CHECK(report.find("followed the work: 0 calls") == std::string::npos);
+    // Short calls, then stretches of three long ones (a long task of 0.3-1 ms).
+    follow_stretches(sched, n, steps, sanitizing() ? 10 : 24,
+                     [](int call) { return call >= 4 && call % 6 < 3; });
   }
 }
 
@@ -245,18 +253,8 @@ TEST_CASE("a scheduler that follows a larger size class after a first runs each 
   const int calls = sanitizing() ? 8 : 16;
   for (const task_id n : sizes) {
     CAPTURE(n);
-    task_counters visits(n);
-    for (int call = 0; call < calls; ++call) {
-      CAPTURE(call);
-      const bool long_call = call >= 4 && call % 4 < 2;  // short calls, then pairs of long ones
-      const sparse_lengths program{steps.data(), long_call ? (sanitizing() ? 100u : 200000u) : 4u};
-      check_call(sched, program, n, visits, steps);
-    }
-    if (sanitizing()) continue;
-    const std::string report = sched.report(n);
-    CAPTURE(report);
-    CHECK(report.find("followed the work") != std::string::npos);
-    CHECK(report.find("followed the work: 0 calls") == std::string::npos);
+    // Short calls, then pairs of long ones.
+    follow_stretches(sched, n, steps, calls, [](int call) { return call >= 4 && call % 4 < 2; });
   }
 }
 
