@@ -44,6 +44,7 @@ class global_task_pool {
     MICROSCHED_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream));
     primed_ = true;
   }
+  //! The counters exist (a first pooled launch, or adopt(), gave them).
   [[nodiscard]] bool allocated() const { return counters_.size() != 0; }
   //! Counters allocated ahead, on another thread: taken where this pool has none yet.
   void adopt(device_buffer<unsigned long long>&& counters) {
