@@ -119,7 +119,7 @@ void scheduler<Program, Policy>::run(const Program& program, task_id num_tasks,
 
 template <class Program, class Policy>
 void scheduler<Program, Policy>::stage_budgeted(task_id num_tasks, bool pool,
-                                                 bool survivors) noexcept {
+                                                bool survivors) noexcept {
   if (!pool && !survivors) return;
   cudaStream_t own = nullptr;
   if (cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) return;
@@ -160,7 +160,8 @@ void scheduler<Program, Policy>::prepare(const schedule_arguments& s, task_id nu
 }
 
 template <class Program, class Policy>
-void scheduler<Program, Policy>::load_kernels(const schedule_arguments& s, task_id num_tasks) const {
+void scheduler<Program, Policy>::load_kernels(const schedule_arguments& s,
+                                              task_id num_tasks) const {
   try {
     if (is_direct_form(s.strategy)) {
       (void)resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),

@@ -44,8 +44,9 @@ void scheduler<Program, Policy>::launch_slice(
     }
     // Warp ranges of the default period, else private pools of one task: the forms a first
     // call predicts.
-    auto* pooled = uses_range_slices(s) ? persistent_kernel<sliced, one_block_policy, range_variant>
-                                        : persistent_kernel<sliced, one_block_policy, global_variant>;
+    auto* pooled = uses_range_slices(s)
+                       ? persistent_kernel<sliced, one_block_policy, range_variant>
+                       : persistent_kernel<sliced, one_block_policy, global_variant>;
     launch_one_block(reinterpret_cast<const void*>(pooled), s, n, stream, [&](auto grid) {
       pooled<<<grid, one_block_threads, 0, stream>>>(program, make_params(s, n), policy_params(s));
     });
@@ -82,19 +83,17 @@ void scheduler<Program, Policy>::load_slice_kernels(const schedule_arguments& s)
 }
 
 template <class Program, class Policy>
-signal_layout scheduler<Program, Policy>::launch_signalled(const Program& program,
-                                                           task_id num_tasks, signal_slot* slots,
-                                                           std::uint32_t tag, bool count_steps,
-                                                           cudaStream_t stream)
-    requires(!Policy::switches_contexts) {
+signal_layout scheduler<Program, Policy>::launch_signalled(
+    const Program& program, task_id num_tasks, signal_slot* slots, std::uint32_t tag,
+    bool count_steps, cudaStream_t stream) requires(!Policy::switches_contexts) {
   if (!signal_fits_) {
     // The sampled path's registers are every block's: where they fit fewer blocks per SM than
     // the plain direct kernel's, each followed call would run slower than direct.
     const auto fit = [&](const void* kernel) {
       return resources_of(kernel, direct_block_threads, 0).max_blocks_per_sm;
     };
-    const int plain = fit(reinterpret_cast<const void*>(
-        direct_kernel_one_per_thread<Program, direct_block_threads>));
+    const int plain = fit(
+        reinterpret_cast<const void*>(direct_kernel_one_per_thread<Program, direct_block_threads>));
     const int sampled =
         fit(reinterpret_cast<const void*>(direct_kernel_signalled<Program, direct_block_threads>));
     if (sampled < plain) {
