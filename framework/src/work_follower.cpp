@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/work_follower.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -22,6 +23,12 @@ work_follower::work_follower(follow_settings settings) : settings_(settings) {
   if (settings_.quiet_after < 1 || settings_.quiet_every < 1) {
     throw_invalid("follow quiet calls",
                   settings_.quiet_after < 1 ? settings_.quiet_after : settings_.quiet_every,
+                  "must be at least 1");
+  }
+  if (!(settings_.rise == 0 || settings_.rise > 1))
+    throw_invalid("follow rise", settings_.rise, "must be 0 (never) or above 1");
+  if (settings_.rise_misses_allowed < 1) {
+    throw_invalid("follow rise misses allowed", settings_.rise_misses_allowed,
                   "must be at least 1");
   }
   if (settings_.long_runs_to_calibrate < 1) {
@@ -65,6 +72,15 @@ void work_follower::on_direct(const call_signal& signal) {
     long_unfollowed_ = 0;
     return;
   }
+  // Work that grows before a long stretch: the budgeted call tells whether it came.
+  if (!long_call && rises(signal.ms) && !stopped_ &&
+      rise_misses_ < rise_hits_ + settings_.rise_misses_allowed) {
+    budgeted_next_ = true;
+    first_budgeted_ = false;
+    after_rise_ = true;
+    long_unfollowed_ = 0;
+    return;
+  }
   budgeted_next_ = false;
   long_unfollowed_ = long_call ? long_unfollowed_ + 1 : 0;
   if (long_unfollowed_ >= settings_.long_runs_to_calibrate) wants_calibration_ = true;
@@ -78,8 +94,34 @@ bool work_follower::signal_next() {
   return false;
 }
 
+bool work_follower::rises(double ms) {
+  bool rose = false;
+  if (settings_.rise > 0 && recent_count_ >= 4) {
+    const int kept = std::min(recent_count_, recent_kept);
+    std::array<double, recent_kept> sorted = recent_short_;
+    std::nth_element(sorted.begin(), sorted.begin() + kept / 2, sorted.begin() + kept);
+    rose = ms >= settings_.rise * sorted[static_cast<std::size_t>(kept / 2)];
+  }
+  recent_short_[static_cast<std::size_t>(recent_count_ % recent_kept)] = ms;
+  ++recent_count_;
+  return rose;
+}
+
 void work_follower::on_budgeted(double ms) {
   ++followed_;
+  if (after_rise_) {  // neither a win nor a loss: the call before it was other work
+    after_rise_ = false;
+    budgeted_ms_ = ms;
+    last_long_ = ms >= settings_.budgeted_from_ms;
+    if (!last_long_) {
+      ++rise_misses_;
+      budgeted_next_ = false;
+      return;
+    }
+    ++rise_hits_;
+    in_a_row_ = 1;
+    return;
+  }
   const double before = first_budgeted_ ? direct_ms_ : budgeted_ms_;
   budgeted_ms_ = ms;
   last_long_ = ms >= settings_.budgeted_from_ms;
@@ -104,11 +146,11 @@ void work_follower::on_budgeted(double ms) {
 }
 
 std::string work_follower::report() const {
-  char buffer[160];
+  char buffer[224];
   std::snprintf(buffer, sizeof buffer,
                 "followed the work: %d calls on the budgeted strategy after long calls (%d wins, "
-                "%d losses%s)",
-                followed_, wins_, losses_, stopped_ ? ", stopped" : "");
+                "%d losses%s; rises: %d met long calls, %d did not)",
+                followed_, wins_, losses_, stopped_ ? ", stopped" : "", rise_hits_, rise_misses_);
   return buffer;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "microsched/schedule/call_signal.hpp"
@@ -187,6 +188,69 @@ TEST_CASE("follow settings out of range are refused") {
   bad = {};
   bad.quiet_every = 0;
   CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  bad = {};
+  bad.rise = 0.9;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  bad = {};
+  bad.rise_misses_allowed = 0;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+}
+
+TEST_CASE("a short call well above the recent short ones sends the next to the budgeted strategy") {
+  work_follower f;
+  for (int call = 0; call < 6; ++call) {
+    f.on_direct(direct_call(0.020 + 0.001 * (call % 3), 0));
+    CHECK_FALSE(f.budgeted_next());
+  }
+  f.on_direct(direct_call(0.029, 0));  // 1.38x the median of 0.021: noise
+  CHECK_FALSE(f.budgeted_next());
+  f.on_direct(direct_call(0.040, 0));  // 1.9x: the work grows
+  CHECK(f.budgeted_next());
+  f.on_budgeted(0.5);  // the long stretch came: it stays on the budgeted strategy
+  CHECK(f.budgeted_next());
+  CHECK(f.rise_hits() == 1);
+  CHECK(f.wins() + f.losses() == 0);  // no direct call of the same work to compare with
+  f.on_budgeted(0.45);
+  CHECK(f.budgeted_next());
+  f.on_budgeted(0.03);  // short again: direct
+  CHECK_FALSE(f.budgeted_next());
+  CHECK(f.report().find("rises: 1 met long calls, 0 did not") != std::string::npos);
+}
+
+TEST_CASE("rises that meet short calls go back to direct, and stop once they outnumber the hits") {
+  work_follower f;
+  for (int call = 0; call < 8; ++call) f.on_direct(direct_call(0.02, 0));
+  int budgeted = 0;
+  for (int call = 0; call < 40; ++call) {  // two kinds of short call in turn
+    if (f.budgeted_next()) {
+      ++budgeted;
+      f.on_budgeted(0.03);  // the budgeted call meets short work: a miss
+      CHECK_FALSE(f.budgeted_next());
+      continue;
+    }
+    f.on_direct(direct_call(call % 2 == 0 ? 0.02 : 0.06, 0));
+  }
+  CHECK(f.rise_misses() == 4);  // rise_misses_allowed beyond no hit
+  CHECK(budgeted == 4);
+  CHECK(f.rise_hits() == 0);
+  CHECK_FALSE(f.stopped());  // long calls are still followed
+  f.on_direct(direct_call(0.9, 40));
+  CHECK(f.budgeted_next());
+}
+
+TEST_CASE("no rise before four short calls are known, nor with rise 0") {
+  work_follower f;
+  f.on_direct(direct_call(0.02, 0));
+  f.on_direct(direct_call(0.02, 0));
+  f.on_direct(direct_call(0.02, 0));
+  f.on_direct(direct_call(0.08, 0));  // 4x, but three calls say little
+  CHECK_FALSE(f.budgeted_next());
+  follow_settings never;
+  never.rise = 0;
+  work_follower g(never);
+  for (int call = 0; call < 8; ++call) g.on_direct(direct_call(0.02, 0));
+  g.on_direct(direct_call(0.08, 0));
+  CHECK_FALSE(g.budgeted_next());
 }
 
 TEST_CASE("a signal's layout samples at most 64 blocks and a quarter of the grid") {
