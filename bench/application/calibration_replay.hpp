@@ -56,7 +56,9 @@ struct replay_summary {
 //! The following of short calls (work_follower.hpp) replayed on calls [first_call, calls): a
 //! direct call takes candidate 0's time, and its signal says that time (the file holds host wall
 //! times, a real signal the GPU's); a budgeted call takes the budgeted candidate's time, which it
-//! records. Unsignalled calls (work_follower::signal_next) record nothing. `report` is the
+//! records. Unsignalled calls (work_follower::signal_next) record nothing. The file holds no step
+//! counts, so every long direct call is followed (a real one may be held on direct by its counts:
+//! busy lanes, no task past the budget). `report` is the
 //! follower's. Throws std::invalid_argument as replay() does, or where no candidate is budgeted.
 [[nodiscard]] replay_summary follow_replay(const call_times& times,
                                            const std::vector<schedule_arguments>& candidates,

@@ -4,6 +4,7 @@
 // [--keep-share X] [--margin X] [--drift X] [--rounds N] [--from-call N] [--follow [--rise X]]
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -42,13 +43,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000000));
   bool follow = false;
   microsched::follow_settings following;
-  app.add_flag("--follow", follow,
-               "replay the following of short calls instead: direct, or the budgeted strategy "
-               "after a long call or a rise (the calibration's settings do not apply)");
+  auto* follow_flag =
+      app.add_flag("--follow", follow,
+                   "replay the following of short calls instead: direct, or the budgeted strategy "
+                   "after a long call or a rise (the calibration's settings do not apply)");
   app.add_option("--rise", following.rise,
                  "with --follow: a short call this many times the median of the recent short "
                  "ones sends the next to the budgeted strategy; 0 never (default 1.5)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->needs(follow_flag)
+      ->check([](const std::string& v) {
+        const double x = std::atof(v.c_str());
+        return x == 0 || (x > 1 && x <= 100) ? std::string{} : "must be 0 or in (1, 100]";
+      });
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return microsched::programs::run_main("calibration_replay", [&] {

@@ -58,9 +58,10 @@ void work_follower::on_direct(const call_signal& signal) {
     if (long_call) score(!direct_wins);
     held_ = long_call && direct_wins;
   }
+  const bool after_long = last_long_;
   last_long_ = long_call;
   if (!long_call) held_ = false;
-  short_in_a_row_ = long_call ? 0 : short_in_a_row_ + 1;
+  short_in_a_row_ = long_call ? 0 : std::min(short_in_a_row_ + 1, settings_.quiet_after);
   // Uncounted (the call before was short): the budgeted call's time and the checks tell.
   const auto rebalancing = [&] {  // predicted for a long call only: a short one skips the code
     const predicted_form form = predict(signal.counts, signal.tasks);
@@ -72,8 +73,9 @@ void work_follower::on_direct(const call_signal& signal) {
     long_unfollowed_ = 0;
     return;
   }
-  // Work that grows before a long stretch: the budgeted call tells whether it came.
-  if (!long_call && rises(signal.ms) && !stopped_ &&
+  // Work that grows before a long stretch: the budgeted call tells whether it came. The short
+  // call right after a long one is the work shrinking, not growing.
+  if (!long_call && rises(signal.ms) && !after_long && !stopped_ &&
       rise_misses_ < rise_hits_ + settings_.rise_misses_allowed) {
     budgeted_next_ = true;
     first_budgeted_ = false;
@@ -87,7 +89,9 @@ void work_follower::on_direct(const call_signal& signal) {
 }
 
 bool work_follower::signal_next() {
-  if (short_in_a_row_ < settings_.quiet_after || ++unsignalled_ >= settings_.quiet_every) {
+  // A check, and the call after a long one, always read the work.
+  if (checking_ || last_long_ || short_in_a_row_ < settings_.quiet_after ||
+      ++unsignalled_ >= settings_.quiet_every) {
     unsignalled_ = 0;
     return true;
   }
@@ -97,13 +101,15 @@ bool work_follower::signal_next() {
 bool work_follower::rises(double ms) {
   bool rose = false;
   if (settings_.rise > 0 && recent_count_ >= 4) {
-    const int kept = std::min(recent_count_, recent_kept);
+    // The median (the upper of the two middle values of an even count).
     std::array<double, recent_kept> sorted = recent_short_;
-    std::nth_element(sorted.begin(), sorted.begin() + kept / 2, sorted.begin() + kept);
-    rose = ms >= settings_.rise * sorted[static_cast<std::size_t>(kept / 2)];
+    const auto middle = sorted.begin() + recent_count_ / 2;
+    std::nth_element(sorted.begin(), middle, sorted.begin() + recent_count_);
+    rose = *middle > 0 && ms >= settings_.rise * *middle;
   }
-  recent_short_[static_cast<std::size_t>(recent_count_ % recent_kept)] = ms;
-  ++recent_count_;
+  recent_short_[static_cast<std::size_t>(recent_next_)] = ms;
+  recent_next_ = (recent_next_ + 1) % recent_kept;
+  recent_count_ = std::min(recent_count_ + 1, recent_kept);
   return rose;
 }
 
@@ -119,7 +125,11 @@ void work_follower::on_budgeted(double ms) {
       return;
     }
     ++rise_hits_;
-    in_a_row_ = 1;
+    short_in_a_row_ = 0;
+    if (++in_a_row_ >= settings_.check_every) {
+      budgeted_next_ = false;
+      checking_ = true;
+    }
     return;
   }
   const double before = first_budgeted_ ? direct_ms_ : budgeted_ms_;

@@ -221,14 +221,15 @@ TEST_CASE("rises that meet short calls go back to direct, and stop once they out
   work_follower f;
   for (int call = 0; call < 8; ++call) f.on_direct(direct_call(0.02, 0));
   int budgeted = 0;
-  for (int call = 0; call < 40; ++call) {  // two kinds of short call in turn
+  int direct = 0;
+  for (int call = 0; call < 40; ++call) {
     if (f.budgeted_next()) {
       ++budgeted;
       f.on_budgeted(0.03);  // the budgeted call meets short work: a miss
       CHECK_FALSE(f.budgeted_next());
       continue;
     }
-    f.on_direct(direct_call(call % 2 == 0 ? 0.02 : 0.06, 0));
+    f.on_direct(direct_call(direct++ % 3 == 2 ? 0.06 : 0.02, 0));  // every third call longer
   }
   CHECK(f.rise_misses() == 4);  // rise_misses_allowed beyond no hit
   CHECK(budgeted == 4);
@@ -292,4 +293,38 @@ TEST_CASE("a signal is complete only when both halves of every slot carry the ru
   CHECK(s.tasks == 3 * 256);
   // starts at 2^32 + 1000, ..., the last ends at 2^32 + 1020 + 2000
   CHECK(s.ms == doctest::Approx((1020 + 2000 - 1000) * 1e-6));
+}
+
+TEST_CASE("a rise after many quiet short calls reads the work again at the stretch's check") {
+  follow_settings settings;
+  settings.check_every = 2;
+  work_follower f(settings);
+  for (int call = 0; call < 200; ++call) {  // past quiet_after: few calls are signalled
+    if (f.signal_next()) f.on_direct(direct_call(0.02, 0));
+  }
+  while (!f.signal_next()) {
+  }  // the next signalled call rises
+  f.on_direct(direct_call(0.05, 0));
+  REQUIRE(f.budgeted_next());
+  f.on_budgeted(0.5);  // a hit, the first of the stretch
+  CHECK(f.budgeted_next());
+  f.on_budgeted(0.5);  // the second: the check is next
+  CHECK_FALSE(f.budgeted_next());
+  CHECK(f.signal_next());             // the check reads the work, quiet phase or not
+  f.on_direct(direct_call(0.6, 40));  // direct does not win: a win for the budgeted strategy
+  CHECK(f.wins() == 1);
+  CHECK(f.budgeted_next());
+}
+
+TEST_CASE("the short call right after a long one, or calls of no time, are no rise") {
+  work_follower f;
+  for (int call = 0; call < 8; ++call) f.on_direct(direct_call(0.02, 0));
+  f.on_direct(direct_call(0.9, 0, 0.95));  // long, not followed (busy lanes)
+  CHECK_FALSE(f.budgeted_next());
+  f.on_direct(direct_call(0.05, 0));  // the work shrinking after it
+  CHECK_FALSE(f.budgeted_next());
+  work_follower g;
+  for (int call = 0; call < 8; ++call) g.on_direct(direct_call(0, 0));
+  g.on_direct(direct_call(0.001, 0));  // above a median of 0, but no rise
+  CHECK_FALSE(g.budgeted_next());
 }

@@ -8,10 +8,11 @@
 //! lanes) or were not counted, sends the next call to the budgeted strategy, timed; the budgeted
 //! strategy stays while its calls stay long, and direct returns once a call is short. Work that
 //! changes between short and long calls (an animation) is followed with one call of delay, where a
-//! choice made once is wrong for half of the calls. Work that grows over a few calls before a long
-//! stretch is caught a call early: a short call well above the recent short ones (a rise) sends
-//! the next call to the budgeted strategy, unscored; rises that meet short calls again, beyond
-//! those that met long ones by `rise_misses_allowed`, send no more calls there.
+//! choice made once is wrong for half of the calls. Work that grows before a long stretch is
+//! caught a call early: a short call well above the recent short ones (a rise) sends the next
+//! call to the budgeted strategy, unscored. A rise whose next call is short again is a miss; once
+//! misses outnumber the rises that met a long call by `rise_misses_allowed`, rises send no more
+//! calls there.
 //!
 //! It checks itself: the first budgeted call after a direct one must beat that direct call's
 //! time by the margin, and every `check_every`-th budgeted call in a row gives one call back to
@@ -115,7 +116,8 @@ class work_follower {
   int rise_hits_ = 0;
   int rise_misses_ = 0;
   std::array<double, recent_kept> recent_short_{};  //!< a ring of the last short calls' times
-  int recent_count_ = 0;
+  int recent_count_ = 0;                            //!< held in the ring, at most recent_kept
+  int recent_next_ = 0;                             //!< where the next one goes
 };
 
 }  // namespace microsched
