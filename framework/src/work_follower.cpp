@@ -75,7 +75,8 @@ void work_follower::on_direct(const call_signal& signal) {
   }
   // Work that grows before a long stretch: the budgeted call tells whether it came. The short
   // call right after a long one is the work shrinking, not growing.
-  if (!long_call && rises(signal.ms) && !after_long && !stopped_ &&
+  const bool rose = !long_call && rises(signal.ms);  // every short call joins the median
+  if (rose && !after_long && !stopped_ &&
       rise_misses_ < rise_hits_ + settings_.rise_misses_allowed) {
     budgeted_next_ = true;
     first_budgeted_ = false;
@@ -115,37 +116,30 @@ bool work_follower::rises(double ms) {
 
 void work_follower::on_budgeted(double ms) {
   ++followed_;
-  if (after_rise_) {  // neither a win nor a loss: the call before it was other work
-    after_rise_ = false;
-    budgeted_ms_ = ms;
-    last_long_ = ms >= settings_.budgeted_from_ms;
-    if (!last_long_) {
-      ++rise_misses_;
-      budgeted_next_ = false;
-      return;
-    }
-    ++rise_hits_;
-    short_in_a_row_ = 0;
-    if (++in_a_row_ >= settings_.check_every) {
-      budgeted_next_ = false;
-      checking_ = true;
-    }
-    return;
-  }
   const double before = first_budgeted_ ? direct_ms_ : budgeted_ms_;
   budgeted_ms_ = ms;
   last_long_ = ms >= settings_.budgeted_from_ms;
-  // Longer than the direct call before it by the change factor: the work grew since the signal,
-  // and the two times say nothing of each other. Else the first budgeted call scores.
-  const bool changed = first_budgeted_
-                           ? ms > before * settings_.changed
-                           : ms > before * settings_.changed || ms * settings_.changed < before;
-  if (first_budgeted_) {
-    first_budgeted_ = false;
-    if (!changed) score(ms < direct_ms_ * (1.0 - settings_.margin));
-    if (stopped_) return;
+  if (last_long_) short_in_a_row_ = 0;
+  if (after_rise_) {  // neither a win nor a loss: the call before it was other work
+    after_rise_ = false;
+    (last_long_ ? rise_hits_ : rise_misses_) += 1;
+  } else {
+    // Longer than the direct call before it by the change factor: the work grew since the
+    // signal, and the two times say nothing of each other. Else the first budgeted call scores.
+    const bool changed = first_budgeted_
+                             ? ms > before * settings_.changed
+                             : ms > before * settings_.changed || ms * settings_.changed < before;
+    if (first_budgeted_) {
+      first_budgeted_ = false;
+      if (!changed) score(ms < direct_ms_ * (1.0 - settings_.margin));
+      if (stopped_) return;
+    }
+    if (changed) {  // other work: direct's signal leads
+      budgeted_next_ = false;
+      return;
+    }
   }
-  if (ms < settings_.budgeted_from_ms || changed) {  // short or other work: direct's signal leads
+  if (!last_long_) {  // short: direct's signal leads
     budgeted_next_ = false;
     return;
   }
