@@ -6,9 +6,6 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "microsched/schedule/automatic_schedule.hpp"
-#include "microsched/schedule/call_signal.hpp"
-
 namespace microsched::replay {
 
 namespace {
@@ -80,73 +77,36 @@ call_times read_application_csv(std::istream& in,
   return t;
 }
 
-namespace {
-//! Replays calls [first_call, calls) with `take(i)` giving the time of the run the rule chose
-//! for call i (and telling the rule what it saw).
-template <class Take>
-replay_summary replay_calls(const call_times& times, std::size_t first_call, Take&& take) {
+replay_summary replay(const call_times& times, const std::vector<schedule_arguments>& candidates,
+                      const calibration_settings& settings, std::size_t first_call) {
   if (first_call >= times.calls()) {
     throw std::invalid_argument("first call " + std::to_string(first_call) + ": the file has " +
                                 std::to_string(times.calls()) + " calls");
   }
+  calibration choice(candidates, settings);
   replay_summary s;
   s.first_call = first_call;
   s.calls = times.calls() - first_call;
   const std::vector<double>* previous_best = &times.vanilla;
   for (std::size_t i = first_call; i < times.calls(); ++i) {
-    const double ms = take(i);
+    const int c = choice.next();
+    const bool timed = choice.next_run_timed();
+    const double ms = times.candidate[static_cast<std::size_t>(c)][i];
+    if (timed) choice.record(c, ms);
     s.previous_best_ms += (*previous_best)[i];
     previous_best = &times.vanilla;
     for (const auto& candidate : times.candidate) {
       if (candidate[i] < (*previous_best)[i]) previous_best = &candidate;
     }
+    const double fastest = (*previous_best)[i];
     s.default_ms += ms;
     s.vanilla_ms += times.vanilla[i];
     s.direct_ms += times.candidate[0][i];
-    s.oracle_ms += (*previous_best)[i];
+    s.oracle_ms += fastest;
     s.below_098 += times.vanilla[i] / ms < 0.98;
     s.below_08 += times.vanilla[i] / ms < 0.8;
   }
-  return s;
-}
-}  // namespace
-
-replay_summary replay(const call_times& times, const std::vector<schedule_arguments>& candidates,
-                      const calibration_settings& settings, std::size_t first_call) {
-  calibration choice(candidates, settings);
-  replay_summary s = replay_calls(times, first_call, [&](std::size_t i) {
-    const int c = choice.next();
-    const bool timed = choice.next_run_timed();
-    const double ms = times.candidate[static_cast<std::size_t>(c)][i];
-    if (timed) choice.record(c, ms);
-    return ms;
-  });
   s.report = choice.report();
-  return s;
-}
-
-replay_summary follow_replay(const call_times& times,
-                             const std::vector<schedule_arguments>& candidates,
-                             const follow_settings& settings, std::size_t first_call) {
-  const int budgeted = detail::candidate_for(predicted_form::budgeted, candidates);
-  if (budgeted <= 0) throw std::invalid_argument("no budgeted candidate to follow with");
-  work_follower follower(settings);
-  replay_summary s = replay_calls(times, first_call, [&](std::size_t i) {
-    if (follower.budgeted_next()) {
-      const double ms = times.candidate[static_cast<std::size_t>(budgeted)][i];
-      follower.on_budgeted(ms);
-      return ms;
-    }
-    const double ms = times.candidate[0][i];
-    if (follower.signal_next()) {
-      call_signal signal;
-      signal.complete = true;
-      signal.ms = ms;
-      follower.on_direct(signal);
-    }
-    return ms;
-  });
-  s.report = follower.report();
   return s;
 }
 

@@ -12,7 +12,6 @@
 
 #include "microsched/schedule/calibration.hpp"
 #include "microsched/schedule/schedule_arguments.hpp"
-#include "microsched/schedule/work_follower.hpp"
 
 namespace microsched::replay {
 
@@ -52,18 +51,6 @@ struct replay_summary {
                                     const std::vector<schedule_arguments>& candidates,
                                     const calibration_settings& settings,
                                     std::size_t first_call = 1);
-
-//! The following of short calls (work_follower.hpp) replayed on calls [first_call, calls): a
-//! direct call takes candidate 0's time, and its signal says that time (the file holds host wall
-//! times, a real signal the GPU's); a budgeted call takes the budgeted candidate's time, which it
-//! records. Unsignalled calls (work_follower::signal_next) record nothing. The file holds no step
-//! counts, so every long direct call is followed (a real one may be held on direct by its counts:
-//! busy lanes, no task past the budget). `report` is the
-//! follower's. Throws std::invalid_argument as replay() does, or where no candidate is budgeted.
-[[nodiscard]] replay_summary follow_replay(const call_times& times,
-                                           const std::vector<schedule_arguments>& candidates,
-                                           const follow_settings& settings,
-                                           std::size_t first_call = 1);
 
 //! "default 21.220 ms: 1.095x vanilla, 1.000x direct, 80.2% of the oracle's speed (the previous
 //! call's best: 91.0%); 4 of 119 calls below 0.98x vanilla, 1 below 0.8x"

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // calibration_replay: the automatic schedule's decisions replayed on bench_application's per-call
 // CSV, under the default settings or others, on the CPU. Usage: calibration_replay FILE.csv
-// [--keep-share X] [--margin X] [--drift X] [--rounds N] [--from-call N] [--follow [--rise X]]
+// [--keep-share X] [--margin X] [--drift X] [--rounds N] [--from-call N]
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -22,8 +21,7 @@ int main(int argc, char** argv) {
       "does not hold: the replay starts at call 1. Each call takes the time the chosen candidate "
       "took as a fixed schedule on that call, so the replay follows the real default only "
       "approximately; compare settings with each other on the same file.\n"
-      "Example: calibration_replay animation.csv --keep-share 0.03125\n"
-      "         calibration_replay animation.csv --follow --rise 0"};
+      "Example: calibration_replay animation.csv --keep-share 0.03125"};
   std::string file;
   microsched::calibration_settings settings;
   std::size_t first_call = 1;
@@ -41,20 +39,6 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   app.add_option("--from-call", first_call, "the first call replayed (default 1)")
       ->check(CLI::Range(0, 100000000));
-  bool follow = false;
-  microsched::follow_settings following;
-  auto* follow_flag =
-      app.add_flag("--follow", follow,
-                   "replay the following of short calls instead: direct, or the budgeted strategy "
-                   "after a long call or a rise (the calibration's settings do not apply)");
-  app.add_option("--rise", following.rise,
-                 "with --follow: a short call this many times the median of the recent short "
-                 "ones sends the next to the budgeted strategy; 0 never (default 1.5)")
-      ->needs(follow_flag)
-      ->check([](const std::string& v) {
-        const double x = std::atof(v.c_str());
-        return x == 0 || (x > 1 && x <= 100) ? std::string{} : "must be 0 or in (1, 100]";
-      });
   MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
 
   return microsched::programs::run_main("calibration_replay", [&] {
@@ -69,9 +53,7 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(file + ": " + e.what());
     }
-    const auto s = follow
-                       ? microsched::replay::follow_replay(times, candidates, following, first_call)
-                       : microsched::replay::replay(times, candidates, settings, first_call);
+    const auto s = microsched::replay::replay(times, candidates, settings, first_call);
     std::printf("%s, calls %zu..%zu: %s\nchoice: %s\n", file.c_str(), s.first_call,
                 s.first_call + s.calls - 1, microsched::replay::describe(s).c_str(),
                 s.report.c_str());

@@ -99,29 +99,3 @@ TEST_CASE("a malformed CSV is refused with the line or the column") {
   CHECK_THROWS_WITH_AS((void)replay::replay(t, candidates, calibration_settings{}, 2),
                        doctest::Contains("first call 2"), std::invalid_argument);
 }
-
-TEST_CASE(
-    "the following's replay runs direct on short calls and the budgeted strategy after a rise") {
-  const auto candidates = automatic_candidates(false, {}, true, 128);
-  // Short calls of 0.02 ms (budgeted 0.03), call 10 grows to 0.05, calls 11-14 are long (direct
-  // 0.9 ms, budgeted 0.5), then short again.
-  const auto direct_ms = [](int call) {
-    return call == 10 ? 0.05 : (call >= 11 && call <= 14 ? 0.9 : 0.02);
-  };
-  const std::string csv = application_csv(candidates, 20, [&](std::size_t c, int call) {
-    const bool long_call = call >= 11 && call <= 14;
-    if (c == 0) return direct_ms(call);
-    return is_budget_64(candidates[c]) ? (long_call ? 0.5 : direct_ms(call) + 0.01) : 2.0;
-  });
-  std::istringstream in(csv);
-  const replay::call_times t = replay::read_application_csv(in, candidates);
-  const replay::replay_summary risen = replay::follow_replay(t, candidates, follow_settings{});
-  // Calls 11-14 budgeted (the rise at call 10 sends call 11), call 15 too: one call late to go.
-  CHECK(risen.default_ms == doctest::Approx(13 * 0.02 + 0.05 + 4 * 0.5 + 0.03));  // calls 1-19
-  CHECK(risen.report.find("rises: 1 met long calls, 0 did not") != std::string::npos);
-  follow_settings no_rise;
-  no_rise.rise = 0;
-  const replay::replay_summary late = replay::follow_replay(t, candidates, no_rise);
-  // Call 11 runs direct (0.9 ms): the long call before call 12 sends it to the budgeted one.
-  CHECK(late.default_ms == doctest::Approx(risen.default_ms + 0.4));
-}

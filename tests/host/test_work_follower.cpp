@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "microsched/schedule/call_signal.hpp"
@@ -173,79 +172,21 @@ TEST_CASE("after many short calls only every few direct calls leave a signal") {
 }
 
 TEST_CASE("follow settings out of range are refused") {
-  using change = void (*)(follow_settings&);
-  const change out_of_range[] = {
-      [](follow_settings& s) { s.budgeted_from_ms = 0; },
-      [](follow_settings& s) { s.margin = 1; },
-      [](follow_settings& s) { s.check_every = 0; },
-      [](follow_settings& s) { s.changed = 1; },
-      [](follow_settings& s) { s.quiet_every = 0; },
-      [](follow_settings& s) { s.rise = 0.9; },
-      [](follow_settings& s) { s.rise_misses_allowed = 0; },
-  };
-  for (const change c : out_of_range) {
-    follow_settings bad;
-    c(bad);
-    CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
-  }
-}
-
-TEST_CASE("a short call well above the recent short ones sends the next to the budgeted strategy") {
-  work_follower f;
-  for (int call = 0; call < 6; ++call) {
-    f.on_direct(direct_call(0.020 + 0.001 * (call % 3), 0));
-    CHECK_FALSE(f.budgeted_next());
-  }
-  f.on_direct(direct_call(0.029, 0));  // 1.38x the median of 0.021: noise
-  CHECK_FALSE(f.budgeted_next());
-  f.on_direct(direct_call(0.040, 0));  // 1.9x: the work grows
-  CHECK(f.budgeted_next());
-  f.on_budgeted(0.5);  // the long stretch came: it stays on the budgeted strategy
-  CHECK(f.budgeted_next());
-  CHECK(f.rise_hits() == 1);
-  CHECK(f.wins() + f.losses() == 0);  // no direct call of the same work to compare with
-  f.on_budgeted(0.45);
-  CHECK(f.budgeted_next());
-  f.on_budgeted(0.03);  // short again: direct
-  CHECK_FALSE(f.budgeted_next());
-  CHECK(f.report().find("rises: 1 met long calls, 0 did not") != std::string::npos);
-}
-
-TEST_CASE("rises that meet short calls go back to direct, and stop once they outnumber the hits") {
-  work_follower f;
-  for (int call = 0; call < 8; ++call) f.on_direct(direct_call(0.02, 0));
-  int budgeted = 0;
-  int direct = 0;
-  for (int call = 0; call < 40; ++call) {
-    if (f.budgeted_next()) {
-      ++budgeted;
-      f.on_budgeted(0.03);  // the budgeted call meets short work: a miss
-      CHECK_FALSE(f.budgeted_next());
-      continue;
-    }
-    f.on_direct(direct_call(direct++ % 3 == 2 ? 0.06 : 0.02, 0));  // every third call longer
-  }
-  CHECK(f.rise_misses() == 4);  // rise_misses_allowed beyond no hit
-  CHECK(budgeted == 4);
-  CHECK(f.rise_hits() == 0);
-  CHECK_FALSE(f.stopped());  // long calls are still followed
-  f.on_direct(direct_call(0.9, 40));
-  CHECK(f.budgeted_next());
-}
-
-TEST_CASE("no rise before four short calls are known, nor with rise 0") {
-  work_follower f;
-  f.on_direct(direct_call(0.02, 0));
-  f.on_direct(direct_call(0.02, 0));
-  f.on_direct(direct_call(0.02, 0));
-  f.on_direct(direct_call(0.08, 0));  // 4x, but three calls say little
-  CHECK_FALSE(f.budgeted_next());
-  follow_settings never;
-  never.rise = 0;
-  work_follower g(never);
-  for (int call = 0; call < 8; ++call) g.on_direct(direct_call(0.02, 0));
-  g.on_direct(direct_call(0.08, 0));
-  CHECK_FALSE(g.budgeted_next());
+  follow_settings bad;
+  bad.budgeted_from_ms = 0;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  bad = {};
+  bad.margin = 1;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  bad = {};
+  bad.check_every = 0;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  bad = {};
+  bad.changed = 1;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  bad = {};
+  bad.quiet_every = 0;
+  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
 }
 
 TEST_CASE("a signal's layout samples at most 64 blocks and a quarter of the grid") {
@@ -287,38 +228,4 @@ TEST_CASE("a signal is complete only when both halves of every slot carry the ru
   CHECK(s.tasks == 3 * 256);
   // starts at 2^32 + 1000, ..., the last ends at 2^32 + 1020 + 2000
   CHECK(s.ms == doctest::Approx((1020 + 2000 - 1000) * 1e-6));
-}
-
-TEST_CASE("a rise after many quiet short calls reads the work again at the stretch's check") {
-  follow_settings settings;
-  settings.check_every = 2;
-  work_follower f(settings);
-  for (int call = 0; call < 200; ++call) {  // past quiet_after: few calls are signalled
-    if (f.signal_next()) f.on_direct(direct_call(0.02, 0));
-  }
-  while (!f.signal_next()) {
-  }  // the next signalled call rises
-  f.on_direct(direct_call(0.05, 0));
-  REQUIRE(f.budgeted_next());
-  f.on_budgeted(0.5);  // a hit, the first of the stretch
-  CHECK(f.budgeted_next());
-  f.on_budgeted(0.5);  // the second: the check is next
-  CHECK_FALSE(f.budgeted_next());
-  CHECK(f.signal_next());             // the check reads the work, quiet phase or not
-  f.on_direct(direct_call(0.6, 40));  // direct does not win: a win for the budgeted strategy
-  CHECK(f.wins() == 1);
-  CHECK(f.budgeted_next());
-}
-
-TEST_CASE("the short call right after a long one, or calls of no time, are no rise") {
-  work_follower f;
-  for (int call = 0; call < 8; ++call) f.on_direct(direct_call(0.02, 0));
-  f.on_direct(direct_call(0.9, 0, 0.95));  // long, not followed (busy lanes)
-  CHECK_FALSE(f.budgeted_next());
-  f.on_direct(direct_call(0.05, 0));  // the work shrinking after it
-  CHECK_FALSE(f.budgeted_next());
-  work_follower g;
-  for (int call = 0; call < 8; ++call) g.on_direct(direct_call(0, 0));
-  g.on_direct(direct_call(0.001, 0));  // above a median of 0, but no rise
-  CHECK_FALSE(g.budgeted_next());
 }

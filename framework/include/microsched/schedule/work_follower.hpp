@@ -8,11 +8,7 @@
 //! lanes) or were not counted, sends the next call to the budgeted strategy, timed; the budgeted
 //! strategy stays while its calls stay long, and direct returns once a call is short. Work that
 //! changes between short and long calls (an animation) is followed with one call of delay, where a
-//! choice made once is wrong for half of the calls. Work that grows before a long stretch is
-//! caught a call early: a short call well above the recent short ones (a rise) sends the next
-//! call to the budgeted strategy, unscored. A rise whose next call is short again is a miss; once
-//! misses outnumber the rises that met a long call by `rise_misses_allowed`, rises send no more
-//! calls there.
+//! choice made once is wrong for half of the calls.
 //!
 //! It checks itself: the first budgeted call after a direct one must beat that direct call's
 //! time by the margin, and every `check_every`-th budgeted call in a row gives one call back to
@@ -23,7 +19,6 @@
 //! steps predict no gain, or it stopped) ask for a calibration instead (wants_calibration()):
 //! the calls are no longer short.
 
-#include <array>
 #include <cstdint>
 #include <string>
 
@@ -48,13 +43,6 @@ struct follow_settings {
   //! pays back.
   int quiet_after = 64;
   int quiet_every = 4;
-  //! A short call this many times the median of the recent short calls hints that longer work
-  //! comes (work that grows over a few calls before a long stretch): the next call runs the
-  //! budgeted strategy. 0: never.
-  double rise = 1.5;
-  //! Rises whose budgeted call was short again (misses), beyond those that met a long call
-  //! (hits), after which rises send no call to the budgeted strategy.
-  int rise_misses_allowed = 4;
 };
 
 class work_follower {
@@ -82,18 +70,11 @@ class work_follower {
   [[nodiscard]] int followed() const { return followed_; }  //!< budgeted calls so far
   [[nodiscard]] int wins() const { return wins_; }
   [[nodiscard]] int losses() const { return losses_; }
-  [[nodiscard]] int rise_hits() const { return rise_hits_; }
-  [[nodiscard]] int rise_misses() const { return rise_misses_; }
-  //! "followed the work: 12 calls on the budgeted strategy after long calls (3 wins, 0 losses;
-  //! rises: 2 met long calls, 1 did not)"
+  //! "followed the work: 12 calls on the budgeted strategy after long calls (3 wins, 0 losses)"
   [[nodiscard]] std::string report() const;
 
  private:
   void score(bool win);
-  //! Whether a short call of `ms` rises above the recent short calls (rise); records it.
-  bool rises(double ms);
-
-  static constexpr int recent_kept = 16;  //!< short calls the rise compares with
 
   follow_settings settings_;
   bool budgeted_next_ = false;
@@ -112,12 +93,6 @@ class work_follower {
   int followed_ = 0;
   int wins_ = 0;
   int losses_ = 0;
-  bool after_rise_ = false;  //!< the next budgeted call follows a rise
-  int rise_hits_ = 0;
-  int rise_misses_ = 0;
-  std::array<double, recent_kept> recent_short_{};  //!< a ring of the last short calls' times
-  int recent_count_ = 0;                            //!< held in the ring, at most recent_kept
-  int recent_next_ = 0;                             //!< where the next one goes
 };
 
 }  // namespace microsched
