@@ -172,21 +172,19 @@ TEST_CASE("after many short calls only every few direct calls leave a signal") {
 }
 
 TEST_CASE("follow settings out of range are refused") {
-  follow_settings bad;
-  bad.budgeted_from_ms = 0;
-  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
-  bad = {};
-  bad.margin = 1;
-  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
-  bad = {};
-  bad.check_every = 0;
-  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
-  bad = {};
-  bad.changed = 1;
-  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
-  bad = {};
-  bad.quiet_every = 0;
-  CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  using change = void (*)(follow_settings&);
+  const change out_of_range[] = {
+      [](follow_settings& s) { s.budgeted_from_ms = 0; },
+      [](follow_settings& s) { s.margin = 1; },
+      [](follow_settings& s) { s.check_every = 0; },
+      [](follow_settings& s) { s.changed = 1; },
+      [](follow_settings& s) { s.quiet_every = 0; },
+  };
+  for (const change c : out_of_range) {
+    follow_settings bad;
+    c(bad);
+    CHECK_THROWS_AS(work_follower{bad}, std::invalid_argument);
+  }
 }
 
 TEST_CASE("a signal's layout samples at most 64 blocks and a quarter of the grid") {
