@@ -174,10 +174,8 @@ TEST_CASE("after many short calls only every few direct calls leave a signal") {
 TEST_CASE("follow settings out of range are refused") {
   using change = void (*)(follow_settings&);
   const change out_of_range[] = {
-      [](follow_settings& s) { s.budgeted_from_ms = 0; },
-      [](follow_settings& s) { s.margin = 1; },
-      [](follow_settings& s) { s.check_every = 0; },
-      [](follow_settings& s) { s.changed = 1; },
+      [](follow_settings& s) { s.budgeted_from_ms = 0; }, [](follow_settings& s) { s.margin = 1; },
+      [](follow_settings& s) { s.check_every = 0; },      [](follow_settings& s) { s.changed = 1; },
       [](follow_settings& s) { s.quiet_every = 0; },
   };
   for (const change c : out_of_range) {
