@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "microsched/schedule/work_follower.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -53,7 +54,8 @@ void work_follower::on_direct(const call_signal& signal) {
   }
   last_long_ = long_call;
   if (!long_call) held_ = false;
-  short_in_a_row_ = long_call ? 0 : short_in_a_row_ + 1;
+  // Capped: only whether it reached quiet_after matters, and a long run of calls must not wrap.
+  short_in_a_row_ = long_call ? 0 : std::min(short_in_a_row_ + 1, settings_.quiet_after);
   // Uncounted (the call before was short): the budgeted call's time and the checks tell.
   const auto rebalancing = [&] {  // predicted for a long call only: a short one skips the code
     const predicted_form form = predict(signal.counts, signal.tasks);
@@ -105,10 +107,11 @@ void work_follower::on_budgeted(double ms) {
 
 std::string work_follower::report() const {
   char buffer[160];
-  std::snprintf(buffer, sizeof buffer,
-                "followed the work: %d calls on the budgeted strategy after long calls (%d wins, "
-                "%d losses%s)",
-                followed_, wins_, losses_, stopped_ ? ", stopped" : "");
+  std::snprintf(
+      buffer, sizeof buffer,
+      "followed the work: %lld calls on the budgeted strategy after long calls (%lld wins, "
+      "%lld losses%s)",
+      followed_, wins_, losses_, stopped_ ? ", stopped" : "");
   return buffer;
 }
 

@@ -67,9 +67,9 @@ class work_follower {
   //! Losses outran wins: direct from now on.
   [[nodiscard]] bool stopped() const { return stopped_; }
 
-  [[nodiscard]] int followed() const { return followed_; }  //!< budgeted calls so far
-  [[nodiscard]] int wins() const { return wins_; }
-  [[nodiscard]] int losses() const { return losses_; }
+  [[nodiscard]] long long followed() const { return followed_; }  //!< budgeted calls so far
+  [[nodiscard]] long long wins() const { return wins_; }
+  [[nodiscard]] long long losses() const { return losses_; }
   //! "followed the work: 12 calls on the budgeted strategy after long calls (3 wins, 0 losses)"
   [[nodiscard]] std::string report() const;
 
@@ -89,10 +89,10 @@ class work_follower {
   int in_a_row_ = 0;        //!< budgeted calls since the last direct one
   int long_unfollowed_ = 0;
   int short_in_a_row_ = 0;
-  int unsignalled_ = 0;  //!< quiet direct calls since the last signalled one
-  int followed_ = 0;
-  int wins_ = 0;
-  int losses_ = 0;
+  int unsignalled_ = 0;     //!< quiet direct calls since the last signalled one
+  long long followed_ = 0;  //!< 64-bit, as wins_ and losses_: a process may follow for days
+  long long wins_ = 0;
+  long long losses_ = 0;
 };
 
 }  // namespace microsched
