@@ -61,6 +61,12 @@ def simulate(tasks, seed, policy="fifo", late=0, late_cap=128, drain_window=WIND
             want_then = sum(1 for i in held if need(lanes[i]))
             n_then, n_else = want_then + len(lists[True]), len(held) - want_then + len(lists[False])
             path = n_then > n_else if n_then != n_else else want_then > len(held) - want_then
+            if policy == "youngest path" and drained_at is not None:
+                # the path the context with the most iterations left needs, parked ones included
+                youngest = min([lanes[i] for i in held] + lists[True] + lists[False],
+                               key=lambda c: c["it"])
+                attached = any(youngest is lanes[i] for i in held)
+                path = need(youngest) if attached else any(youngest is c for c in lists[True])
             avail, other = lists[path], lists[not path]
             if policy == "remaining" and drained_at is not None:
                 avail.sort(key=lambda c: -c["it"])  # the most iterations left resume first
@@ -114,6 +120,7 @@ def main():
     rows = [("rings, as the driver runs", {}),
             ("4x the tasks", {"tasks": 4 * a.tasks}),
             ("drain: most iterations left first", {"policy": "remaining"}),
+            ("drain: the youngest context's path", {"policy": "youngest path"}),
             ("drain: no gathering (direct)", {"policy": "direct"}),
             ("no new parking in the last 64 tasks", {"late": 64, "late_cap": 0}),
             ("drain window 16", {"drain_window": 16}),
