@@ -1,48 +1,69 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// first_read FILE [posix]: how long a process's first read of FILE takes, in microseconds,
-// through a file stream (the default) or POSIX open/read. Run it in a fresh process each time:
-// the first stream a process opens pays for its setup (docs/decisions.md, "The cache file read
-// without file streams").
+// first_read: how long a process's first read of a file takes, through a file stream or POSIX
+// open/read (the calibration cache's reader; docs/decisions.md, "The cache file read without
+// file streams"). Run it in a fresh process each time: only the first read pays the setup.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
-int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "posix")) {
-    std::fprintf(stderr, "usage: first_read FILE [posix]\n");
-    return 2;
-  }
-  const auto start = std::chrono::steady_clock::now();
+#include "checked_cli.hpp"
+#include "program_main.hpp"
+
+namespace {
+//! The file's bytes through POSIX calls; throws naming the file when it cannot be read.
+std::string posix_read(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::invalid_argument("'" + file + "': cannot be read");
   std::string text;
-  bool read = true;
-  if (argc == 3) {
-    const int fd = ::open(argv[1], O_RDONLY | O_CLOEXEC);
-    read = fd >= 0;
-    char chunk[4096];
-    ssize_t got = 0;
-    while (read && (got = ::read(fd, chunk, sizeof chunk)) > 0) {
-      text.append(chunk, static_cast<std::size_t>(got));
+  char chunk[4096];
+  ssize_t got = 0;
+  while ((got = ::read(fd, chunk, sizeof chunk)) > 0) text.append(chunk, static_cast<size_t>(got));
+  ::close(fd);
+  if (got < 0) throw std::invalid_argument("'" + file + "': cannot be read");
+  return text;
+}
+
+//! The file's bytes through std::ifstream and std::ostringstream.
+std::string stream_read(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream all;
+  if (in) all << in.rdbuf();
+  if (!in) throw std::invalid_argument("'" + file + "': cannot be read");
+  return all.str();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Times this process's first read of FILE, in microseconds, through a file stream "
+      "(std::ifstream) or with --posix through open/read. Run it in a fresh process each time: "
+      "the first stream a process opens pays for its setup, later reads do not. No GPU needed.\n"
+      "Example: for i in 1 2 3; do first_read CMakeLists.txt; first_read CMakeLists.txt --posix; "
+      "done"};
+  std::string file;
+  bool posix = false;
+  app.add_option("file", file, "the file to read");
+  app.add_flag("--posix", posix, "read with open/read instead of a file stream");
+  MICROSCHED_PARSE_ARGUMENTS(app, argc, argv);
+
+  return microsched::programs::run_main("first_read", [&] {
+    if (file.empty()) throw std::invalid_argument("a file is required");
+    struct stat info {};
+    if (::stat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {  // checked before timing
+      throw std::invalid_argument("'" + file + "': not a file that can be read");
     }
-    read = read && got == 0;
-    if (fd >= 0) ::close(fd);
-  } else {
-    std::ifstream in(argv[1], std::ios::binary);
-    std::ostringstream all;
-    all << in.rdbuf();
-    read = static_cast<bool>(in);
-    text = all.str();
-  }
-  const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
-  if (!read) {
-    std::fprintf(stderr, "first_read: error: cannot read '%s'\n", argv[1]);
-    return 1;
-  }
-  std::printf("%s: %zu bytes, %.0f us\n", argc == 3 ? "posix" : "stream", text.size(),
-              took.count());
-  return 0;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string text = posix ? posix_read(file) : stream_read(file);
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    std::printf("%s: %zu bytes, %.0f us\n", posix ? "posix" : "stream", text.size(), took.count());
+    return 0;
+  });
 }

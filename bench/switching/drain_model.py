@@ -12,7 +12,9 @@ Each drain policy below changes only what happens once the source is empty (or, 
 caps, shortly before). Usage: drain_model.py [--tasks N] [--seeds K]
 """
 import argparse
+import os
 import random
+import sys
 
 OUTER, P, WINDOW = 1000, 0.01, 32  # the bench row: 1000 iterations, p = 0.01, window 32
 COST_ITERATION, COST_BRANCH, COST_VOTE = 56, 16500, 150  # instructions (ncu: thread inst / work)
@@ -108,8 +110,16 @@ def simulate(tasks, seed, policy="fifo", late=0, late_cap=128, drain_window=WIND
             time += COST_BRANCH
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad usage: one line "drain_model.py: error: ..." on stderr, exit 2."""
+
+    def error(self, message):
+        sys.stderr.write(f"{os.path.basename(sys.argv[0])}: error: {message} (see --help)\n")
+        sys.exit(2)
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=248,
                         help="tasks of the warp (248: 2^19 tasks on 132 SMs x 16 warps)")
     parser.add_argument("--seeds", type=int, default=8, help="runs averaged per row")
