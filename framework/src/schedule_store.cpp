@@ -112,7 +112,7 @@ void save_store(const std::filesystem::path& file, const store_kind& kind,
   write_file_atomically(file, store_text(kind, records));
 }
 
-// POSIX reads: a process's first file stream costs a one-shot call 0.2-0.6 ms (decisions.md).
+// POSIX reads: a process's first file stream costs far more than the read (decisions.md).
 std::string read_store_text(const std::filesystem::path& file) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot read " + file.string());
