@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(warps_per_block * 32)
     }
     if (march_count == 0 && wait_count == 0) return;
     // A full warp at the branch runs it; otherwise the lanes march, unless fewer march than wait.
-    const bool branch = wait_count >= 32 || march_count == 0 ||
-                        (march_count < 32 && wait_count > march_count);
+    const bool branch =
+        wait_count >= 32 || march_count == 0 || (march_count < 32 && wait_count > march_count);
     int slot = -1;
     if (branch) {
       const int take = min(wait_count, 32);
