@@ -9,9 +9,14 @@ pool, rings resumed first in first out), and splits the time into the steady sta
 (from the visit that finds the source empty to the end). Efficiency is the lanes' useful work
 over 32 times the warp's time: what the kernel reaches if every warp issues at the same pace.
 Each drain policy below changes only what happens once the source is empty (or, for the late
-caps, shortly before). Usage: drain_model.py [--tasks N] [--seeds K]
+caps, shortly before). With --list-bound it prints instead what a perfect schedule that runs each
+task on one lane to its end needs at 2^19 tasks (every lane takes the next task the moment it is
+free, no SIMD loss, the pace per lane the ideal's at that many lanes). Usage: drain_model.py
+[--tasks N] [--seeds K] [--list-bound]
 """
 import argparse
+import heapq
+import math
 import os
 import random
 import sys
@@ -110,6 +115,25 @@ def simulate(tasks, seed, policy="fifo", late=0, late_cap=128, drain_window=WIND
             time += COST_BRANCH
 
 
+def list_bound(lanes, seed, tasks=524288, ideal_ms=5.548):
+    """The makespan in ms of the list schedule above, the ideal's work spread over `lanes`."""
+    rnd = random.Random(seed)
+    lengths = []
+    for _ in range(tasks):  # outer iterations plus the branch's Philox calls per entry
+        entries, i = 0, 0
+        while True:  # Binomial(OUTER, P) through geometric gaps between entries
+            i += int(math.log(1.0 - rnd.random()) / math.log(1.0 - P)) + 1
+            if i > OUTER:
+                break
+            entries += 1
+        lengths.append(OUTER + OUTER // 4 * entries)
+    unit = ideal_ms * lanes / sum(lengths)
+    free_at = [0.0] * lanes
+    for length in lengths:
+        heapq.heappush(free_at, heapq.heappop(free_at) + length * unit)
+    return max(free_at)
+
+
 class Parser(argparse.ArgumentParser):
     """Bad usage: one line "drain_model.py: error: ..." on stderr, exit 2."""
 
@@ -123,9 +147,17 @@ def main():
     parser.add_argument("--tasks", type=int, default=248,
                         help="tasks of the warp (248: 2^19 tasks on 132 SMs x 16 warps)")
     parser.add_argument("--seeds", type=int, default=8, help="runs averaged per row")
+    parser.add_argument("--list-bound", action="store_true",
+                        help="the run-to-completion bound at 8 and 16 warps per SM (about 30 s)")
     a = parser.parse_args()
     if a.tasks < 1 or a.seeds < 1:
         parser.error(f"--tasks {a.tasks} and --seeds {a.seeds} must be at least 1")
+    if a.list_bound:
+        for warps in (8, 16):
+            ms = sorted(list_bound(132 * warps * 32, seed=s) for s in range(a.seeds))
+            print(f"{warps} warps per SM: {ms[0]:.3f}-{ms[-1]:.3f} ms over {a.seeds} seeds, "
+                  f"{5.548 / ms[-1]:.1%}-{5.548 / ms[0]:.1%} of the ideal")
+        return
     task_time = OUTER * COST_ITERATION + OUTER * P * COST_BRANCH
     rows = [("rings, as the driver runs", {}),
             ("4x the tasks", {"tasks": 4 * a.tasks}),
