@@ -23,6 +23,7 @@ import sys
 
 OUTER, P, WINDOW = 1000, 0.01, 32  # the bench row: 1000 iterations, p = 0.01, window 32
 COST_ITERATION, COST_BRANCH, COST_VOTE = 56, 16500, 150  # instructions (ncu: thread inst / work)
+IDEAL_MS = 5.548  # the bench row's ideal on an H100 (docs/performance.md)
 
 
 def simulate(tasks, seed, policy="fifo", late=0, late_cap=128, drain_window=WINDOW, capacity=128):
@@ -115,8 +116,9 @@ def simulate(tasks, seed, policy="fifo", late=0, late_cap=128, drain_window=WIND
             time += COST_BRANCH
 
 
-def list_bound(lanes, seed, tasks=524288, ideal_ms=5.548):
-    """The makespan in ms of the list schedule above, the ideal's work spread over `lanes`."""
+def list_bound(lanes, seed, tasks=524288):
+    """The makespan in ms of the list schedule --list-bound names, the ideal's work spread over
+    `lanes`."""
     rnd = random.Random(seed)
     lengths = []
     for _ in range(tasks):  # outer iterations plus the branch's Philox calls per entry
@@ -127,7 +129,7 @@ def list_bound(lanes, seed, tasks=524288, ideal_ms=5.548):
                 break
             entries += 1
         lengths.append(OUTER + OUTER // 4 * entries)
-    unit = ideal_ms * lanes / sum(lengths)
+    unit = IDEAL_MS * lanes / sum(lengths)
     free_at = [0.0] * lanes
     for length in lengths:
         heapq.heappush(free_at, heapq.heappop(free_at) + length * unit)
@@ -156,7 +158,7 @@ def main():
         for warps in (8, 16):
             ms = sorted(list_bound(132 * warps * 32, seed=s) for s in range(a.seeds))
             print(f"{warps} warps per SM: {ms[0]:.3f}-{ms[-1]:.3f} ms over {a.seeds} seeds, "
-                  f"{5.548 / ms[-1]:.1%}-{5.548 / ms[0]:.1%} of the ideal")
+                  f"{IDEAL_MS / ms[-1]:.1%}-{IDEAL_MS / ms[0]:.1%} of the ideal")
         return
     task_time = OUTER * COST_ITERATION + OUTER * P * COST_BRANCH
     rows = [("rings, as the driver runs", {}),
