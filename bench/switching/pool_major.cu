@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/vanilla.cuh"
 #include "checked_cli.hpp"
 #include "microsched/device_buffer.hpp"
 #include "microsched/error.hpp"
@@ -46,17 +47,6 @@ struct pool_major_gate {
     return false;
   }
 };
-
-template <class Program>
-__global__ void vanilla_kernel(Program program, unsigned n) {
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n) return;
-  microsched::switching::divergent_program<Program> divergent{program};
-  auto c = divergent.begin(t);
-  while (!divergent.step(c)) {
-  }
-  divergent.end(t, c);
-}
 
 //! One managed branch only. Counts and ring heads are warp-uniform (computed from ballots).
 template <class Program, int Capacity>
@@ -177,9 +167,11 @@ int main(int argc, char** argv) {
     program.probability = p;
     program.sum_out = want_sum.data();
     program.entered_out = want_entered.data();
-    const unsigned vanilla_blocks = (tasks + 255) / 256;
-    vanilla_kernel<<<vanilla_blocks, 256>>>(program, tasks);
-    MICROSCHED_CHECK_LAUNCH("pool_major vanilla (reference)");
+    const auto vanilla = [&](const montecarlo_branch_program& q) {
+      baselines::run_vanilla(switching::divergent_program<montecarlo_branch_program>{q}, tasks,
+                             nullptr);
+    };
+    vanilla(program);
     MICROSCHED_CUDA_TRY(cudaDeviceSynchronize());
     const std::vector<std::uint32_t> ref_sum = want_sum.to_host();
     const std::vector<std::uint32_t> ref_entered = want_entered.to_host();
@@ -219,10 +211,7 @@ int main(int argc, char** argv) {
     for (const unsigned window : {1u, 16u}) {
       montecarlo_branch_program q = program;
       q.march_window = window;
-      row("vanilla w" + std::to_string(window), time([&] {
-            vanilla_kernel<<<vanilla_blocks, 256>>>(q, tasks);
-            MICROSCHED_CHECK_LAUNCH("pool_major vanilla");
-          }));
+      row("vanilla w" + std::to_string(window), time([&] { vanilla(q); }));
     }
     const auto pooled = [&](auto kernel, int capacity) {
       int fit = 0;
