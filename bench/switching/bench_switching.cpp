@@ -621,7 +621,7 @@ void register_rc_base_baselines(int size, bool skip) {
   });
   add_rc_base_row(size, skip, "ideal", &rc_ideal_row);
   add_rc_base_row(size, skip, "vanilla_best", [](rc_baseline_set& b, std::string& label) {
-    label = b.vanilla.order + " w" + std::to_string(b.vanilla.march_window);
+    label = b.vanilla.label();
     return b.vanilla.stats;
   });
   for (const auto& o : rc_wave_orders) {

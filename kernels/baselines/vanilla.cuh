@@ -30,9 +30,11 @@ __global__ void vanilla_kernel(const Program program, const task_id num_tasks,
 
 inline constexpr int vanilla_block_threads = 256;
 
-//! Blocks covering every task once (grid-stride beyond the launch limit).
-[[nodiscard]] inline unsigned vanilla_blocks(task_id num_tasks) {
-  const task_id blocks = (num_tasks + vanilla_block_threads - 1) / vanilla_block_threads;
+//! Blocks of `threads` covering every task once (grid-stride beyond the launch limit).
+[[nodiscard]] inline unsigned vanilla_blocks(task_id num_tasks,
+                                             int threads = vanilla_block_threads) {
+  const auto per_block = static_cast<task_id>(threads);
+  const task_id blocks = (num_tasks + per_block - 1) / per_block;
   return static_cast<unsigned>(std::min<task_id>(blocks, 0x7fffffffu));
 }
 
@@ -47,6 +49,16 @@ void run_vanilla(const Program& program, task_id num_tasks, cudaStream_t stream,
     vanilla_kernel<Program, false><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
         program, num_tasks, nullptr);
   }
+  MICROSCHED_CHECK_LAUNCH("vanilla_kernel");
+}
+
+//! run_vanilla in blocks of `threads` (a multiple of 32 up to 1024): the block size a user tunes.
+template <task_program Program>
+void run_vanilla_in_blocks(const Program& program, task_id num_tasks, int threads,
+                           cudaStream_t stream) {
+  if (num_tasks == 0) return;
+  vanilla_kernel<Program, false>
+      <<<vanilla_blocks(num_tasks, threads), threads, 0, stream>>>(program, num_tasks, nullptr);
   MICROSCHED_CHECK_LAUNCH("vanilla_kernel");
 }
 

@@ -76,8 +76,10 @@ std::string resources(const Program&, task_id n, const variant& v) {
 }
 
 template <class Program>
-void run_vanilla(const Program& program, task_id n, cudaStream_t stream) {
-  baselines::run_vanilla(switching::divergent_program<Program>{program}, n, stream);
+void run_vanilla(const Program& program, task_id n, cudaStream_t stream,
+                 int threads = baselines::vanilla_block_threads) {
+  baselines::run_vanilla_in_blocks(switching::divergent_program<Program>{program}, n, threads,
+                                   stream);
 }
 
 template <class Program>

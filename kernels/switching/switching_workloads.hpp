@@ -250,11 +250,22 @@ struct image_check {
 //! The fastest vanilla of a search over march windows and task orders
 //! (raycast_runner::time_vanilla_best).
 struct vanilla_search {
+  //! The block sizes searched: what vanilla kernels commonly use, and the smaller block a user
+  //! tries where registers leave part of an SM unused.
+  static constexpr int block_sizes[] = {256, 128};
   timing_stats stats;  //!< the fastest one's timing, timed afresh after the search
   int march_window = 1;
   //! "rows", "8x4", "16x16" (tiles), "center_first" (8x4 tiles, expensive first)
   std::string order;
+  int block_threads = 256;
   std::vector<std::pair<std::string, double>> tried;  //!< "8x4 w64" -> median ms, every one
+  //! "8x4 w64", with " b128" for blocks other than 256.
+  [[nodiscard]] static std::string label(const std::string& order, int window, int threads) {
+    std::string text = order + " w" + std::to_string(window);
+    if (threads != 256) text += " b" + std::to_string(threads);
+    return text;
+  }
+  [[nodiscard]] std::string label() const { return label(order, march_window, block_threads); }
 };
 
 //! The registry's "raycast" workload (switching_registry.cpp) and the benchmarks' and the

@@ -10,6 +10,7 @@
 
 #include "microsched/driver/kernel_select.cuh"
 #include "microsched/driver/task_source.cuh"
+#include "microsched/policy/switching_policy.cuh"
 #include "microsched/pool/global_task_pool.cuh"
 
 using namespace microsched;
@@ -95,6 +96,29 @@ TEST_CASE("direct: the textbook kernel while ids fit 32 bits, the grid-stride lo
   // strided asks for the loop at any size
   CHECK(k(select::direct(with(pool_strategy::strided), 1)) == strided);
   CHECK(k(select::direct(with(pool_strategy::strided), two_31 + 1)) == strided);
+  // A plain program's textbook kernel keeps blocks of 256 whatever block is asked for.
+  CHECK(k(select::direct(with(pool_strategy::direct), 1, direct_small_block_threads)) == textbook);
+}
+
+TEST_CASE("direct: a managed-branch program's textbook kernel in either block size") {
+  using managed = detail::kernel_select<countdown, switching_policy<128, 32>>;
+  const void* wide = k(&direct_kernel_one_per_thread<countdown, direct_block_threads>);
+  const void* small = k(&direct_kernel_one_per_thread<countdown, direct_small_block_threads>);
+  CHECK(direct_small_block_threads == 128);
+  CHECK(k(managed::direct(with(pool_strategy::direct), 1)) == wide);
+  CHECK(k(managed::direct(with(pool_strategy::direct), 1, direct_small_block_threads)) == small);
+  CHECK(k(managed::direct(with(pool_strategy::direct), two_31 + 1, direct_small_block_threads)) ==
+        k(&direct_kernel_strided<countdown>));
+  CHECK(k(managed::direct(with(pool_strategy::strided), 1, direct_small_block_threads)) ==
+        k(&direct_kernel_strided<countdown>));
+}
+
+TEST_CASE("direct_threads_for: the smaller block only where it keeps more threads resident") {
+  CHECK(direct_threads_for(8, 16) == 256);  // a full SM either way
+  CHECK(direct_threads_for(3, 7) == 128);   // 68 registers a thread: 768 against 896 threads
+  CHECK(direct_threads_for(4, 8) == 256);   // 64 registers: equal
+  CHECK(direct_threads_for(0, 1) == 128);   // a block of 256 does not fit at all
+  CHECK(direct_threads_for(1, 1) == 256);
 }
 
 TEST_CASE("budgeted: the pass's id width follows the task count; survivors on private pools") {

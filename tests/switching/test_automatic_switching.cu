@@ -135,6 +135,65 @@ TEST_CASE("the automatic switching schedule decides, and its choice runs each ta
   }
 }
 
+TEST_CASE("the direct mapping in blocks of 128: every task once, sums equal to vanilla") {
+  std::vector<task_id> sizes{0, 1, 31, 33, 4097};
+  if (!small_run()) sizes.push_back((task_id{1} << 20) + 7);
+  for (const task_id n : sizes) {
+    CAPTURE(n);
+    counted_montecarlo mc(n, 20, 8);
+    mc.counts.fill_bytes(0, nullptr);
+    mc.sum.fill_bytes(0xff, nullptr);
+    if (n > 0) {
+      direct_kernel_one_per_thread<counted_montecarlo::counted, direct_small_block_threads>
+          <<<static_cast<unsigned>(direct_blocks(n, direct_small_block_threads)),
+             direct_small_block_threads>>>(mc.program, n);
+      MICROSCHED_CHECK_LAUNCH("direct_kernel_one_per_thread<128>");
+    }
+    const auto c = mc.counts.to_host(nullptr);
+    std::size_t wrong = 0;
+    for (task_id t = 0; t < n; ++t) wrong += c[t] != 1 ? 1 : 0;
+    CHECK(wrong == 0);
+    if (n == 0) continue;
+    CHECK(mc.sum.to_host(nullptr) == mc.want_sum.to_host(nullptr));
+    CHECK(mc.entered.to_host(nullptr) == mc.want_entered.to_host(nullptr));
+  }
+}
+
+TEST_CASE("a managed program's direct form takes the block size that keeps more threads") {
+  using counted = counted_montecarlo::counted;
+  using policy = switching_policy<128, 64>;
+  int of_wide = 0;
+  int of_small = 0;
+  const auto* wide =
+      reinterpret_cast<const void*>(direct_kernel_one_per_thread<counted, direct_block_threads>);
+  MICROSCHED_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&of_wide, wide, direct_block_threads, 0));
+  MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&of_small, wide,
+                                                                    direct_small_block_threads, 0));
+  MESSAGE("blocks per SM: ", of_wide, " of 256, ", of_small, " of 128");
+  schedule_arguments direct;
+  direct.strategy = pool_strategy::direct;
+  const task_id n = 5000;
+  CHECK(scheduler<counted, policy>(direct).plan(n).threads_per_block ==
+        direct_threads_for(of_wide, of_small));
+  // The grid-stride form and ids past 2^31 keep blocks of 256.
+  schedule_arguments strided;
+  strided.strategy = pool_strategy::strided;
+  CHECK(scheduler<counted, policy>(strided).plan(n).threads_per_block == direct_block_threads);
+  CHECK(scheduler<counted, policy>(direct).plan((task_id{1} << 31) + 1).threads_per_block ==
+        direct_block_threads);
+  // The same form runs each task once whatever the block.
+  counted_montecarlo mc(n);
+  mc.counts.fill_bytes(0, nullptr);
+  mc.sum.fill_bytes(0xff, nullptr);
+  scheduler<counted, policy>(direct).run(mc.program, n);
+  const auto c = mc.counts.to_host(nullptr);
+  std::size_t wrong = 0;
+  for (task_id t = 0; t < n; ++t) wrong += c[t] != 1 ? 1 : 0;
+  CHECK(wrong == 0);
+  CHECK(mc.sum.to_host(nullptr) == mc.want_sum.to_host(nullptr));
+}
+
 TEST_CASE("the automatic switching schedule keeps one choice per size class") {
   kernels::montecarlo_branch_program p;
   p.outer = 60;

@@ -376,12 +376,16 @@ TEST_CASE("expert split wavefront of the ray caster: every ray once, the image i
   CHECK(rc.time_expert_wavefront({0, 1}).median_ms > 0);
 }
 
-TEST_CASE("the windowed-vanilla search tries every order and window and keeps the settings") {
+TEST_CASE(
+    "the windowed-vanilla search tries every block size, order and window and keeps the settings") {
   switching_workloads::raycast_runner rc({64, 64, 0.05f});
   rc.set_march_window(3);
   rc.set_tile(16, 16);
   const auto best = rc.time_vanilla_best({1, 8}, {0, 1});
-  CHECK(best.tried.size() == 4 * 2);  // rows, 8x4, 16x16, expensive tiles first
+  // Blocks of 256 and 128 x rows, 8x4, 16x16, expensive tiles first x two windows.
+  CHECK(best.tried.size() == 2 * 4 * 2);
+  CHECK(best.tried.front().first == "rows w1");
+  CHECK(best.tried.back().first == "center_first w8 b128");
   double fastest = 1e300;
   std::string winner;
   for (const auto& [name, ms] : best.tried) {
@@ -391,7 +395,8 @@ TEST_CASE("the windowed-vanilla search tries every order and window and keeps th
     }
   }
   // The winner of the search, timed afresh (its search time sits low by the choice itself).
-  CHECK(winner == best.order + " w" + std::to_string(best.march_window));
+  CHECK(winner == best.label());
+  CHECK((best.block_threads == 256 || best.block_threads == 128));
   CHECK(best.stats.median_ms > 0);
   CHECK((best.march_window == 1 || best.march_window == 8));
   CHECK(rc.settings().march_window == 3);

@@ -318,6 +318,28 @@ class scheduler {
     }
   }
 
+  //! Threads per block of a direct form's launch: direct_block_threads, but for a managed-branch
+  //! program's textbook kernel, whose block size follows its occupancy at both sizes
+  //! (direct_threads_for), queried once on the 256-thread kernel: the two differ in a constant
+  //! only. A plain program's direct calls keep the block of the following's signalled kernel.
+  [[nodiscard]] int direct_threads(const schedule_arguments& s, task_id num_tasks) const {
+    if (!Policy::switches_contexts || !select::textbook(s, num_tasks)) {
+      return direct_block_threads;
+    }
+    if (direct_threads_ == 0) {
+      const auto* wide = reinterpret_cast<const void*>(
+          direct_kernel_one_per_thread<Program, direct_block_threads>);
+      int of_wide = 0;
+      int of_small = 0;
+      MICROSCHED_CUDA_TRY(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&of_wide, wide, direct_block_threads, 0));
+      MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &of_small, wide, direct_small_block_threads, 0));
+      direct_threads_ = direct_threads_for(of_wide, of_small);
+    }
+    return direct_threads_;
+  }
+
   //! A kernel's registers and occupancy at a dynamic shared size, queried once (not on every
   //! launch); the kernel is opted in to that size first, so that every launch planned with it
   //! may take it.
@@ -348,7 +370,8 @@ class scheduler {
   staged_memory staged_;
   //! (kernel, dynamic shared bytes) -> its resources
   mutable std::map<std::pair<const void*, std::size_t>, kernel_resources> resources_;
-  bool signal_fits_ = false;  //!< the signalled kernel fits as many blocks per SM as direct
+  mutable int direct_threads_ = 0;  //!< the textbook direct kernel's block; 0: not queried yet
+  bool signal_fits_ = false;        //!< the signalled kernel fits as many blocks per SM as direct
   detail::automatic_schedule automatic_;
 };
 

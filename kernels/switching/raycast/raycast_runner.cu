@@ -80,6 +80,7 @@ struct raycast_runner::impl {
   event_timer timer;
   device_buffer<std::uint32_t> image, reference, counts;
   bool have_reference = false;
+  int vanilla_threads = baselines::vanilla_block_threads;  //!< the timed vanilla's block size
 
   explicit impl(const raycast_settings& s)
       : settings(s), image(pixels()), reference(pixels()), counts(pixels()) {}
@@ -223,15 +224,17 @@ std::string raycast_runner::describe() const {
 timing_stats raycast_runner::time_vanilla_tile_order(const timing_options& options) {
   const auto program = impl_->program();
   const task_id n = impl_->pixels();
-  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s); }, options,
-                           impl_->stream.get());
+  const int threads = impl_->vanilla_threads;
+  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s, threads); },
+                           options, impl_->stream.get());
 }
 
 timing_stats raycast_runner::time_vanilla_scheduled_order(const timing_options& options) {
   const auto program = impl_->scheduled();
   const task_id n = impl_->pixels();
-  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s); }, options,
-                           impl_->stream.get());
+  const int threads = impl_->vanilla_threads;
+  return impl_->timer.time([&](cudaStream_t s) { detail::run_vanilla(program, n, s, threads); },
+                           options, impl_->stream.get());
 }
 
 timing_stats raycast_runner::time_termination(const schedule_arguments& args,
@@ -404,21 +407,26 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
   vanilla_search best;
   best.stats.median_ms = 1e300;
   order winner = orders[0];
+  int& threads = impl_->vanilla_threads;
   try {
-    for (const auto& o : orders) {
-      if (o.w > 0 && (st.width % o.w != 0 || st.height % o.h != 0)) continue;
-      for (const int w : windows) {
-        st.march_window = w;
-        st.tile_width = o.w;
-        st.tile_height = o.h;
-        st.center_first = o.center_first;
-        const timing_stats t = time_vanilla(options);  // in the order center_first names
-        best.tried.push_back({std::string(o.name) + " w" + std::to_string(w), t.median_ms});
-        if (t.median_ms < best.stats.median_ms) {
-          best.stats = t;
-          best.march_window = w;
-          best.order = o.name;
-          winner = o;
+    for (const int b : vanilla_search::block_sizes) {
+      threads = b;
+      for (const auto& o : orders) {
+        if (o.w > 0 && (st.width % o.w != 0 || st.height % o.h != 0)) continue;
+        for (const int w : windows) {
+          st.march_window = w;
+          st.tile_width = o.w;
+          st.tile_height = o.h;
+          st.center_first = o.center_first;
+          const timing_stats t = time_vanilla(options);  // in the order center_first names
+          best.tried.push_back({vanilla_search::label(o.name, w, b), t.median_ms});
+          if (t.median_ms < best.stats.median_ms) {
+            best.stats = t;
+            best.march_window = w;
+            best.order = o.name;
+            best.block_threads = b;
+            winner = o;
+          }
         }
       }
     }
@@ -428,12 +436,15 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
     st.tile_width = winner.w;
     st.tile_height = winner.h;
     st.center_first = winner.center_first;
+    threads = best.block_threads;
     best.stats = time_vanilla(options);
   } catch (...) {
     st = saved;
+    threads = baselines::vanilla_block_threads;
     throw;
   }
   st = saved;
+  threads = baselines::vanilla_block_threads;
   return best;
 }
 

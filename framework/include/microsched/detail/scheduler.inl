@@ -164,8 +164,9 @@ void scheduler<Program, Policy>::load_kernels(const schedule_arguments& s,
                                               task_id num_tasks) const {
   try {
     if (is_direct_form(s.strategy)) {
-      (void)resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),
-                         direct_block_threads, 0);
+      const int threads = direct_threads(s, num_tasks);
+      (void)resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks, threads)),
+                         threads, 0);
       return;
     }
     if constexpr (budgetable) {
@@ -185,9 +186,10 @@ template <class Program, class Policy>
 launch_plan scheduler<Program, Policy>::plan_of(const schedule_arguments& s, task_id num_tasks,
                                                 const one_block_form& one) const {
   if (is_direct_form(s.strategy)) {
-    return {direct_blocks(num_tasks, direct_block_threads), direct_block_threads, 0,
-            resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks)),
-                         direct_block_threads, 0)};
+    const int threads = direct_threads(s, num_tasks);
+    return {direct_blocks(num_tasks, threads), threads, 0,
+            resources_of(reinterpret_cast<const void*>(select::direct(s, num_tasks, threads)),
+                         threads, 0)};
   }
   if (one.kernel != nullptr) {
     const kernel_resources r = resources_of(one.kernel, one_block_threads, one.shared);
@@ -251,8 +253,9 @@ template <class Program, class Policy>
 void scheduler<Program, Policy>::launch(const schedule_arguments& s, const Program& program,
                                         task_id num_tasks, cudaStream_t stream) {
   if (is_direct_form(s.strategy)) {
-    const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, direct_block_threads));
-    select::direct(s, num_tasks)<<<blocks, direct_block_threads, 0, stream>>>(program, num_tasks);
+    const int threads = direct_threads(s, num_tasks);
+    const auto blocks = static_cast<unsigned>(direct_blocks(num_tasks, threads));
+    select::direct(s, num_tasks, threads)<<<blocks, threads, 0, stream>>>(program, num_tasks);
     MICROSCHED_CHECK_LAUNCH("microsched::direct_kernel");
     return;
   }

@@ -32,6 +32,18 @@ __device__ __forceinline__ bool step_divergent(const Program& program,
 //! mapping's two forms").
 inline constexpr int direct_block_threads = 256;
 
+//! The textbook kernel's smaller block, for kernels whose registers leave part of an SM unused
+//! in blocks of 256 (docs/decisions.md, "The direct mapping's block size").
+inline constexpr int direct_small_block_threads = 128;
+
+//! Threads per block of the textbook direct kernel, from how many blocks of each size fit one
+//! SM: the smaller block where it keeps more threads resident, else direct_block_threads.
+[[nodiscard]] constexpr int direct_threads_for(int blocks_of_256, int blocks_of_128) {
+  return blocks_of_128 * direct_small_block_threads > blocks_of_256 * direct_block_threads
+             ? direct_small_block_threads
+             : direct_block_threads;
+}
+
 //! One thread per task, the textbook vanilla kernel: `t = blockIdx.x * blockDim.x +
 //! threadIdx.x`, return past the end, no loop around the task and no launch bounds. Up to 2^31
 //! tasks, with 32-bit ids. The direct candidate must cost what the user's own kernel costs, and

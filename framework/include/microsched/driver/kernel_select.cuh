@@ -37,13 +37,23 @@ struct kernel_select {
   static constexpr int one_block_threads = 1024;
   using one_block_policy = termination_policy<one_block_threads>;
 
-  //! The direct mapping's kernel: the textbook form (up to 2^31 tasks), or the grid-stride loop
-  //! over 64-bit ids (strided, and direct beyond 2^31 tasks).
-  [[nodiscard]] static direct_t* direct(const schedule_arguments& s, task_id num_tasks) {
-    if (s.strategy == pool_strategy::direct && narrow_ids(num_tasks)) {
-      return direct_kernel_one_per_thread<Program, direct_block_threads>;  // blocks cover all
+  //! The direct mapping's kernel: the textbook form (up to 2^31 tasks) in blocks of `threads`
+  //! (direct_block_threads, or for a managed-branch program direct_small_block_threads), or the
+  //! grid-stride loop over 64-bit ids (strided, and direct beyond 2^31 tasks), which reads its
+  //! block size at run time.
+  [[nodiscard]] static direct_t* direct(const schedule_arguments& s, task_id num_tasks,
+                                        int threads = direct_block_threads) {
+    if (!textbook(s, num_tasks)) return direct_kernel_strided<Program>;
+    if constexpr (Policy::switches_contexts) {  // the only programs that take the smaller block
+      if (threads == direct_small_block_threads) {
+        return direct_kernel_one_per_thread<Program, direct_small_block_threads>;
+      }
     }
-    return direct_kernel_strided<Program>;
+    return direct_kernel_one_per_thread<Program, direct_block_threads>;  // blocks cover all
+  }
+  //! Whether a direct form runs the textbook kernel (else the grid-stride loop).
+  [[nodiscard]] static constexpr bool textbook(const schedule_arguments& s, task_id num_tasks) {
+    return s.strategy == pool_strategy::direct && narrow_ids(num_tasks);
   }
 
   [[nodiscard]] static budgeted_t* budgeted(task_id num_tasks) {
