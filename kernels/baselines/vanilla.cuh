@@ -38,27 +38,27 @@ inline constexpr int vanilla_block_threads = 256;
   return static_cast<unsigned>(std::min<task_id>(blocks, 0x7fffffffu));
 }
 
-template <task_program Program>
-void run_vanilla(const Program& program, task_id num_tasks, cudaStream_t stream,
-                 unsigned long long* total_steps = nullptr) {
-  if (num_tasks == 0) return;
-  if (total_steps != nullptr) {
-    vanilla_kernel<Program, true><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
-        program, num_tasks, total_steps);
-  } else {
-    vanilla_kernel<Program, false><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
-        program, num_tasks, nullptr);
-  }
-  MICROSCHED_CHECK_LAUNCH("vanilla_kernel");
-}
-
-//! run_vanilla in blocks of `threads` (a multiple of 32 up to 1024): the block size a user tunes.
+//! The vanilla kernel in blocks of `threads` (a multiple of 32 up to 1024): the block size a
+//! user tunes.
 template <task_program Program>
 void run_vanilla_in_blocks(const Program& program, task_id num_tasks, int threads,
                            cudaStream_t stream) {
   if (num_tasks == 0) return;
   vanilla_kernel<Program, false>
       <<<vanilla_blocks(num_tasks, threads), threads, 0, stream>>>(program, num_tasks, nullptr);
+  MICROSCHED_CHECK_LAUNCH("vanilla_kernel");
+}
+
+template <task_program Program>
+void run_vanilla(const Program& program, task_id num_tasks, cudaStream_t stream,
+                 unsigned long long* total_steps = nullptr) {
+  if (total_steps == nullptr) {
+    run_vanilla_in_blocks(program, num_tasks, vanilla_block_threads, stream);
+    return;
+  }
+  if (num_tasks == 0) return;
+  vanilla_kernel<Program, true><<<vanilla_blocks(num_tasks), vanilla_block_threads, 0, stream>>>(
+      program, num_tasks, total_steps);
   MICROSCHED_CHECK_LAUNCH("vanilla_kernel");
 }
 

@@ -257,12 +257,12 @@ struct vanilla_search {
   int march_window = 1;
   //! "rows", "8x4", "16x16" (tiles), "center_first" (8x4 tiles, expensive first)
   std::string order;
-  int block_threads = 256;
+  int block_threads = block_sizes[0];
   std::vector<std::pair<std::string, double>> tried;  //!< "8x4 w64" -> median ms, every one
-  //! "8x4 w64", with " b128" for blocks other than 256.
+  //! "8x4 w64", with " b128" for blocks other than the first size.
   [[nodiscard]] static std::string label(const std::string& order, int window, int threads) {
     std::string text = order + " w" + std::to_string(window);
-    if (threads != 256) text += " b" + std::to_string(threads);
+    if (threads != block_sizes[0]) text += " b" + std::to_string(threads);
     return text;
   }
   [[nodiscard]] std::string label() const { return label(order, march_window, block_threads); }

@@ -323,9 +323,10 @@ class scheduler {
   //! (direct_threads_for), queried once on the 256-thread kernel: the two differ in a constant
   //! only. A plain program's direct calls keep the block of the following's signalled kernel.
   [[nodiscard]] int direct_threads(const schedule_arguments& s, task_id num_tasks) const {
-    if (!Policy::switches_contexts || !select::textbook(s, num_tasks)) {
+    if constexpr (!Policy::switches_contexts) {
       return direct_block_threads;
     }
+    if (!select::textbook(s, num_tasks)) return direct_block_threads;
     if (direct_threads_ == 0) {
       const auto* wide = reinterpret_cast<const void*>(
           direct_kernel_one_per_thread<Program, direct_block_threads>);
