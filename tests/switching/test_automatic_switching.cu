@@ -293,7 +293,7 @@ TEST_CASE("automatic_switching objects made per call share the process's choice"
   counted_montecarlo mc(small_run() ? 300 : 5000);
   using automatic_t =
       switching::automatic_switching<counted_montecarlo::counted, switching_policy<128, 64>>;
-  // 10 forms: round one times each twice, round two at most all ten three times.
+  // 10 forms: round one times each at most twice, round two at most all ten three times.
   const int most_runs = 10 * 2 + 10 * 3;
   int calls = 0;
   bool decided = false;

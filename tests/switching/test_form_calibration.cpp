@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The automatic switching schedule's rounds (form_calibration.hpp) on scripted times: a fresh
-// choice, the finalists alone deciding, a cached direct form kept, a cached switching form kept
-// or chosen again, forms that cannot run, and no form that can; a decided choice whose time
-// drifts checked against its rival, and drift below the floor ignored.
+// choice, forms far behind timed once, the finalists' band from the timing noise, the finalists
+// alone deciding, a cached direct form kept, a cached switching form kept or chosen again, forms
+// that cannot run, and no form that can; a decided choice whose time drifts checked against its
+// rival, and drift below the floor ignored.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -50,17 +51,68 @@ std::vector<branch_form> plain_forms() {
 
 TEST_CASE("a fresh choice: every form twice, the finalists three times more, the fastest kept") {
   form_calibration c(plain_forms());
-  // direct 1.0, strided 1.3 (not a finalist), switching 0.5 and 0.52.
+  // direct 1.0, strided 1.3 (not a finalist), switching 0.5 and 0.52. Each form is its
+  // schedule's first run, so each runs again, however far behind.
   const std::vector<double> base{1.0, 1.3, 0.5, 0.52};
   const auto timed =
       run_to_choice(c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; });
-  CHECK(timed.size() == 4 * 2 + 3 * 3);  // round one, then 3 finalists (0, 2, 3) three times
+  CHECK(std::vector<int>(timed.begin(), timed.begin() + 8) ==
+        std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
+  CHECK(timed.size() == 8 + 3 * 3);  // round one, then 3 finalists (0, 2, 3) three times
   CHECK(c.chosen == 2);
   CHECK(c.runs == static_cast<int>(timed.size()));
   CHECK(c.first_ms[1] == 1.3);
   CHECK(c.best_ms[1] < 0);  // not a finalist: not compared in round two
   CHECK(c.cache_text() == "w0 o-1 vs w0 o-1 direct");
   CHECK_FALSE(c.from_cache);
+}
+
+TEST_CASE("long runs: a form far behind is timed once, the finalists' band follows the noise") {
+  // The windowed program's list: direct and strided at windows 16, 64 and 256, then two
+  // switching schedules at windows 16 and 32 (ten forms).
+  const auto forms = branch_forms(true, {}, {});
+  REQUIRE(forms.size() == 10);
+  const branch_form_options o;
+  SUBCASE("switching twice as fast: the direct forms past drop_factor run once, but the first") {
+    form_calibration c(forms);
+    // direct and strided 57, 24 and 24 ms; switching 12.9, 13.0, 12.8, 12.9.
+    const std::vector<double> base{57, 57.1, 24.4, 24.5, 24.0, 24.2, 12.9, 13.0, 12.8, 12.9};
+    const auto timed = run_to_choice(
+        c, [&](int f, int) { return base[static_cast<std::size_t>(f)]; }, o);
+    for (int f = 0; f < 6; ++f) {
+      CAPTURE(f);
+      // Direct and strided at window 16 are their schedules' first runs: timed again.
+      const int round_one = f < 2 ? 2 : 1;
+      CHECK(std::count(timed.begin(), timed.end(), f) == round_one + (f == 4 ? o.final_runs : 0));
+    }
+    CHECK(std::count(timed.begin(), timed.end(), 8) == 2 + o.final_runs);
+    CHECK(c.chosen == 8);
+    CHECK(c.band == doctest::Approx(2 * o.margin));  // steady runs: the band's floor
+  }
+  SUBCASE("steady runs: a switching form 7% behind is no finalist") {
+    form_calibration c(forms);
+    const std::vector<double> base{729.6, 730.7, 729.4, 730.4, 729.4,
+                                   730.9, 779.1, 790.2, 779.4, 789.2};
+    const auto timed = run_to_choice(
+        c, [&](int f, int run) { return base[static_cast<std::size_t>(f)] + 0.01 * (run % 3); }, o);
+    CHECK(timed.size() == 10 + 10 + 6 * 3);  // every form twice, the six direct forms 3 times
+    CHECK(c.forms[static_cast<std::size_t>(c.chosen)].direct());
+    CHECK(c.best_ms[6] < 0);
+    CHECK(c.first_ms[6] == doctest::Approx(779.1).epsilon(1e-3));
+  }
+  SUBCASE("noisy runs: the band widens with the noise, up to keep_within") {
+    form_calibration c(forms);
+    // Short runs whose two readings differ by 10%: the band is keep_within (15%), and a form
+    // 12% behind stays a finalist.
+    const std::vector<double> base{0.60, 0.80, 0.672, 0.80, 0.80, 0.80, 0.80, 0.80, 0.80, 0.80};
+    (void)run_to_choice(
+        c,
+        [&](int f, int run) { return base[static_cast<std::size_t>(f)] * (run < 10 ? 1.1 : 1.0); },
+        o);
+    CHECK(c.band == doctest::Approx(o.keep_within));
+    CHECK(c.best_ms[2] >= 0);  // a finalist
+    CHECK(c.best_ms[1] < 0);   // 33% behind: not
+  }
 }
 
 TEST_CASE("round two compares the finalists only, never a form's round-one time") {
@@ -112,7 +164,7 @@ TEST_CASE("a cached switching form is timed against its direct form, then kept o
     REQUIRE(c.round_done());
     CHECK_FALSE(c.next_round(o));
     CHECK_FALSE(c.from_cache);
-    CHECK(c.queue == std::vector<int>{0, 0, 2, 2});
+    CHECK(c.queue == std::vector<int>{0, 2});  // once each, then again (first of their schedules)
     const auto timed = run_to_choice(c, [](int f, int) { return f == 0 ? 0.9 : 2.0; });
     CHECK(c.chosen == 0);
     CHECK(timed.front() == 0);
@@ -258,7 +310,7 @@ TEST_CASE("drift is per task, above the floor, and timed at the termination sche
     CHECK_FALSE(c.observe(3.0, 1, o));
     CHECK(c.observe(3.0, 1, o));
     CHECK(c.round == 1);
-    CHECK(c.queue == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
+    CHECK(c.queue == std::vector<int>{0, 1, 2, 3});
     CHECK_FALSE(c.from_cache);  // whatever it chooses now, this process chose it
     CHECK_FALSE(c.cached_here);
   }

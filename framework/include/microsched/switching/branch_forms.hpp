@@ -54,8 +54,10 @@ struct branch_form_options {
   //! A non-direct form is kept only when it is faster than the best direct form by this
   //! fraction: the choice is never slower than the best direct form beyond noise.
   double margin = 0.02;
-  //! After the first round (every form twice, the faster run kept), the forms within this
-  //! fraction of the fastest (and the fastest direct form) are timed `final_runs` more times.
+  //! After the first round (every form once, those that may still win twice, the faster run
+  //! kept), the forms within a band of the fastest (and the fastest direct form) are timed
+  //! `final_runs` more times: the band is four times the timing noise, at least twice the
+  //! margin and at most this fraction (form_calibration::finalist_band()).
   double keep_within = 0.15;
   int final_runs = 3;
   //! Reads and writes the calibration cache (schedule/calibration_file.hpp); false: every choice

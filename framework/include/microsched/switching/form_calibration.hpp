@@ -20,12 +20,13 @@
 namespace microsched::switching {
 
 struct form_calibration {
-  //! A fresh choice over `list`: round one times every form twice (the first run may load its
-  //! kernel) and keeps the faster run.
+  //! A fresh choice over `list`: round one times every form once, then again those that may
+  //! still win (second_pass()), and keeps each form's faster run.
   explicit form_calibration(std::vector<branch_form> list) : forms(std::move(list)) {
     best_ms.assign(forms.size(), -1.0);
     samples.assign(forms.size(), {});
     failed.assign(forms.size(), std::string());
+    cold.assign(forms.size(), false);
     queue_every_form();
   }
 
@@ -104,7 +105,8 @@ struct form_calibration {
   //! switching choice's fastest direct form; a direct choice's fastest switching form, from the
   //! last full round one), as for a cached choice; where the choice lost, round one times the
   //! forms that were within restart_keep of the fastest direct form (every form on each
-  //! full_restart_every-th check, as calibration_settings says for the termination scheduler).
+  //! full_restart_every-th check, as calibration_settings says for the termination scheduler),
+  //! once each and then as second_pass() says.
   //! Where no rival was timed (a cached direct form), round one times every form again. The
   //! choice is this process's from now on.
   void recheck() {
@@ -129,6 +131,7 @@ struct form_calibration {
     ++rechecks;
     next = 0;
     queue.clear();
+    second_pass_done = false;
     if (rival < 0) {
       round = 1;
       first_ms.clear();
@@ -146,17 +149,24 @@ struct form_calibration {
   void record(int form, double ms, std::uint64_t tasks = 1) {
     if (tasks == 0) tasks = 1;
     if (sample_tasks == 0) sample_tasks = tasks;
+    const auto f = static_cast<std::size_t>(form);
+    bool first = true;  // no run of this form's schedule yet
+    for (std::size_t i = 0; i < forms.size(); ++i) {
+      if (!samples[i].empty() && forms[i].schedule == forms[f].schedule) first = false;
+    }
+    cold[f] = first;
     samples[static_cast<std::size_t>(form)].push_back(ms * static_cast<double>(sample_tasks) /
                                                       static_cast<double>(tasks));
     ++runs;
     calibration_ms += ms;
   }
 
-  //! Ends the round whose queue is spent: round zero keeps the cached choice where it still beats
-  //! its direct form by the margin, else round one times the other forms; round one keeps the
-  //! finalists (finalists()); round two decides by the finalists' medians (choose_form()). True
-  //! when this call made a new choice (for the cache). Throws std::runtime_error where no form
-  //! could run.
+  //! Ends the round (or round one's first pass) whose queue is spent: round zero keeps the cached
+  //! choice where it still beats its direct form by the margin, else round one times the other
+  //! forms; round one's first pass is followed by its second (second_pass()); round one keeps
+  //! the finalists (finalists(), within finalist_band()); round two decides by the finalists'
+  //! medians (choose_form()). True when this call made a new choice (for the cache). Throws
+  //! std::runtime_error where no form could run.
   bool next_round(const branch_form_options& o) {
     for (std::size_t i = 0; i < forms.size(); ++i) {
       const bool compared = round < 2 || finalist[i];
@@ -171,8 +181,9 @@ struct form_calibration {
       }
       from_cache = false;
       round = 1;
-      queue.clear();  // the forms not timed in round zero, twice each, as in a fresh round one
+      queue.clear();  // the forms not timed in round zero, as in a fresh round one
       next = 0;
+      second_pass_done = false;
       // After a drift, as the termination scheduler's restart: only the forms that were within
       // restart_keep of the fastest direct form in the last full round one, all of them on
       // every full_restart_every-th check.
@@ -187,15 +198,21 @@ struct form_calibration {
           continue;
         }
         queue.push_back(static_cast<int>(i));
-        queue.push_back(static_cast<int>(i));
       }
+      if (!queue.empty()) return false;
+    }
+    if (round == 1 && !second_pass_done) {
+      second_pass_done = true;
+      queue = second_pass();
+      next = 0;
       if (!queue.empty()) return false;
     }
     if (round == 1) {
       round = 2;
       first_ms = best_ms;
       finalist.assign(forms.size(), false);
-      for (const int i : finalists(forms, best_ms, o.keep_within)) {
+      band = finalist_band(o);
+      for (const int i : finalists(forms, best_ms, band)) {
         finalist[static_cast<std::size_t>(i)] = true;
         samples[static_cast<std::size_t>(i)].clear();
       }
@@ -233,12 +250,16 @@ struct form_calibration {
   std::vector<bool> finalist;
   std::vector<std::vector<double>> samples;
   std::vector<std::string> failed;
+  //! The form's last run was its schedule's first of this choice: it may have loaded kernels.
+  std::vector<bool> cold;
   std::vector<int> queue;
   std::size_t next = 0;
   int round = 1;  //!< 0: a cached switching choice timed against its direct form
   int chosen = -1;
   int runs = 0;
   double calibration_ms = 0;
+  bool second_pass_done = false;      //!< round one's second pass is queued or done
+  double band = -1;                   //!< the last round one's finalist band (finalist_band())
   bool from_cache = false;            //!< the choice comes from the calibration cache
   bool cached_here = false;           //!< from another automatic_switching of this process
   double reference_ms = -1;           //!< the choice's time that drift is measured against
@@ -250,13 +271,51 @@ struct form_calibration {
   int rechecks = 0;                   //!< checks that drift started
 
  private:
-  //! Round one's queue: every form twice (the first run may load its kernel).
+  //! Round one's first pass: every form once.
   void queue_every_form() {
-    for (std::size_t i = 0; i < forms.size(); ++i) {
-      queue.push_back(static_cast<int>(i));
-      queue.push_back(static_cast<int>(i));
-    }
+    for (std::size_t i = 0; i < forms.size(); ++i) queue.push_back(static_cast<int>(i));
   }
+
+  //! Round one's second pass: a form timed once runs again where its run was its schedule's
+  //! first (kernels load, buffers are made), where it may still be a finalist (within
+  //! drop_factor of the fastest run), or where its run was short (jitter is as large as the
+  //! forms differ there, and a run costs little), as the termination scheduler's
+  //! calibration_settings say. Any other form costs one run.
+  [[nodiscard]] std::vector<int> second_pass() const {
+    const calibration_settings rule;
+    double fastest = -1;
+    for (const auto& s : samples) {
+      for (const double ms : s) fastest = fastest < 0 || ms < fastest ? ms : fastest;
+    }
+    std::vector<int> again;
+    for (std::size_t i = 0; i < forms.size(); ++i) {
+      if (samples[i].size() != 1 || !failed[i].empty()) continue;
+      const double ms = samples[i].front();
+      if (cold[i] || ms <= fastest * rule.drop_factor || ms < rule.short_run_ms) {
+        again.push_back(static_cast<int>(i));
+      }
+    }
+    return again;
+  }
+
+  //! The finalists' band: noise_multiple times the timing noise (the median of the relative
+  //! spread between the two runs of each form timed twice), at least twice the margin and at
+  //! most keep_within. Long runs are steady: a form a few percent off is not timed again there.
+  [[nodiscard]] double finalist_band(const branch_form_options& o) const {
+    std::vector<double> spread;
+    for (const auto& s : samples) {
+      if (s.size() < 2) continue;
+      const double lo = std::min(s[0], s[1]);
+      if (lo > 0) spread.push_back((std::max(s[0], s[1]) - lo) / lo);
+    }
+    if (spread.empty()) return o.keep_within;
+    std::nth_element(spread.begin(),
+                     spread.begin() + static_cast<std::ptrdiff_t>(spread.size() / 2), spread.end());
+    const double noise = spread[spread.size() / 2];
+    return std::min(o.keep_within, std::max(2.0 * o.margin, noise_multiple * noise));
+  }
+  //! Keeps a form that noise alone put behind the fastest.
+  static constexpr double noise_multiple = 4.0;
 
   //! The choice's time as timed while choosing, on the last timed run's task count.
   void take_reference() {
