@@ -99,6 +99,14 @@ TEST_CASE("long runs: a form far behind is timed once, the finalists' band follo
     CHECK(c.forms[static_cast<std::size_t>(c.chosen)].direct());
     CHECK(c.best_ms[6] < 0);
     CHECK(c.first_ms[6] == doctest::Approx(779.1).epsilon(1e-3));
+    // keep_within caps the band, below twice the margin too.
+    branch_form_options narrow;
+    narrow.keep_within = 0.01;
+    form_calibration d(forms);
+    (void)run_to_choice(
+        d, [&](int f, int run) { return base[static_cast<std::size_t>(f)] + 0.01 * (run % 3); },
+        narrow);
+    CHECK(d.band == doctest::Approx(0.01));
   }
   SUBCASE("noisy runs: the band widens with the noise, up to keep_within") {
     form_calibration c(forms);
