@@ -325,20 +325,21 @@ class scheduler {
   [[nodiscard]] int direct_threads(const schedule_arguments& s, task_id num_tasks) const {
     if constexpr (!Policy::switches_contexts) {
       return direct_block_threads;
+    } else {
+      if (!select::textbook(s, num_tasks)) return direct_block_threads;
+      if (direct_threads_ == 0) {
+        const auto* wide = reinterpret_cast<const void*>(
+            direct_kernel_one_per_thread<Program, direct_block_threads>);
+        int of_wide = 0;
+        int of_small = 0;
+        MICROSCHED_CUDA_TRY(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&of_wide, wide, direct_block_threads, 0));
+        MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &of_small, wide, direct_small_block_threads, 0));
+        direct_threads_ = direct_threads_for(of_wide, of_small);
+      }
+      return direct_threads_;
     }
-    if (!select::textbook(s, num_tasks)) return direct_block_threads;
-    if (direct_threads_ == 0) {
-      const auto* wide = reinterpret_cast<const void*>(
-          direct_kernel_one_per_thread<Program, direct_block_threads>);
-      int of_wide = 0;
-      int of_small = 0;
-      MICROSCHED_CUDA_TRY(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&of_wide, wide, direct_block_threads, 0));
-      MICROSCHED_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &of_small, wide, direct_small_block_threads, 0));
-      direct_threads_ = direct_threads_for(of_wide, of_small);
-    }
-    return direct_threads_;
   }
 
   //! A kernel's registers and occupancy at a dynamic shared size, queried once (not on every

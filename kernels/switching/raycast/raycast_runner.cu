@@ -408,43 +408,45 @@ vanilla_search raycast_runner::time_vanilla_best(const std::vector<int>& windows
   best.stats.median_ms = 1e300;
   order winner = orders[0];
   int& threads = impl_->vanilla_threads;
-  try {
-    for (const int b : vanilla_search::block_sizes) {
-      threads = b;
-      for (const auto& o : orders) {
-        if (o.w > 0 && (st.width % o.w != 0 || st.height % o.h != 0)) continue;
-        for (const int w : windows) {
-          st.march_window = w;
-          st.tile_width = o.w;
-          st.tile_height = o.h;
-          st.center_first = o.center_first;
-          const timing_stats t = time_vanilla(options);  // in the order center_first names
-          best.tried.push_back({vanilla_search::label(o.name, w, b), t.median_ms});
-          if (t.median_ms < best.stats.median_ms) {
-            best.stats = t;
-            best.march_window = w;
-            best.order = o.name;
-            best.block_threads = b;
-            winner = o;
-          }
+  // The search leaves the settings and the vanilla block as they were, on every exit.
+  struct restore {
+    raycast_settings& st;
+    const raycast_settings saved;
+    int& threads;
+    ~restore() {
+      st = saved;
+      threads = baselines::vanilla_block_threads;
+    }
+  } const guard{st, saved, threads};
+  for (const int b : vanilla_search::block_sizes) {
+    threads = b;
+    for (const auto& o : orders) {
+      if (o.w > 0 && (st.width % o.w != 0 || st.height % o.h != 0)) continue;
+      for (const int w : windows) {
+        st.march_window = w;
+        st.tile_width = o.w;
+        st.tile_height = o.h;
+        st.center_first = o.center_first;
+        const timing_stats t = time_vanilla(options);  // in the order center_first names
+        best.tried.push_back({vanilla_search::label(o.name, w, b), t.median_ms});
+        if (t.median_ms < best.stats.median_ms) {
+          best.stats = t;
+          best.march_window = w;
+          best.order = o.name;
+          best.block_threads = b;
+          winner = o;
         }
       }
     }
-    // The fastest of many medians sits low by the choice itself: the winner is timed afresh,
-    // as every other row is timed once.
-    st.march_window = best.march_window;
-    st.tile_width = winner.w;
-    st.tile_height = winner.h;
-    st.center_first = winner.center_first;
-    threads = best.block_threads;
-    best.stats = time_vanilla(options);
-  } catch (...) {
-    st = saved;
-    threads = baselines::vanilla_block_threads;
-    throw;
   }
-  st = saved;
-  threads = baselines::vanilla_block_threads;
+  // The fastest of many medians sits low by the choice itself: the winner is timed afresh,
+  // as every other row is timed once.
+  st.march_window = best.march_window;
+  st.tile_width = winner.w;
+  st.tile_height = winner.h;
+  st.center_first = winner.center_first;
+  threads = best.block_threads;
+  best.stats = time_vanilla(options);
   return best;
 }
 
